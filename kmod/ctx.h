@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Monitoring contexts: targets, attributes, probes, sample filters and
+ * lifecycle. Every configuration call takes damon_perf_lock (a mutex);
+ * the kdamond reads the configuration only while the context runs, and
+ * configuration that the kdamond uses may change only while it is stopped,
+ * except the intervals, which are handed over through @pending_attrs.
+ */
+#ifndef _DAMON_PERF_CTX_H
+#define _DAMON_PERF_CTX_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/pid.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include <linux/damon_perf.h>	/* uapi: modes, limits shared with userspace */
+
+#include "ring.h"
+
+#define DAMON_PERF_MAX_CTXS		8
+#define DAMON_PERF_MAX_TARGETS		16
+#define DAMON_PERF_MAX_PROBES		3
+#define DAMON_PERF_MAX_FILTERS		8
+#define DAMON_PERF_MAX_FILTER_TIDS	16
+#define DAMON_PERF_MAX_REGIONS		10000
+#define DAMON_PERF_NAME_LEN		32
+
+extern struct mutex damon_perf_lock;
+
+/**
+ * struct damon_perf_region - A monitored address range.
+ * @start:		first address.
+ * @end:		one past the last address.
+ * @nr_accesses:	accesses in the current aggregation interval.
+ * @last_nr_accesses:	@nr_accesses of the previous aggregation.
+ * @age:		aggregations since @nr_accesses last changed much.
+ * @probe_hits:		raw samples per probe in this aggregation.
+ * @last_credit_seq:	sample interval that last credited (presence mode).
+ * @list:		in &damon_perf_target.regions, sorted by @start.
+ */
+struct damon_perf_region {
+	unsigned long start;
+	unsigned long end;
+	unsigned int nr_accesses;
+	unsigned int last_nr_accesses;
+	unsigned int age;
+	u64 probe_hits[DAMON_PERF_MAX_PROBES];
+	u64 last_credit_seq;
+	struct list_head list;
+};
+
+/**
+ * struct damon_perf_target - A process (vaddr) or physical range (paddr).
+ * @id:		stable id within the context, from 1.
+ * @pid:	process id for vaddr targets, 0 for paddr.
+ * @pid_ref:	reference on @pid's struct pid (vaddr).
+ * @start:	paddr: first address of the range.
+ * @end:	paddr: one past the last address.
+ * @dead:	the process exited; kept for reporting, no longer updated.
+ * @regions:	sorted, non-overlapping regions covering the target.
+ * @nr_regions:	length of @regions.
+ * @list:	in &damon_perf_ctx.targets.
+ */
+struct damon_perf_target {
+	u32 id;
+	pid_t pid;
+	struct pid *pid_ref;
+	unsigned long start;
+	unsigned long end;
+	bool dead;
+	struct list_head regions;
+	unsigned int nr_regions;
+	struct list_head list;
+};
+
+/**
+ * struct damon_perf_attrs - Monitoring attributes of a context.
+ * @sample_us:		sample (drain) interval.
+ * @aggr_us:		aggregation interval, a multiple of @sample_us.
+ * @update_us:		target update interval, a multiple of @sample_us.
+ * @min_nr_regions:	lower bound of regions per target (>= 3).
+ * @max_nr_regions:	upper bound of regions per target.
+ * @mode:		&enum damon_perf_access_mode (uapi).
+ * @ring_size:		report ring entries per CPU, a power of two.
+ */
+struct damon_perf_attrs {
+	u64 sample_us;
+	u64 aggr_us;
+	u64 update_us;
+	u32 min_nr_regions;
+	u32 max_nr_regions;
+	u32 mode;
+	u32 ring_size;
+};
+
+/**
+ * struct damon_perf_probe_attr - What userspace asked for one perf probe.
+ * Fields mirror &struct perf_event_attr; see perf_source.c.
+ */
+struct damon_perf_probe_attr {
+	u32 type;
+	u64 config;
+	u64 config1;
+	u64 config2;
+	u64 sample_period;	/* or sample_freq when @freq */
+	u32 wakeup_events;
+	u32 weight;		/* credit weight of this probe's samples */
+	u8 precise_ip;
+	bool freq;
+	bool sample_phys_addr;
+	bool sample_weight_struct;
+	bool exclude_kernel;
+	bool exclude_hv;
+};
+
+/**
+ * struct damon_perf_filter - A sample filter (uapi DAMON_PERF_FILTER_*).
+ * @type:	cpumask, tid or write.
+ * @allow:	allow (true) or reject (false) what matches.
+ * @cpus:	cpumask filter: CPUs that match.
+ * @tids:	tid filter: thread ids that match.
+ * @nr_tids:	length of @tids.
+ */
+struct damon_perf_filter {
+	u32 type;
+	bool allow;
+	cpumask_t cpus;
+	pid_t tids[DAMON_PERF_MAX_FILTER_TIDS];
+	unsigned int nr_tids;
+};
+
+/**
+ * struct damon_perf_snapshot - Result of one aggregation, immutable.
+ * Readers take a reference with damon_perf_snapshot_get().
+ */
+struct damon_perf_snap_region {
+	u32 target_id;
+	u32 nr_accesses;
+	u32 age;
+	u64 start;
+	u64 end;
+	u64 probe_hits[DAMON_PERF_MAX_PROBES];
+	u64 rate;		/* estimated accesses per second */
+};
+
+struct damon_perf_snapshot {
+	struct kref kref;
+	u64 seq;		/* aggregation number, from 1 */
+	u64 time_ns;		/* ktime_get_ns() at aggregation */
+	u64 aggr_us;		/* aggregation interval it covers */
+	u32 nr_regions;
+	struct damon_perf_snap_region regions[];
+};
+
+struct damon_perf_source;	/* perf_source.c: one probe's per-CPU events */
+
+/**
+ * struct damon_perf_probe - A perf probe slot (index + 1 is probe_idx).
+ * @used:	slot holds a probe.
+ * @attr:	its attributes.
+ * @src:	its armed per-CPU events, NULL while stopped.
+ */
+struct damon_perf_probe {
+	bool used;
+	struct damon_perf_probe_attr attr;
+	struct damon_perf_source *src;
+};
+
+struct damon_perf_ctx {
+	u32 id;
+	char name[DAMON_PERF_NAME_LEN];
+	u32 ops;			/* uapi DAMON_PERF_OPS_VADDR/PADDR */
+	u32 state;			/* uapi DAMON_PERF_CTX_STATE_* */
+
+	struct damon_perf_attrs attrs;
+	/* intervals tuned while running; kdamond applies them */
+	spinlock_t pending_lock;
+	struct damon_perf_attrs pending_attrs;
+	bool attrs_pending;
+
+	struct list_head targets;
+	unsigned int nr_targets;
+	u32 next_target_id;
+
+	struct damon_perf_probe probes[DAMON_PERF_MAX_PROBES];
+	struct damon_perf_filter filters[DAMON_PERF_MAX_FILTERS];
+	unsigned int nr_filters;
+
+	struct damon_perf_rings rings;
+	struct task_struct *kdamond;
+	wait_queue_head_t kdamond_wait;
+	bool kdamond_wake;
+
+	/* latest aggregation, replaced under snap_lock */
+	spinlock_t snap_lock;
+	struct damon_perf_snapshot *snap;
+
+	/* drain scratch (kdamond only), see drain.c */
+	void *drain_snap;
+	size_t drain_snap_cap;
+	u64 sample_seq;			/* sample intervals since start */
+
+	u64 stale_drops;		/* reports older than one interval */
+	unsigned int arm_failures;	/* per-CPU event creation failures */
+	struct list_head list;		/* in the global context list */
+};
+
+int damon_perf_ctx_init(void);
+void damon_perf_ctx_exit(void);
+
+struct damon_perf_ctx *damon_perf_ctx_new(const char *name, u32 ops,
+					  struct netlink_ext_ack *extack);
+int damon_perf_ctx_destroy(struct damon_perf_ctx *ctx,
+			   struct netlink_ext_ack *extack);
+struct damon_perf_ctx *damon_perf_ctx_find(u32 id);
+struct damon_perf_ctx *damon_perf_ctx_find_name(const char *name);
+struct damon_perf_ctx *damon_perf_ctx_next(u32 after_id);
+void damon_perf_attrs_default(struct damon_perf_attrs *attrs);
+int damon_perf_ctx_set_attrs(struct damon_perf_ctx *ctx,
+			     const struct damon_perf_attrs *attrs,
+			     struct netlink_ext_ack *extack);
+int damon_perf_target_add_pid(struct damon_perf_ctx *ctx, pid_t pid,
+			      struct netlink_ext_ack *extack);
+int damon_perf_target_add_range(struct damon_perf_ctx *ctx,
+				unsigned long start, unsigned long end,
+				struct netlink_ext_ack *extack);
+int damon_perf_target_del(struct damon_perf_ctx *ctx, u32 target_id,
+			  struct netlink_ext_ack *extack);
+int damon_perf_ctx_set_filters(struct damon_perf_ctx *ctx,
+			       const struct damon_perf_filter *filters,
+			       unsigned int nr, struct netlink_ext_ack *extack);
+int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
+			 struct netlink_ext_ack *extack);
+int damon_perf_ctx_stop(struct damon_perf_ctx *ctx);
+bool damon_perf_any_running(void);
+
+struct damon_perf_snapshot *damon_perf_snapshot_get(struct damon_perf_ctx *ctx);
+void damon_perf_snapshot_put(struct damon_perf_snapshot *snap);
+
+#define damon_perf_for_each_target(t, ctx) \
+	list_for_each_entry(t, &(ctx)->targets, list)
+#define damon_perf_for_each_region(r, t) \
+	list_for_each_entry(r, &(t)->regions, list)
+#define damon_perf_for_each_region_safe(r, next, t) \
+	list_for_each_entry_safe(r, next, &(t)->regions, list)
+
+#endif /* _DAMON_PERF_CTX_H */

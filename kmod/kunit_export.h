@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _DAMON_PERF_KUNIT_EXPORT_H
+#define _DAMON_PERF_KUNIT_EXPORT_H
+
+#include <linux/export.h>
+
+/*
+ * The KUnit test module (tests/kunit) reaches module internals through
+ * these exports; they exist only when the target kernel has KUnit.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+#define DAMON_PERF_EXPORT_FOR_KUNIT(sym) EXPORT_SYMBOL_GPL(sym)
+#else
+#define DAMON_PERF_EXPORT_FOR_KUNIT(sym)
+#endif
+
+#endif

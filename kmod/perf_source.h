@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Perf probes: attribute validation, per-PMU ownership, cpuhp-managed
+ * per-CPU counters and the NMI-safe overflow handler.
+ */
+#ifndef _DAMON_PERF_PERF_SOURCE_H
+#define _DAMON_PERF_PERF_SOURCE_H
+
+#include "ctx.h"
+
+int damon_perf_source_init(void);
+void damon_perf_source_exit(void);
+
+/*
+ * Probe slots (damon_perf_lock held, context stopped). _add returns the
+ * 1-based probe_idx, -EBUSY when another context owns the PMU type,
+ * -ENOSPC when all DAMON_PERF_MAX_PROBES slots are used.
+ */
+int damon_perf_probe_add(struct damon_perf_ctx *ctx,
+			 const struct damon_perf_probe_attr *attr,
+			 struct netlink_ext_ack *extack);
+int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
+			 struct netlink_ext_ack *extack);
+void damon_perf_probes_release(struct damon_perf_ctx *ctx);
+
+/*
+ * Arm every probe of @ctx on every online CPU (and on CPUs coming online)
+ * after the rings exist; disarm clears the owner with smp_store_release,
+ * removes the cpuhp instances (releasing every counter), then frees the
+ * per-event state. damon_perf_lock held.
+ */
+int damon_perf_source_arm(struct damon_perf_ctx *ctx,
+			  struct netlink_ext_ack *extack);
+void damon_perf_source_disarm(struct damon_perf_ctx *ctx);
+
+#endif

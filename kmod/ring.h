@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-context, per-CPU single-producer/single-consumer report rings.
+ *
+ * The producer is always the local CPU (perf overflow handler in NMI/IRQ/
+ * process context, or an AUX drain pinned to the CPU owning the buffer);
+ * the consumer is the context's kdamond.
+ */
+#ifndef _DAMON_PERF_RING_H
+#define _DAMON_PERF_RING_H
+
+#include <linux/types.h>
+#include <linux/cache.h>
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/percpu.h>
+
+#define DAMON_PERF_RING_MIN_SIZE	16
+#define DAMON_PERF_RING_MAX_SIZE	65536
+#define DAMON_PERF_RING_DEF_SIZE	256
+
+/* Where a report came from. */
+enum damon_perf_report_src {
+	DAMON_PERF_SRC_OVERFLOW,	/* perf overflow handler */
+	DAMON_PERF_SRC_AUX,		/* AUX buffer decode (ARM SPE) */
+	DAMON_PERF_SRC_INJECTED,	/* tests and debugging */
+};
+
+/**
+ * struct damon_perf_report - One sampled memory access.
+ * @paddr:	physical address, page aligned, 0 when unknown.
+ * @vaddr:	virtual address, page aligned, 0 when unknown.
+ * @size:	access size in bytes (PAGE_SIZE when unknown).
+ * @time_ns:	local_clock() when the sample was taken.
+ * @cpu:	CPU that took the sample.
+ * @tid:	thread id of the sampled task.
+ * @tgid:	thread group id of the sampled task.
+ * @is_write:	true for a store.
+ * @probe_idx:	1-based index of the probe that sampled it; 0 is refused.
+ * @src:	&enum damon_perf_report_src.
+ */
+struct damon_perf_report {
+	unsigned long paddr;
+	unsigned long vaddr;
+	unsigned long size;
+	u64 time_ns;
+	int cpu;
+	pid_t tid;
+	pid_t tgid;
+	u8 is_write;
+	u8 probe_idx;
+	u8 src;
+};
+
+/**
+ * struct damon_perf_ring - One CPU's ring of one context.
+ * @head:	next slot the producer writes; written only by the producer.
+ * @tail:	next slot the consumer reads; written only by the consumer.
+ * @busy:	nesting guard of the producer (NMI over process context).
+ * @wake_armed:	the high-watermark wake may fire (re-armed by the drain).
+ * @overflow:	reports refused because the ring was full.
+ * @busy_drop:	reports refused because a producer nested.
+ * @enqueue:	reports accepted.
+ * @dequeue:	reports consumed.
+ * @peak:	highest occupancy seen.
+ * @early_wake:	times the high watermark woke the kdamond.
+ * @entries:	@mask + 1 reports.
+ */
+struct damon_perf_ring {
+	/* producer cache line */
+	unsigned int head ____cacheline_aligned_in_smp;
+	int busy;
+	int wake_armed;
+	unsigned long overflow;
+	unsigned long busy_drop;
+	unsigned long enqueue;
+	unsigned long early_wake;
+	unsigned int peak;
+	/* consumer cache line */
+	unsigned int tail ____cacheline_aligned_in_smp;
+	unsigned long dequeue;
+	/* read-mostly */
+	unsigned int mask ____cacheline_aligned_in_smp;
+	unsigned int hiwat;
+	struct damon_perf_report *entries;
+};
+
+/**
+ * struct damon_perf_rings - The report rings of one context.
+ * @ring:	per-CPU rings.
+ * @pending:	CPUs whose ring holds unconsumed reports.
+ * @wake_work:	NMI-safe deferral of the early kdamond wake-up.
+ * @wake:	called from @wake_work (hard IRQ context) to wake the consumer.
+ * @wake_arg:	argument of @wake.
+ * @size:	entries per CPU, a power of two.
+ */
+struct damon_perf_rings {
+	struct damon_perf_ring __percpu *ring;
+	cpumask_t pending;
+	struct irq_work wake_work;
+	void (*wake)(void *arg);
+	void *wake_arg;
+	unsigned int size;
+};
+
+int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
+			   void (*wake)(void *arg), void *wake_arg);
+void damon_perf_rings_free(struct damon_perf_rings *rings);
+bool damon_perf_rings_valid_size(unsigned int size);
+
+bool damon_perf_report_access(struct damon_perf_rings *rings,
+			      const struct damon_perf_report *report);
+
+/*
+ * Consumer side. damon_perf_ring_drain() consumes every report published on
+ * @cpu's ring, calling @fn for each; it returns the number consumed. Only
+ * one consumer may drain a given rings at a time.
+ */
+typedef void (*damon_perf_report_fn)(const struct damon_perf_report *report,
+				     void *arg);
+unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
+				   damon_perf_report_fn fn, void *arg);
+unsigned int damon_perf_rings_drain_pending(struct damon_perf_rings *rings,
+					    damon_perf_report_fn fn, void *arg);
+
+#endif /* _DAMON_PERF_RING_H */

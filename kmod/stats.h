@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Observe API: per-CPU counters and the per-CPU lifecycle state machine
+ * of the perf events, exported through debugfs perf_stats, netlink and
+ * tracepoints.
+ */
+#ifndef _DAMON_PERF_STATS_H
+#define _DAMON_PERF_STATS_H
+
+#include <linux/types.h>
+
+/* Lifecycle of a perf event on one CPU; only ever advances globally. */
+enum damon_perf_state {
+	DAMON_PERF_STATE_UNINIT,
+	DAMON_PERF_STATE_CREATED,
+	DAMON_PERF_STATE_BOUND,
+	DAMON_PERF_STATE_ENABLED,
+	DAMON_PERF_STATE_RUNNING,
+	NR_DAMON_PERF_STATES,
+};
+
+/* Why a sample was not turned into a report. */
+enum damon_perf_sample_reason {
+	DAMON_PERF_SAMPLE_VALID,
+	DAMON_PERF_SAMPLE_NULL,		/* no sample data */
+	DAMON_PERF_SAMPLE_ADDR_ZERO,	/* no address in the sample */
+	DAMON_PERF_SAMPLE_KERNEL,	/* kernel address */
+	DAMON_PERF_SAMPLE_INVALID_PHYS,	/* physical address not RAM */
+};
+
+/* Why a report matched no region. */
+enum damon_perf_miss_reason {
+	DAMON_PERF_MISS_TGID,		/* no target with this thread group */
+	DAMON_PERF_MISS_REGION,		/* address in no region */
+	DAMON_PERF_MISS_BOUNDARY,	/* access straddles a region end */
+	DAMON_PERF_MISS_STALE,		/* older than one sample interval */
+	DAMON_PERF_MISS_FILTER,		/* rejected by a sample filter */
+};
+
+/*
+ * The counters, in the order perf_stats prints them. X(name) expands once
+ * per counter; see Documentation/perf_stats.rst.
+ */
+#define DAMON_PERF_STATS_COUNTERS(X)	\
+	X(callback)			\
+	X(sample_valid)			\
+	X(sample_null)			\
+	X(sample_addr_zero)		\
+	X(sample_kernel)		\
+	X(sample_invalid_phys)		\
+	X(enqueue)			\
+	X(dequeue)			\
+	X(overflow)			\
+	X(busy_drop)			\
+	X(ring_peak)			\
+	X(match)			\
+	X(miss_tgid)			\
+	X(miss_region)			\
+	X(miss_boundary)		\
+	X(stale)			\
+	X(update)			\
+	X(early_wake)
+
+struct damon_perf_stats {
+#define DAMON_PERF_STATS_FIELD(name) unsigned long name;
+	DAMON_PERF_STATS_COUNTERS(DAMON_PERF_STATS_FIELD)
+#undef DAMON_PERF_STATS_FIELD
+	int cpu_state;
+};
+
+struct damon_perf_event;	/* perf_source.c: one probe's per-CPU events */
+
+int damon_perf_stats_init(void);
+void damon_perf_stats_exit(void);
+
+/* Lifecycle (process context, serialized by the caller per event). */
+int damon_perf_observe_event_alloc(int __percpu **cpu_state);
+void damon_perf_observe_event_free(int __percpu *cpu_state);
+void damon_perf_observe_event_state(int __percpu *cpu_state, int cpu,
+				    enum damon_perf_state state);
+void damon_perf_observe_event_destroyed(int __percpu *cpu_state, int cpu);
+
+/* NMI-safe: this CPU's counters only. */
+void damon_perf_observe_sample(unsigned long addr, u64 data_src, u64 period,
+			       enum damon_perf_sample_reason reason,
+			       u64 sample_flags, u64 sample_type);
+void damon_perf_observe_ring_enqueue(unsigned int occupancy);
+void damon_perf_observe_ring_overflow(int ctx_id, int why);
+void damon_perf_observe_early_wake(void);
+
+/* Consumer side (kdamond): the counter of @cpu. */
+void damon_perf_observe_ring_dequeue(int cpu, unsigned int n);
+void damon_perf_observe_match(int cpu);
+void damon_perf_observe_miss(unsigned long addr, int cpu,
+			     enum damon_perf_miss_reason reason);
+void damon_perf_observe_update(void);
+void damon_perf_observe_drain(unsigned int total, unsigned int matched);
+
+void damon_perf_stats_snapshot(int cpu, struct damon_perf_stats *dst);
+void damon_perf_stats_aggregate(struct damon_perf_stats *dst);
+void damon_perf_stats_reset(void);
+const char *damon_perf_state_name(int state);
+
+#endif /* _DAMON_PERF_STATS_H */
