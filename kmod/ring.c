@@ -31,6 +31,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched/clock.h>
@@ -46,6 +47,23 @@
 damon_perf_ring_hook_fn damon_perf_ring_busy_hook;
 EXPORT_SYMBOL_GPL(damon_perf_ring_busy_hook);
 #endif
+
+/*
+ * Orders the publication and the removal of rings->ring against readers of
+ * the counters (debugfs), which may run while a context starts or stops.
+ * Never taken by producers or the consumer.
+ */
+DEFINE_MUTEX(damon_perf_rings_lock);
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_lock);
+
+static void free_ring(struct damon_perf_ring __percpu *ring)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		kvfree(per_cpu_ptr(ring, cpu)->entries);
+	free_percpu(ring);
+}
 
 /* Runs in hard IRQ context, queued from the producer (maybe an NMI). */
 static void wake_fn(struct irq_work *work)
@@ -89,6 +107,7 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_valid_size);
 int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 			   void (*wake)(void *arg), void *wake_arg)
 {
+	struct damon_perf_ring __percpu *ring;
 	int cpu;
 
 	BUILD_BUG_ON(!is_power_of_2(DAMON_PERF_RING_MIN_SIZE));
@@ -98,36 +117,41 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 	BUILD_BUG_ON(DAMON_PERF_RING_DEF_SIZE > DAMON_PERF_RING_MAX_SIZE);
 	/* Free-running u32 indices: the size must divide 2^32. */
 	BUILD_BUG_ON(ilog2(DAMON_PERF_RING_MAX_SIZE) >= 32);
-	/* probe_idx is a u8: room for every probe slot. */
-	BUILD_BUG_ON(sizeof(((struct damon_perf_report *)0)->probe_idx) != 1);
+	/* Producer and consumer indices on separate cache lines. */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_SMP) &&
+		     offsetof(struct damon_perf_ring, tail) -
+		     offsetof(struct damon_perf_ring, head) < SMP_CACHE_BYTES);
 
 	if (!size)
 		size = DAMON_PERF_RING_DEF_SIZE;
 	if (!damon_perf_rings_valid_size(size))
 		return -EINVAL;
 
-	cpumask_clear(&rings->pending);
-	init_irq_work(&rings->wake_work, wake_fn);
-	rings->wake = wake;
-	rings->wake_arg = wake_arg;
-	rings->size = size;
-	rings->ring = alloc_percpu(struct damon_perf_ring);
-	if (!rings->ring)
+	ring = alloc_percpu(struct damon_perf_ring);
+	if (!ring)
 		return -ENOMEM;
-
 	for_each_possible_cpu(cpu) {
-		struct damon_perf_ring *r = per_cpu_ptr(rings->ring, cpu);
+		struct damon_perf_ring *r = per_cpu_ptr(ring, cpu);
 
 		r->entries = kvzalloc_node(array_size(size, sizeof(*r->entries)),
 					   GFP_KERNEL, cpu_to_node(cpu));
 		if (!r->entries) {
-			damon_perf_rings_free(rings);
+			free_ring(ring);
 			return -ENOMEM;
 		}
 		r->mask = size - 1;
 		r->hiwat = damon_perf_ring_hiwat(size);
 		r->wake_armed = 1;
 	}
+
+	cpumask_clear(&rings->pending);
+	init_irq_work(&rings->wake_work, wake_fn);
+	rings->wake = wake;
+	rings->wake_arg = wake_arg;
+	rings->size = size;
+	mutex_lock(&damon_perf_rings_lock);
+	rings->ring = ring;
+	mutex_unlock(&damon_perf_rings_lock);
 	return 0;
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_alloc);
@@ -143,15 +167,15 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_alloc);
  */
 void damon_perf_rings_free(struct damon_perf_rings *rings)
 {
-	int cpu;
+	struct damon_perf_ring __percpu *ring = rings->ring;
 
-	if (!rings->ring)
+	if (!ring)
 		return;
 	irq_work_sync(&rings->wake_work);
-	for_each_possible_cpu(cpu)
-		kvfree(per_cpu_ptr(rings->ring, cpu)->entries);
-	free_percpu(rings->ring);
+	mutex_lock(&damon_perf_rings_lock);
 	rings->ring = NULL;
+	mutex_unlock(&damon_perf_rings_lock);
+	free_ring(ring);
 	cpumask_clear(&rings->pending);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_free);
@@ -339,7 +363,8 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_drain_pending);
 
 /**
  * damon_perf_ring_read_stats() - Read the counters of @cpu's ring.
- * @rings:	allocated rings; the caller keeps them alive.
+ * @rings:	allocated rings; the caller keeps them alive (e.g. holds
+ *		damon_perf_rings_lock and checked @rings->ring).
  * @cpu:	a possible CPU.
  * @st:		receives the counters.
  *

@@ -13,6 +13,7 @@
 #include <linux/cache.h>
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 
 #define DAMON_PERF_RING_MIN_SIZE	16
@@ -148,6 +149,9 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 				   damon_perf_report_fn fn, void *arg);
 unsigned int damon_perf_rings_drain_pending(struct damon_perf_rings *rings,
 					    damon_perf_report_fn fn, void *arg);
+
+/* Held while rings->ring is set or cleared; readers of counters take it. */
+extern struct mutex damon_perf_rings_lock;
 
 /* Best-effort counters of @cpu's ring (any context; lifetime by caller). */
 void damon_perf_ring_read_stats(struct damon_perf_rings *rings, int cpu,

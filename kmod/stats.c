@@ -452,6 +452,33 @@ void damon_perf_stats_snapshot(int cpu, struct damon_perf_stats *dst)
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_snapshot);
 
 /**
+ * damon_perf_stats_add() - Fold one CPU's snapshot into an aggregate.
+ * @dst:	the aggregate; start from a zeroed one whose cpu_state is
+ *		NR_DAMON_PERF_STATES (no CPU yet).
+ * @src:	the snapshot.
+ *
+ * Sums the counters, keeps the maximum ring_peak and the minimum state.
+ *
+ * Context: any.
+ */
+void damon_perf_stats_add(struct damon_perf_stats *dst,
+			  const struct damon_perf_stats *src)
+{
+	int i;
+
+	for (i = 0; i < NR_DAMON_PERF_STATS; i++) {
+		unsigned long v = damon_perf_stats_get(src, i);
+
+		if (i == DAMON_PERF_STAT_ring_peak)
+			*field(dst, i) = max(*field(dst, i), v);
+		else
+			*field(dst, i) += v;
+	}
+	dst->cpu_state = min(dst->cpu_state, src->cpu_state);
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_add);
+
+/**
  * damon_perf_stats_aggregate() - Combine the online CPUs.
  * @dst:	receives the sums of the counters, the maximum ring_peak and
  *		the minimum state: the monitoring has reached a stage only
@@ -462,26 +489,17 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_snapshot);
 void damon_perf_stats_aggregate(struct damon_perf_stats *dst)
 {
 	struct damon_perf_stats one;
-	bool any = false;
-	int cpu, i;
+	int cpu;
 
 	memset(dst, 0, sizeof(*dst));
-	dst->cpu_state = DAMON_PERF_STATE_RUNNING;
+	dst->cpu_state = NR_DAMON_PERF_STATES;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		damon_perf_stats_snapshot(cpu, &one);
-		for (i = 0; i < NR_DAMON_PERF_STATS; i++) {
-			if (i == DAMON_PERF_STAT_ring_peak)
-				*field(dst, i) = max(*field(dst, i),
-						     *field(&one, i));
-			else
-				*field(dst, i) += *field(&one, i);
-		}
-		dst->cpu_state = min(dst->cpu_state, one.cpu_state);
-		any = true;
+		damon_perf_stats_add(dst, &one);
 	}
 	cpus_read_unlock();
-	if (!any)
+	if (dst->cpu_state == NR_DAMON_PERF_STATES)
 		dst->cpu_state = DAMON_PERF_STATE_UNINIT;
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_aggregate);

@@ -127,6 +127,8 @@ void damon_perf_stats_snapshot(int cpu, struct damon_perf_stats *dst);
 unsigned long damon_perf_stats_get(const struct damon_perf_stats *st,
 				   enum damon_perf_stat_idx idx);
 const char *damon_perf_stat_name(enum damon_perf_stat_idx idx);
+void damon_perf_stats_add(struct damon_perf_stats *dst,
+			  const struct damon_perf_stats *src);
 void damon_perf_stats_aggregate(struct damon_perf_stats *dst);
 void damon_perf_stats_reset(void);
 const char *damon_perf_state_name(int state);
