@@ -403,8 +403,8 @@ static int conc_consumer(void *arg)
 	while (!smp_load_acquire(&t->producer_done)) {
 		damon_perf_ring_drain(t->rings, 0, collect, &t->c);
 		/* Fall behind now and then, so the ring also overflows. */
-		if (!(++rounds & 255))
-			usleep_range(200, 400);
+		if (!(++rounds & 1023))
+			usleep_range(100, 200);
 		else
 			cond_resched();
 	}
