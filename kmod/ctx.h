@@ -65,6 +65,7 @@ struct damon_perf_region {
  * @regions:	sorted, non-overlapping regions covering the target.
  * @nr_regions:	length of @regions.
  * @list:	in &damon_perf_ctx.targets.
+ * @last_nr_regions: @nr_regions at the previous split (kdamond only).
  */
 struct damon_perf_target {
 	u32 id;
@@ -76,6 +77,7 @@ struct damon_perf_target {
 	struct list_head regions;
 	unsigned int nr_regions;
 	struct list_head list;
+	unsigned int last_nr_regions;
 };
 
 /**
@@ -208,6 +210,11 @@ struct damon_perf_ctx {
 	u64 stale_drops;		/* reports older than one interval */
 	unsigned int arm_failures;	/* per-CPU event creation failures */
 	struct list_head list;		/* in the global context list */
+
+	/* additions (core) */
+	u64 last_drain_ns;		/* local_clock() of the previous drain */
+	bool kdamond_done;		/* kdamond left its loop on its own */
+	bool source_armed;		/* damon_perf_source_arm() succeeded */
 };
 
 int damon_perf_ctx_init(void);
@@ -238,6 +245,15 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 			 struct netlink_ext_ack *extack);
 int damon_perf_ctx_stop(struct damon_perf_ctx *ctx);
 bool damon_perf_any_running(void);
+
+/* additions (core) */
+int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
+			      struct netlink_ext_ack *extack);
+void damon_perf_ctx_get_attrs(struct damon_perf_ctx *ctx,
+			      struct damon_perf_attrs *attrs);
+void damon_perf_ctx_kdamond_exited(struct damon_perf_ctx *ctx);
+struct damon_perf_target *damon_perf_target_find(struct damon_perf_ctx *ctx,
+						 u32 target_id);
 
 struct damon_perf_snapshot *damon_perf_snapshot_get(struct damon_perf_ctx *ctx);
 void damon_perf_snapshot_put(struct damon_perf_snapshot *snap);
