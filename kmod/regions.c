@@ -601,8 +601,9 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split);
  *
  * The merge threshold is a tenth of @max_nr_accesses; regions grow to at
  * most a min_nr_regions-th of the target, so at least min_nr_regions stay
- * when the target is large enough. The threshold doubles until the target
- * is within max_nr_regions.
+ * when the target is large enough (halving the largest regions if rounding
+ * left fewer). The threshold doubles until the target is within
+ * max_nr_regions.
  *
  * Context: target owned by the caller.
  */
@@ -621,6 +622,8 @@ void damon_perf_regions_adjust_merge(struct damon_perf_target *t,
 		thres = thres ? thres * 2 : 1;
 	} while (t->nr_regions > attrs->max_nr_regions &&
 		 thres / 2 <= max_nr_accesses);
+	/* sizes round down, and vaddr ranges may shrink: restore the floor */
+	fill_to_min(t, attrs->min_nr_regions);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_merge);
 
