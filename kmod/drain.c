@@ -287,3 +287,4 @@ void damon_perf_drain_free(struct damon_perf_ctx *ctx)
 	ctx->drain_snap = NULL;
 	ctx->drain_snap_cap = 0;
 }
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_free);
