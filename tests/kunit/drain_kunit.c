@@ -21,10 +21,12 @@ static int res_init(struct kunit_resource *res, void *ctx)
 static void res_free(struct kunit_resource *res)
 {
 	struct damon_perf_ctx *ctx = res->data;
-	struct damon_perf_target *t;
+	struct damon_perf_target *t, *next;
 
-	damon_perf_for_each_target(t, ctx)
+	list_for_each_entry_safe(t, next, &ctx->targets, list) {
 		damon_perf_regions_free(t);
+		kfree(t);
+	}
 	damon_perf_drain_free(ctx);
 }
 
@@ -51,7 +53,8 @@ static struct damon_perf_target *target_add(struct kunit *test,
 {
 	struct damon_perf_target *t;
 
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	/* freed with the context's resource, which was registered first */
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	INIT_LIST_HEAD(&t->regions);
 	t->id = ++ctx->nr_targets;
