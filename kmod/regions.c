@@ -231,10 +231,11 @@ int damon_perf_regions_vma_ranges(struct mm_struct *mm,
 	struct gap first = {}, second = {}, g;
 	unsigned long start = 0, prev_end = 0;
 	struct vm_area_struct *vma;
-	VMA_ITERATOR(vmi, mm, 0);
+	struct vma_iterator vmi;
 	bool any = false;
 	int n = 0;
 
+	vma_iter_init(&vmi, mm, 0);
 	mmap_read_lock(mm);
 	for_each_vma(vmi, vma) {
 		if (!any) {

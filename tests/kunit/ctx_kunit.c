@@ -427,10 +427,15 @@ static int spawn_init(struct subprocess_info *info, struct cred *new)
 /* Start /bin/sleep @secs as a user process; 0 when that is impossible. */
 static pid_t spawn_sleep(const char *secs)
 {
-	static char *envp[] = { "PATH=/bin:/usr/bin", NULL };
-	char *argv[] = { "/bin/sleep", (char *)secs, NULL };
 	struct subprocess_info *info;
 	struct spawn s = {};
+	char *argv[3], *envp[2];
+
+	argv[0] = "/bin/sleep";
+	argv[1] = (char *)secs;
+	argv[2] = NULL;
+	envp[0] = "PATH=/bin:/usr/bin";
+	envp[1] = NULL;
 
 	info = call_usermodehelper_setup(argv[0], argv, envp, GFP_KERNEL,
 					 spawn_init, NULL, &s);
