@@ -123,8 +123,10 @@
 	.data_source = 0, .el = 0, .op = 0x01, \
 }
 
-/* Extended headers: data VA (index 2) and total latency (index 0) in the
- * two-byte form, and an unknown address index (10) that is skipped. */
+/*
+ * Extended headers: data VA (index 2) and total latency (index 0) in the
+ * two-byte form, and an unknown address index (10) that is skipped.
+ */
 #define REC_EXT \
 	P_XADDR(2, 0x0000ffff00001000ULL), P_XCNT(0, 300), \
 	P_XADDR(10, 0x1122334455667788ULL), P_XCNT(17, 5), \
