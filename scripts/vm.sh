@@ -49,7 +49,7 @@ name=$(basename "$script" .sh)
 [ -n "$log" ] || log=$top/build/logs/$name-$kernel.log
 mkdir -p "$(dirname "$log")" "$top/build/vm"
 
-image=$(kernel_image "$kernel")
+image=$(kernel_boot_image "$kernel")
 [ -r "$image" ] || { echo "vm: kernel image $image not readable" >&2; exit 1; }
 [ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" "$kernel" | tail -n 1)
 initrd=$top/build/vm/$name-$kernel.cpio.gz
@@ -60,7 +60,7 @@ cmdline+=" DAMON_PERF_TEST=$(basename "$script") DAMON_PERF_KERNEL=$kernel"
 [ -z "$append" ] || cmdline+=" $append"
 
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${mem}M"
-	-nographic -monitor none -serial stdio -no-reboot
+	-nographic -nodefaults -monitor none -serial stdio -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$cmdline")
 if [ $numa -eq 1 ]; then
 	half=$((mem / 2))
