@@ -5,7 +5,7 @@
 #
 #   scripts/vm.sh [--kernel debug|stock] [--numa] [--timeout SECS]
 #                 [--log FILE] [--ko DIR] [--mem MB] [--append ARGS]
-#                 [--quiet] tests/vm/NAME.sh
+#                 [--quiet|--payload] tests/vm/NAME.sh
 #
 #   --kernel   stock (default): Debian's packaged kernel; debug: the debug
 #              test kernel (KASAN, lockdep, KUnit, kmemleak; built once and
@@ -15,6 +15,7 @@
 #   --log      console log (default build/logs/NAME-KERNEL.log)
 #   --ko       directory with the .ko files (default: scripts/kbuild.sh)
 #   --quiet    do not echo the console; print only the verdict
+#   --payload  echo only what the script prints (no boot, no kernel lines)
 #
 # Exit status: the script's, from the DAMON_PERF_EXIT=<rc> marker /init
 # prints; 1 when the kernel log shows a splat (scripts/logcheck splat);
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
+	--payload) quiet=2; shift ;;
 	-h|--help) usage ;;
 	-*) echo "vm: unknown option $1" >&2; usage ;;
 	*) [ -z "$script" ] || usage; script=$1; shift ;;
@@ -59,7 +61,11 @@ cmdline="console=ttyS0,115200 panic=-1 printk.time=1 loglevel=7"
 cmdline+=" DAMON_PERF_TEST=$(basename "$script") DAMON_PERF_KERNEL=$kernel"
 [ -z "$append" ] || cmdline+=" $append"
 
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${mem}M"
+# With --numa, one socket per node: CPUs sharing a last-level cache across
+# nodes make the kernel WARN in topology_sane().
+smp=2
+[ $numa -eq 0 ] || smp=2,sockets=2,cores=1,threads=1
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "${mem}M"
 	-nographic -nodefaults -monitor none -serial stdio -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$cmdline")
 if [ $numa -eq 1 ]; then
@@ -75,6 +81,10 @@ start=$(date +%s)
 set +e
 if [ $quiet -eq 1 ]; then
 	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' > "$log"
+elif [ $quiet -eq 2 ]; then
+	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$log" |
+		awk '/^DAMON_PERF_EXIT=/ {f = 0} f && !/^\[ *[0-9]+\.[0-9]+\]/ {print; fflush()}
+			/^DAMON_PERF_START/ {f = 1}'
 else
 	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$log"
 fi
