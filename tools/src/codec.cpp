@@ -69,6 +69,13 @@ void nest_end(nl_msg *m, nlattr *nest)
 	check(nla_nest_end(m, nest), "nested attribute");
 }
 
+// An empty nest means something (SET_FILTERS with no filters clears them);
+// nla_nest_end() would drop it.
+void nest_end_keep_empty(nl_msg *m, nlattr *nest)
+{
+	check(nla_nest_end_keep_empty(m, nest), "nested attribute");
+}
+
 // ---- parsing helpers: explicit lengths ----
 
 [[noreturn]] void bad(const char *what, const nlattr *a)
@@ -448,7 +455,7 @@ void put_filters(nl_msg *msg, const std::vector<Filter> &filters)
 			put_u32(msg, DAMON_PERF_FILTER_A_TID, tid);
 		nest_end(msg, fn);
 	}
-	nest_end(msg, nest);
+	nest_end_keep_empty(msg, nest);
 }
 
 void put_ctx_info(nl_msg *msg, const CtxInfo &c)

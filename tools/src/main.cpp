@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cmd_spe.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
 	setup_record(app);
 	setup_stats(app);
 	setup_events(app);
+	setup_spe(app);
 	setup_debug(app);
 
 	try {
