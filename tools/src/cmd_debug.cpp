@@ -3,6 +3,8 @@
 // validation, and joining the "monitor" multicast group.
 #include <poll.h>
 
+#include <linux/netlink.h>
+
 #include <fmt/format.h>
 #include <netlink/msg.h>
 
@@ -68,7 +70,9 @@ std::vector<unsigned char> bytes_of(const std::string &spec, int &type)
 		out.assign(value.begin(), value.end());
 	else if (kind == "flag")
 		;
-	else if (kind == "hex") {
+	else if (kind == "hex" || kind == "nest") {
+		if (kind == "nest")
+			type |= NLA_F_NESTED;
 		if (value.size() % 2)
 			throw UsageError("attribute '" + spec +
 					 "': odd number of hex digits");
@@ -78,7 +82,7 @@ std::vector<unsigned char> bytes_of(const std::string &spec, int &type)
 	} else
 		throw UsageError("attribute '" + spec +
 				 "': kind must be u8, u16, u32, u64, str, "
-				 "strn, flag or hex");
+				 "strn, flag, hex or nest (hex with NLA_F_NESTED)");
 	return out;
 }
 
@@ -129,7 +133,7 @@ void setup_debug(CLI::App &app)
 	r->add_option("--cmd", raw->cmd, "Command number")->required();
 	r->add_flag("--dump", raw->dump, "Send as a dump (NLM_F_DUMP)");
 	r->add_option("-a,--attr", raw->attrs,
-		      "TYPE:KIND[:VALUE], KIND u8|u16|u32|u64|str|strn|flag|hex");
+		      "TYPE:KIND[:VALUE], KIND u8|u16|u32|u64|str|strn|flag|hex|nest");
 	r->add_option("--version", raw->version, "genlmsghdr.version");
 	r->add_option("--reserved", raw->reserved, "genlmsghdr.reserved");
 	r->callback([raw] { run_raw(*raw); });
