@@ -136,13 +136,13 @@ std::map<int, std::vector<nlattr *>> top_attrs(const NlMsg &msg)
 	nlattr *pos;
 	int rem;
 
-	nla_for_each_attr(pos, genlmsg_attrdata(gnlh, 0),
-			  genlmsg_attrlen(gnlh, 0), rem)
+	nla_for_each_attr (pos, genlmsg_attrdata(gnlh, 0),
+			   genlmsg_attrlen(gnlh, 0), rem)
 		out[nla_type(pos)].push_back(pos);
 	return out;
 }
 
-}  // namespace
+} // namespace
 
 TEST(Codec, NewMessageCarriesFamilyCommandAndVersion)
 {
@@ -179,7 +179,7 @@ TEST(Codec, WrongAttributeLengthIsMalformed)
 {
 	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_CTX_GET, 0);
 
-	nla_put_u16(msg.get(), DAMON_PERF_A_CTX_ID, 3);  // u32 expected
+	nla_put_u16(msg.get(), DAMON_PERF_A_CTX_ID, 3); // u32 expected
 	EXPECT_THROW(parse_ctx_info(msg_hdr(msg)), ProtocolError);
 }
 
@@ -198,7 +198,7 @@ TEST(Codec, UnknownAttributesAreIgnored)
 	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_CTX_GET, 0);
 
 	put_ctx_info(msg.get(), c);
-	nla_put_u64(msg.get(), 200, 7);  // from a newer kernel
+	nla_put_u64(msg.get(), 200, 7); // from a newer kernel
 	EXPECT_EQ(parse_ctx_info(msg_hdr(msg)), c);
 }
 
@@ -287,9 +287,9 @@ TEST(Codec, RequestsCarryWhatTheKernelPolicyExpects)
 	auto attrs = top_attrs(msg);
 
 	ASSERT_EQ(attrs[DAMON_PERF_A_CTX_NAME].size(), 1u);
-	EXPECT_STREQ(static_cast<char *>(
-			     nla_data(attrs[DAMON_PERF_A_CTX_NAME][0])),
-		     "web");
+	EXPECT_STREQ(
+		static_cast<char *>(nla_data(attrs[DAMON_PERF_A_CTX_NAME][0])),
+		"web");
 	EXPECT_EQ(attrs.count(DAMON_PERF_A_CTX_ID), 0u);
 	ASSERT_EQ(attrs[DAMON_PERF_A_PROBE].size(), 1u);
 
@@ -328,14 +328,13 @@ TEST(Codec, FiltersNestOneEntryPerFilterAndOneAttributePerTid)
 	std::vector<nlattr *> entries;
 	nlattr *pos;
 	int rem;
-	nla_for_each_nested(pos, attrs[DAMON_PERF_A_FILTERS][0], rem)
-	{
+	nla_for_each_nested (pos, attrs[DAMON_PERF_A_FILTERS][0], rem) {
 		EXPECT_EQ(nla_type(pos), DAMON_PERF_FILTERS_A_FILTER);
 		entries.push_back(pos);
 	}
 	ASSERT_EQ(entries.size(), 2u);
 	int tids = 0;
-	nla_for_each_nested(pos, entries[1], rem)
+	nla_for_each_nested (pos, entries[1], rem)
 		tids += nla_type(pos) == DAMON_PERF_FILTER_A_TID;
 	EXPECT_EQ(tids, 2);
 }
@@ -387,7 +386,7 @@ TEST(Ack, PlainAckHasNoError)
 	auto buf = error_ack(msg_hdr(req), 0, "", true);
 	auto *nlh = reinterpret_cast<nlmsghdr *>(buf.data());
 
-	nlh->nlmsg_flags = 0;  // no TLVs
+	nlh->nlmsg_flags = 0; // no TLVs
 	Ack ack = parse_ack(nlh);
 	EXPECT_EQ(ack.error, 0);
 	EXPECT_TRUE(ack.message.empty());

@@ -26,7 +26,7 @@ json base()
 		"targets": [{"pid": 42}], "probes": ["page-faults"]}]})");
 }
 
-}  // namespace
+} // namespace
 
 TEST(Config, ParsesAFileWithTwoContexts)
 {
@@ -52,7 +52,7 @@ TEST(Config, ParsesAFileWithTwoContexts)
 	EXPECT_EQ(web.probes[0].config, 0x1cdu);
 	EXPECT_EQ(web.probes[0].config1, 30u);
 	EXPECT_EQ(web.probes[0].precise_ip, 3);
-	EXPECT_EQ(web.probes[0].sample_period, 10007u);  // hardware default
+	EXPECT_EQ(web.probes[0].sample_period, 10007u); // hardware default
 	EXPECT_EQ(web.probes[1].config, 0x82d0u);
 	EXPECT_EQ(web.probes[1].sample_period, 1000u);
 	EXPECT_EQ(web.probes[1].weight, 2u);
@@ -71,7 +71,7 @@ TEST(Config, ParsesAFileWithTwoContexts)
 	EXPECT_EQ(m.targets[0].start, 0x100000000u);
 	EXPECT_EQ(m.targets[0].end, 0x140000000u);
 	EXPECT_EQ(m.probes[0].type, uint32_t(PERF_TYPE_SOFTWARE));
-	EXPECT_EQ(m.probes[0].sample_period, 1u);  // software default
+	EXPECT_EQ(m.probes[0].sample_period, 1u); // software default
 	EXPECT_TRUE(m.attrs.empty());
 }
 
@@ -98,14 +98,14 @@ namespace {
 
 struct Bad {
 	const char *desc;
-	const char *patch;  // JSON merged into contexts[0] (or the document)
+	const char *patch; // JSON merged into contexts[0] (or the document)
 	const char *message;
 	bool top = false;
 };
 
 const Bad BAD[] = {
-	{"unknown_top_level_key", R"({"context": []})",
-	 "unknown key 'context'", true},
+	{"unknown_top_level_key", R"({"context": []})", "unknown key 'context'",
+	 true},
 	{"contexts_not_an_array", R"({"contexts": {}})",
 	 "\"contexts\" must be a non-empty array", true},
 	{"empty_contexts", R"({"contexts": []})", "non-empty array", true},
@@ -122,7 +122,8 @@ const Bad BAD[] = {
 	 "a paddr target needs \"start\" and \"end\""},
 	{"pid_not_a_number", R"({"targets": [{"pid": "x"}]})",
 	 "targets[0].pid: 'x' is not a number"},
-	{"negative_pid", R"({"targets": [{"pid": -1}]})", "must not be negative"},
+	{"negative_pid", R"({"targets": [{"pid": -1}]})",
+	 "must not be negative"},
 	{"pid_too_big", R"({"targets": [{"pid": 5000000}]})", "is above"},
 	{"no_targets", R"({"targets": []})", "needs at least one target"},
 	{"no_probes", R"({"probes": []})", "needs at least one probe"},
@@ -133,7 +134,8 @@ const Bad BAD[] = {
 	 "contexts[0].probes[0]: event 'cpu/bogus=1/': unknown term 'bogus'"},
 	{"probe_without_event", R"({"probes": [{"period": 1}]})",
 	 "missing \"event\""},
-	{"period_and_freq", R"({"probes": [{"event": "page-faults", "period": 1, "freq": 2}]})",
+	{"period_and_freq",
+	 R"({"probes": [{"event": "page-faults", "period": 1, "freq": 2}]})",
 	 "not both"},
 	{"precise_ip_above_3",
 	 R"({"probes": [{"event": "page-faults", "precise_ip": 4}]})",
@@ -155,9 +157,11 @@ const Bad BAD[] = {
 	{"bad_mode", R"({"mode": "sometimes"})", "presence or count"},
 	{"filter_bad_type", R"({"filters": [{"type": "pid"}]})",
 	 "filters[0].type: must be cpumask, tid or write"},
-	{"filter_cpus_on_tid", R"({"filters": [{"type": "tid", "tids": [1], "cpus": "0"}]})",
+	{"filter_cpus_on_tid",
+	 R"({"filters": [{"type": "tid", "tids": [1], "cpus": "0"}]})",
 	 "\"cpus\" goes with (and only with) a cpumask filter"},
-	{"filter_bad_cpulist", R"({"filters": [{"type": "cpumask", "cpus": "0-x"}]})",
+	{"filter_bad_cpulist",
+	 R"({"filters": [{"type": "cpumask", "cpus": "0-x"}]})",
 	 "filters[0].cpus: bad cpu list"},
 	{"filter_empty_tids", R"({"filters": [{"type": "tid", "tids": []}]})",
 	 "must be a non-empty array"},
@@ -175,7 +179,7 @@ void PrintTo(const Bad &b, std::ostream *os)
 
 class ConfigRejects : public ::testing::TestWithParam<Bad> {};
 
-}  // namespace
+} // namespace
 
 TEST_P(ConfigRejects, NamingWhere)
 {
@@ -209,7 +213,8 @@ TEST(Config, DuplicateNamesAreRejected)
 
 TEST(Config, FileThatIsNotJsonIsAUsageError)
 {
-	std::string path = std::string(DAMONCTL_TEST_DATA) + "/sysfs-intel/"
+	std::string path = std::string(DAMONCTL_TEST_DATA) +
+			   "/sysfs-intel/"
 			   "bus/event_source/devices/cpu/type";
 
 	EXPECT_THROW(load_config_file(path, intel()), UsageError);

@@ -46,7 +46,7 @@ size_t count(const std::string &s, const std::string &needle)
 	return n;
 }
 
-}  // namespace
+} // namespace
 
 TEST(Render, WorkingSetCountsAccessedRegions)
 {
@@ -114,7 +114,9 @@ TEST(Render, StatsTableTotalOnlyOrPerCpu)
 {
 	StatsRow c0{0, 4, "running", {{"callback", 5}, {"enqueue", 4}}};
 	StatsRow c1{1, 4, "running", {{"callback", 6}, {"enqueue", 6}}};
-	StatsRow tot{std::nullopt, 4, "running",
+	StatsRow tot{std::nullopt,
+		     4,
+		     "running",
 		     {{"callback", 11}, {"enqueue", 10}}};
 	std::vector<StatsRow> rows{c0, c1, tot};
 
@@ -134,7 +136,9 @@ TEST(Render, StatsTableTotalOnlyOrPerCpu)
 TEST(Render, OpenMetricsIsWellFormed)
 {
 	StatsRow c0{0, 4, "running", {{"callback", 5}, {"ring_peak", 9}}};
-	StatsRow tot{std::nullopt, 4, "running",
+	StatsRow tot{std::nullopt,
+		     4,
+		     "running",
 		     {{"callback", 5}, {"ring_peak", 9}}};
 	std::string out = render_openmetrics({c0, tot});
 
@@ -146,8 +150,9 @@ TEST(Render, OpenMetricsIsWellFormed)
 		  std::string::npos);
 	EXPECT_NE(out.find("damon_perf_ring_peak{cpu=\"0\"} 9\n"),
 		  std::string::npos);
-	EXPECT_NE(out.find("damon_perf_cpu_state{cpu=\"0\",state=\"running\"} 4"),
-		  std::string::npos);
+	EXPECT_NE(
+		out.find("damon_perf_cpu_state{cpu=\"0\",state=\"running\"} 4"),
+		std::string::npos);
 	// the total row is not exported (it would double count)
 	EXPECT_EQ(count(out, "damon_perf_callback_total{"), 1u);
 	ASSERT_GE(out.size(), 6u);
@@ -168,7 +173,7 @@ TEST(Render, HeatmapHasTheAskedSizeAndFollowsTheHotSpot)
 	std::string line;
 	std::vector<std::string> rows;
 
-	std::getline(in, line);  // title
+	std::getline(in, line); // title
 	while (std::getline(in, line))
 		rows.push_back(line.substr(line.find('|') + 1, 4));
 	ASSERT_EQ(rows.size(), 4u);
@@ -191,7 +196,7 @@ TEST(Recording, RoundTripsThroughJsonLines)
 
 	for (const auto &a : in)
 		write_aggregation(ss, a);
-	ss << "\n";  // blank lines are fine
+	ss << "\n"; // blank lines are fine
 	EXPECT_EQ(read_recording(ss), in);
 }
 
