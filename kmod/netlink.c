@@ -30,6 +30,7 @@
 
 #include <linux/damon_perf.h>
 
+#include "aux.h"
 #include "ctx.h"
 #include "netlink.h"
 #include "perf_source.h"
@@ -126,6 +127,26 @@ static const struct nla_policy filters_policy[DAMON_PERF_FILTERS_A_MAX + 1] = {
 	[DAMON_PERF_FILTERS_A_FILTER] = NLA_POLICY_NESTED(filter_policy),
 };
 
+static struct netlink_range_validation aux_pid_range = {
+	.min = 0, .max = MAX_PID,
+};
+
+static struct netlink_range_validation aux_size_range = {
+	.min = 1, .max = U64_MAX,
+};
+
+static const struct nla_policy aux_policy[DAMON_PERF_AUX_A_MAX + 1] = {
+	[DAMON_PERF_AUX_A_CPU] = { .type = NLA_U32 },
+	[DAMON_PERF_AUX_A_FD] = NLA_POLICY_MIN(NLA_S32, 0),
+	[DAMON_PERF_AUX_A_USER_PAGE] = { .type = NLA_U64 },
+	[DAMON_PERF_AUX_A_AUX_ADDR] = { .type = NLA_U64 },
+	[DAMON_PERF_AUX_A_AUX_SIZE] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &aux_size_range),
+	[DAMON_PERF_AUX_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &aux_pid_range),
+	[DAMON_PERF_AUX_A_PROBE_IDX] =
+		NLA_POLICY_RANGE(NLA_U8, 1, DAMON_PERF_MAX_PROBES),
+};
+
 /* Context selection, shared by every per-context command. */
 #define CTX_SELECT_POLICY						\
 	[DAMON_PERF_A_CTX_ID] = NLA_POLICY_MIN(NLA_U32, 1),		\
@@ -171,6 +192,11 @@ static const struct nla_policy probe_del_policy[DAMON_PERF_A_MAX + 1] = {
 static const struct nla_policy set_filters_policy[DAMON_PERF_A_MAX + 1] = {
 	CTX_SELECT_POLICY,
 	[DAMON_PERF_A_FILTERS] = NLA_POLICY_NESTED(filters_policy),
+};
+
+static const struct nla_policy aux_attach_policy[DAMON_PERF_A_MAX + 1] = {
+	CTX_SELECT_POLICY,
+	[DAMON_PERF_A_AUX] = NLA_POLICY_NESTED(aux_policy),
 };
 
 /* Commands without attributes still get a policy: strict, rejects all. */
@@ -802,6 +828,49 @@ static int stop_doit(struct sk_buff *skb, struct genl_info *info)
 	return damon_perf_ctx_stop(ctx);
 }
 
+static int aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DAMON_PERF_AUX_A_MAX + 1];
+	struct nlattr *nest = info->attrs[DAMON_PERF_A_AUX];
+	struct damon_perf_aux_req req = {};
+	struct damon_perf_ctx *ctx;
+	int ret, i;
+
+	ctx = lookup(info->attrs, info->extack);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_AUX)) {
+		NL_SET_ERR_MSG(info->extack, "aux (nest) required");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, DAMON_PERF_AUX_A_MAX, nest, aux_policy,
+			       info->extack);
+	if (ret)
+		return ret;
+	for (i = DAMON_PERF_AUX_A_CPU; i <= DAMON_PERF_AUX_A_MAX; i++) {
+		if (!tb[i]) {
+			NL_SET_ERR_ATTR_MISS(info->extack, nest, i);
+			NL_SET_ERR_MSG_ATTR(info->extack, nest,
+					    "aux needs cpu, fd, user_page, aux_addr, aux_size, pid and probe_idx");
+			return -EINVAL;
+		}
+	}
+	req.cpu = nla_get_u32(tb[DAMON_PERF_AUX_A_CPU]);
+	req.fd = nla_get_s32(tb[DAMON_PERF_AUX_A_FD]);
+	req.user_page = nla_get_u64(tb[DAMON_PERF_AUX_A_USER_PAGE]);
+	req.aux_addr = nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_ADDR]);
+	req.aux_size = nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_SIZE]);
+	req.pid = nla_get_u32(tb[DAMON_PERF_AUX_A_PID]);
+	req.probe_idx = nla_get_u8(tb[DAMON_PERF_AUX_A_PROBE_IDX]);
+	if (req.cpu >= nr_cpu_ids || !cpu_possible(req.cpu)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DAMON_PERF_AUX_A_CPU],
+				    "no such cpu");
+		return -EINVAL;
+	}
+	return damon_perf_aux_attach(ctx, &req, info->snd_portid,
+				     info->extack);
+}
+
 static void subscriber_free(struct subscriber *s)
 {
 	list_del(&s->list);
@@ -1188,6 +1257,7 @@ static const struct genl_ops damon_perf_ops[] = {
 	},
 	OP(MONITOR_SUBSCRIBE, subscribe_doit, none_policy),
 	OP(MONITOR_UNSUBSCRIBE, unsubscribe_doit, none_policy),
+	OP(AUX_ATTACH, aux_attach_doit, aux_attach_policy),
 };
 
 static const struct genl_multicast_group damon_perf_mcgrps[] = {
