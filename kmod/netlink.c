@@ -51,6 +51,8 @@ struct subscriber {
 static LIST_HEAD(subscribers);
 static DEFINE_MUTEX(subscribers_lock);	/* innermost: after damon_perf_lock */
 static unsigned int nr_subscribers;
+/* the family is registered: notifications may go out (subscribers_lock) */
+static bool registered;
 
 /* ---- policies ---- */
 
@@ -1294,6 +1296,8 @@ static void deliver(struct sk_buff *msg)
 	int ret;
 
 	mutex_lock(&subscribers_lock);
+	if (!registered)
+		goto out;
 	list_for_each_entry_safe(s, next, &subscribers, list) {
 		/*
 		 * A released socket is orphaned (SOCK_DEAD) right after it
@@ -1310,15 +1314,15 @@ static void deliver(struct sk_buff *msg)
 		if (ret == -ECONNREFUSED)
 			subscriber_free(s);
 	}
-	mutex_unlock(&subscribers_lock);
-
 #ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
 	/* joining the group needs CAP_SYS_ADMIN on this kernel */
 	if (genl_has_listeners(&damon_perf_family, &init_net, 0)) {
 		genlmsg_multicast(&damon_perf_family, msg, 0, 0, GFP_KERNEL);
-		return;
+		msg = NULL;
 	}
 #endif
+out:
+	mutex_unlock(&subscribers_lock);
 	nlmsg_free(msg);
 }
 
@@ -1353,7 +1357,7 @@ void damon_perf_netlink_notify(struct damon_perf_ctx *ctx,
 	void *hdr;
 	u32 mark;
 
-	if (!snap || !has_listeners())
+	if (!snap || !READ_ONCE(registered) || !has_listeners())
 		return;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
@@ -1416,9 +1420,14 @@ int __init damon_perf_netlink_init(void)
 	if (ret)
 		return ret;
 	ret = genl_register_family(&damon_perf_family);
-	if (ret)
+	if (ret) {
 		netlink_unregister_notifier(&release_nb);
-	return ret;
+		return ret;
+	}
+	mutex_lock(&subscribers_lock);
+	registered = true;
+	mutex_unlock(&subscribers_lock);
+	return 0;
 }
 
 /**
@@ -1430,6 +1439,11 @@ void damon_perf_netlink_exit(void)
 {
 	struct subscriber *s, *next;
 
+	/* a kdamond may still aggregate until damon_perf_ctx_exit() */
+	mutex_lock(&subscribers_lock);
+	registered = false;
+	mutex_unlock(&subscribers_lock);
+	/* waits for running commands; none starts after it */
 	genl_unregister_family(&damon_perf_family);
 	netlink_unregister_notifier(&release_nb);
 	mutex_lock(&subscribers_lock);
