@@ -20,6 +20,7 @@
 
 #include "ctx.h"
 #include "debugfs.h"
+#include "kunit_export.h"
 #include "ring.h"
 #include "stats.h"
 
@@ -175,7 +176,7 @@ static int rings_open(struct inode *inode, struct file *file)
 static const struct file_operations rings_fops = {
 	.owner = THIS_MODULE,
 	.open = rings_open,
-	.read = seq_read,
+	.read_iter = seq_read_iter,
 	.llseek = seq_lseek,
 	.release = single_release,
 };
@@ -208,6 +209,7 @@ void damon_perf_debugfs_ctx_add(struct damon_perf_ctx *ctx)
 	list_add_tail(&e->list, &ctx_list);
 	mutex_unlock(&ctx_lock);
 }
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_debugfs_ctx_add);
 
 /**
  * damon_perf_debugfs_ctx_del() - Remove the files of a context.
@@ -235,6 +237,7 @@ void damon_perf_debugfs_ctx_del(struct damon_perf_ctx *ctx)
 	debugfs_remove_recursive(found->dir);
 	kfree(found);
 }
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_debugfs_ctx_del);
 
 /**
  * damon_perf_debugfs_init() - Create /sys/kernel/debug/damon_perf.
