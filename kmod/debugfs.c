@@ -185,8 +185,8 @@ static const struct file_operations rings_fops = {
  * damon_perf_debugfs_ctx_add() - Create ctx<id>/rings for a new context.
  * @ctx:	the context, with its id set.
  *
- * Best effort, like all of debugfs: a failure leaves the context without
- * the files.
+ * Also records the id in @ctx->rings for tracepoints. Best effort, like
+ * all of debugfs: a failure leaves the context without the files.
  *
  * Context: process; with or without damon_perf_lock.
  */
@@ -195,6 +195,8 @@ void damon_perf_debugfs_ctx_add(struct damon_perf_ctx *ctx)
 	struct ctx_entry *e;
 	char name[16];
 
+	/* The rings report this id in damon_perf_ring_overflow. */
+	ctx->rings.ctx_id = ctx->id;
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return;
