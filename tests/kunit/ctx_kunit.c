@@ -8,6 +8,8 @@
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/umh.h>
 
 #include "ctx.h"
@@ -337,12 +339,12 @@ static void paddr_ctx_without_range_should_monitor_system_ram(
 
 /* Report @n accesses to random pages of [start, end) from this CPU. */
 static void inject(struct damon_perf_ctx *ctx, unsigned long start,
-		   unsigned long end, int n)
+		   unsigned long end, int n, pid_t tgid)
 {
 	struct damon_perf_report r = {
 		.size = 8,
-		.tid = current->pid,
-		.tgid = current->tgid,
+		.tid = tgid,
+		.tgid = tgid,
 		.probe_idx = 1,
 		.src = DAMON_PERF_SRC_INJECTED,
 	};
@@ -379,7 +381,7 @@ static void paddr_run_should_find_the_hot_range(struct kunit *test)
 
 	deadline = jiffies + msecs_to_jiffies(500);
 	while (time_before(jiffies, deadline)) {
-		inject(ctx, hot_start, hot_end, 8);
+		inject(ctx, hot_start, hot_end, 8, current->tgid);
 		usleep_range(500, 1000);
 	}
 	snap = damon_perf_snapshot_get(ctx);
@@ -480,6 +482,98 @@ static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
 	KUNIT_EXPECT_GT(test, t->nr_regions, 0U);	/* kept for reports */
 }
 
+/* The hottest region of @target_id overlaps [hot_start, hot_end). */
+static void expect_hot(struct kunit *test, struct damon_perf_snapshot *snap,
+		       u32 target_id, unsigned long hot_start,
+		       unsigned long hot_end)
+{
+	const struct damon_perf_snap_region *r, *hottest = NULL;
+	u32 i;
+
+	for (i = 0; i < snap->nr_regions; i++) {
+		r = &snap->regions[i];
+		if (r->target_id != target_id)
+			continue;
+		if (!hottest || r->nr_accesses > hottest->nr_accesses)
+			hottest = r;
+		if (r->end <= hot_start || r->start >= hot_end)
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, 0U);
+	}
+	KUNIT_ASSERT_NOT_NULL(test, hottest);
+	KUNIT_EXPECT_GT(test, hottest->nr_accesses, 0U);
+	KUNIT_EXPECT_LT(test, hottest->start, hot_end);
+	KUNIT_EXPECT_GT(test, hottest->end, hot_start);
+}
+
+static int first_range(pid_t pid, struct damon_perf_range *range)
+{
+	struct damon_perf_range ranges[3];
+	struct task_struct *task;
+	struct mm_struct *mm = NULL;
+	struct pid *p;
+	int n;
+
+	p = find_get_pid(pid);
+	task = get_pid_task(p, PIDTYPE_PID);
+	put_pid(p);
+	if (task) {
+		mm = get_task_mm(task);
+		put_task_struct(task);
+	}
+	if (!mm)
+		return -ESRCH;
+	n = damon_perf_regions_vma_ranges(mm, ranges);
+	mmput(mm);
+	if (n < 0)
+		return n;
+	*range = ranges[0];
+	return n;
+}
+
+static void vaddr_run_should_find_the_hot_range_of_a_process(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-vhot",
+					     DAMON_PERF_OPS_VADDR);
+	pid_t pid = spawn_sleep("3");
+	struct damon_perf_snapshot *snap;
+	struct damon_perf_range range;
+	unsigned long hot_start, hot_end, deadline;
+	int id;
+
+	if (!pid)
+		kunit_skip(test, "cannot run /bin/sleep");
+	KUNIT_ASSERT_GT(test, first_range(pid, &range), 0);
+	KUNIT_ASSERT_GE(test, range.end - range.start, 8 * PG);
+	/* a quarter of the lowest chunk, from its middle */
+	hot_start = range.start + ALIGN_DOWN((range.end - range.start) / 2, PG);
+	hot_end = hot_start + max(ALIGN_DOWN((range.end - range.start) / 4, PG),
+				  PG);
+
+	mutex_lock(&damon_perf_lock);
+	set_fast(test, ctx, 2000, 40000);
+	id = damon_perf_target_add_pid(ctx, pid, NULL);
+	KUNIT_ASSERT_GT(test, id, 0);
+	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	mutex_unlock(&damon_perf_lock);
+
+	deadline = jiffies + msecs_to_jiffies(500);
+	while (time_before(jiffies, deadline)) {
+		inject(ctx, hot_start, hot_end, 8, pid);
+		/* another process at the same addresses must not count */
+		inject(ctx, range.start, range.end, 8, pid + 100000);
+		usleep_range(500, 1000);
+	}
+	snap = damon_perf_snapshot_get(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	expect_hot(test, snap, id, hot_start, hot_end);
+	damon_perf_snapshot_put(snap);
+
+	mutex_lock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+}
+
 static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(ctx_new_should_validate_names),
 	KUNIT_CASE(ctx_new_should_refuse_beyond_the_limit),
@@ -491,6 +585,7 @@ static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(paddr_ctx_without_range_should_monitor_system_ram),
 	KUNIT_CASE(paddr_run_should_find_the_hot_range),
 	KUNIT_CASE(vaddr_ctx_should_stop_when_its_process_exits),
+	KUNIT_CASE(vaddr_run_should_find_the_hot_range_of_a_process),
 	{}
 };
 
