@@ -848,6 +848,13 @@ int damon_perf_ctx_stop(struct damon_perf_ctx *ctx)
 		ctx->source_armed = false;
 	}
 	damon_perf_rings_free(&ctx->rings);
+	/* tuned values the kdamond had no aggregation left to apply */
+	spin_lock(&ctx->pending_lock);
+	if (ctx->attrs_pending) {
+		ctx->attrs = ctx->pending_attrs;
+		ctx->attrs_pending = false;
+	}
+	spin_unlock(&ctx->pending_lock);
 	ctx->state = DAMON_PERF_CTX_STATE_STOPPED;
 	module_put(THIS_MODULE);
 	return 0;

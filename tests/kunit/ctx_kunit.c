@@ -299,6 +299,7 @@ static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-slow",
 					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_attrs a;
 	ktime_t t0;
 
 	mutex_lock(&damon_perf_lock);
@@ -309,9 +310,15 @@ static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 	mutex_unlock(&damon_perf_lock);
 	msleep(20);
 	mutex_lock(&damon_perf_lock);
+	/* never applied by the kdamond (no aggregation comes): by stop */
+	damon_perf_ctx_get_attrs(ctx, &a);
+	a.aggr_us = 30000000;
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_attrs(ctx, &a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 60000000ULL);
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
 	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
+	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 30000000ULL);
 	mutex_unlock(&damon_perf_lock);
 }
 
