@@ -793,6 +793,7 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 	ctx->stale_drops = 0;
 	WRITE_ONCE(ctx->kdamond_done, false);
 	WRITE_ONCE(ctx->kdamond_wake, false);
+	ctx->rings.ctx_id = ctx->id;
 	ret = damon_perf_rings_alloc(&ctx->rings, ctx->attrs.ring_size,
 				     damon_perf_kdamond_wake, ctx);
 	if (ret) {
