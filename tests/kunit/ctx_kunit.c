@@ -18,6 +18,15 @@
 #define BASE	(1UL << 30)
 #define PG	PAGE_SIZE
 
+/* An assertion inside damon_perf_lock: drop the lock before aborting. */
+#define ASSERT_LOCKED(test, cond)					\
+	do {								\
+		if (!(cond)) {						\
+			mutex_unlock(&damon_perf_lock);			\
+			KUNIT_ASSERT_FAILURE(test, "%s", #cond);	\
+		}							\
+	} while (0)
+
 /* Destroy the context at the end of the case, even after a failure. */
 static int ctx_res_init(struct kunit_resource *res, void *ctx)
 {
@@ -206,6 +215,14 @@ static void targets_should_be_validated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_perf_target_del(p, id, NULL), 0);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_del(p, id, NULL), -ENOENT);
 	KUNIT_EXPECT_EQ(test, p->nr_targets, 1U);
+
+	/* up to DAMON_PERF_MAX_TARGETS targets */
+	for (id = 1; p->nr_targets < DAMON_PERF_MAX_TARGETS; id++)
+		ASSERT_LOCKED(test, damon_perf_target_add_range(p,
+				BASE + id * 16 * PG, BASE + (id * 16 + 1) * PG,
+				NULL) > 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 4096 * PG,
+			BASE + 4097 * PG, NULL), -ENOSPC);
 	mutex_unlock(&damon_perf_lock);
 }
 
@@ -237,6 +254,7 @@ static void filters_should_be_validated(struct kunit *test)
 	mutex_unlock(&damon_perf_lock);
 }
 
+/* damon_perf_lock held */
 static void set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
 		     u64 sample_us, u64 aggr_us)
 {
@@ -247,7 +265,7 @@ static void set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
 	a.aggr_us = aggr_us;
 	a.update_us = aggr_us * 5;
 	a.max_nr_regions = 100;
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_set_attrs(ctx, &a, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_set_attrs(ctx, &a, NULL) == 0);
 }
 
 static void running_ctx_should_refuse_structural_changes(struct kunit *test)
@@ -260,9 +278,9 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000, 100000);
-	KUNIT_ASSERT_GT(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL), 0);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
+			BASE + 64 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	KUNIT_EXPECT_EQ(test, ctx->state, (u32)DAMON_PERF_CTX_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(ctx, NULL), -EBUSY);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(ctx, BASE + 64 * PG,
@@ -304,9 +322,9 @@ static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000000, 60000000);	/* 10 s, 60 s */
-	KUNIT_ASSERT_GT(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL), 0);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
+			BASE + 64 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	mutex_unlock(&damon_perf_lock);
 	msleep(20);
 	mutex_lock(&damon_perf_lock);
@@ -331,7 +349,7 @@ static void paddr_ctx_without_range_should_monitor_system_ram(
 	unsigned long total = 0;
 
 	mutex_lock(&damon_perf_lock);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	KUNIT_EXPECT_GE(test, ctx->nr_targets, 1U);
 	damon_perf_for_each_target(t, ctx) {
 		KUNIT_EXPECT_LT(test, t->start, t->end);
@@ -381,9 +399,9 @@ static void paddr_run_should_find_the_hot_range(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 2000, 40000);
-	KUNIT_ASSERT_GT(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 1024 * PG, NULL), 0);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
+			BASE + 1024 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	mutex_unlock(&damon_perf_lock);
 
 	deadline = jiffies + msecs_to_jiffies(500);
@@ -468,8 +486,8 @@ static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
 		kunit_skip(test, "cannot run /bin/sleep");
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000, 50000);
-	KUNIT_ASSERT_GT(test, damon_perf_target_add_pid(ctx, pid, NULL), 0);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_target_add_pid(ctx, pid, NULL) > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	t = list_first_entry(&ctx->targets, struct damon_perf_target, list);
 	KUNIT_EXPECT_EQ(test, t->pid, pid);
 	KUNIT_EXPECT_GE(test, t->nr_regions, ctx->attrs.min_nr_regions);
@@ -560,8 +578,8 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 2000, 40000);
 	id = damon_perf_target_add_pid(ctx, pid, NULL);
-	KUNIT_ASSERT_GT(test, id, 0);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, id > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	mutex_unlock(&damon_perf_lock);
 
 	deadline = jiffies + msecs_to_jiffies(500);
