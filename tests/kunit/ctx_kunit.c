@@ -275,6 +275,7 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 	struct damon_perf_filter f = { .type = DAMON_PERF_FILTER_WRITE };
 	struct damon_perf_attrs a, got;
 	ktime_t t0;
+	int i;
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000, 100000);
@@ -298,9 +299,12 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got.aggr_us, 200000ULL);
 	mutex_unlock(&damon_perf_lock);
 
-	msleep(300);	/* the kdamond applies it at an aggregation */
+	/* the kdamond applies it at its next aggregation (100 ms) */
+	for (i = 0; i < 50 && READ_ONCE(ctx->attrs.aggr_us) != 200000; i++)
+		msleep(100);
 	mutex_lock(&damon_perf_lock);
 	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 200000ULL);
+	KUNIT_EXPECT_FALSE(test, ctx->attrs_pending);
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
 	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
