@@ -7,7 +7,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio xz-utils
-	rsync dwarves sparse git pkg-config cmake ninja-build
+	python3 rsync dwarves sparse git pkg-config cmake ninja-build
 	clang clang-format clang-tidy
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static

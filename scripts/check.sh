@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: every test tier, in order, each timed:
+#
+#   deps      scripts/deps.sh (installs what is missing)
+#   harness   tests/harness/selftest.sh (the verdicts below are right)
+#   userland  CMake configure + build of tools/, ctest
+#   kernel    the debug test kernel (built once, then cached)
+#   modules   the module (+ KUnit/test modules) for the stock and debug kernels
+#   kunit     tests/vm/kunit.sh on the debug kernel: every KTAP leaf case
+#   vm        every other tests/vm/*.sh on the debug and stock kernels: its TAP
+#             lines plus one "clean kernel log" test per run
+#
+# Ends with exactly one line "N passed, N failed" summing every tier; exits
+# non-zero when anything failed. A step that cannot run because an earlier
+# one failed (no module for a kernel, ...) counts as failed.
+#
+#   scripts/check.sh [TIER...]      only these tiers (default: all)
+#   CHECK_VM="basic ctl_nl" ...     only these VM scripts
+#   CHECK_KERNELS="stock" ...       only these kernels for the VM tier
+#   TALLY_VERBOSE=1                 print every test line, not only failures
+#
+# A VM script can restrict or configure its runs with header comments:
+#   # kernels: debug           (default: debug stock)
+#   # numa: yes                (boot with two NUMA nodes)
+#   # timeout: 300             (seconds, per run)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+logs=$top/build/logs/check
+mkdir -p "$logs"
+: > "$logs/results.txt"
+TALLY_RESULTS=$logs/results.txt
+. "$top/scripts/lib/tally.sh"
+
+tiers=${*:-deps harness userland kernel modules kunit vm}
+want() { case " $tiers " in *" $1 "*) return 0 ;; esac; return 1; }
+check_kernels=${CHECK_KERNELS:-debug stock}
+want_kernel() { case " $check_kernels " in *" $1 "*) return 0 ;; esac; return 1; }
+check_start=$(date +%s)
+timings=()
+stage_name=
+stage_start=0
+stage_p=0
+stage_f=0
+stage() {
+	stage_end
+	stage_name=$1
+	stage_start=$(date +%s)
+	stage_p=$TALLY_PASSED
+	stage_f=$TALLY_FAILED
+	echo
+	echo "=== $1: $2"
+}
+stage_end() {
+	[ -n "$stage_name" ] || return 0
+	local t=$(( $(date +%s) - stage_start ))
+	local line
+	line=$(printf '%-9s %4d s  %3d passed, %d failed' "$stage_name" "$t" \
+		$((TALLY_PASSED - stage_p)) $((TALLY_FAILED - stage_f)))
+	echo "--- $line"
+	timings+=("$line")
+	stage_name=
+}
+# run LOG CMD...: run a step with its output in LOG; show the tail on failure.
+run() {
+	local log=$1
+	shift
+	if "$@" > "$log" 2>&1; then
+		return 0
+	fi
+	echo "  FAILED: $* (log $log), last lines:"
+	tail -n 15 "$log" | sed 's/^/  | /'
+	return 1
+}
+
+# --- deps ---------------------------------------------------------------
+if want deps; then
+	stage deps "Debian packages"
+	if run "$logs/deps.log" scripts/deps.sh; then
+		tail -n 1 "$logs/deps.log" | sed 's/^/  /'
+		tally_test ok "deps: packages installed"
+	else
+		tally_test fail "deps: packages installed"
+	fi
+fi
+
+# --- harness self-test --------------------------------------------------
+if want harness; then
+	stage harness "self-test of the log verdicts (tests/harness)"
+	tests/harness/selftest.sh > "$logs/harness.log" 2>&1
+	tally_logcheck tap "$logs/harness.log" && echo "  $TALLY_LAST"
+fi
+
+# --- userland -----------------------------------------------------------
+if want userland; then
+	stage userland "tools/ with CMake, GoogleTest via ctest"
+	bt=$top/build/tools
+	if [ ! -f tools/CMakeLists.txt ]; then
+		tally_test fail "userland: tools/CMakeLists.txt missing"
+	elif ! run "$logs/cmake-configure.log" cmake -S tools -B "$bt" -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
+		tally_test fail "userland: cmake configure"
+	else
+		tally_test ok "userland: cmake configure"
+		if run "$logs/cmake-build.log" cmake --build "$bt" -j2; then
+			tally_test ok "userland: build"
+			[ -x "$bt/damonctl" ] && tally_test ok "userland: damonctl built" ||
+				tally_test fail "userland: damonctl built"
+			ctest --test-dir "$bt" --output-on-failure -j2 > "$logs/ctest.log" 2>&1
+			sum=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$logs/ctest.log" | tail -n 1)
+			if [ -n "$sum" ]; then
+				total=$(echo "$sum" | sed -E 's/.* out of ([0-9]+).*/\1/')
+				nfail=$(echo "$sum" | sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/')
+				tally_add $((total - nfail)) "$nfail"
+				echo "  ctest: $sum"
+				grep -E '^\s*[0-9]+ - .*\((Failed|Subprocess|Timeout|Not Run|SEGFAULT|Exception)' "$logs/ctest.log" |
+					sed 's/^ */  not ok ctest /' | tee -a "$TALLY_RESULTS"
+			else
+				tally_test fail "userland: ctest ran no tests (log $logs/ctest.log)"
+			fi
+		else
+			tally_test fail "userland: build"
+		fi
+	fi
+fi
+
+# --- debug kernel -------------------------------------------------------
+debug_tree=
+if want_kernel debug && { want kernel || want modules || want kunit || want vm; }; then
+	stage kernel "debug test kernel (scripts/kernel/build.sh)"
+	if debug_tree=$(scripts/kernel/build.sh 2> >(tee "$logs/kernel.log" >&2) | tail -n 1) &&
+		[ -f "$debug_tree/.damon-perf-built" ]; then
+		if grep -q 'cached debug kernel' "$logs/kernel.log"; then
+			echo "  cached: $debug_tree"
+		else
+			echo "  built: $debug_tree"
+		fi
+		tally_test ok "kernel: debug test kernel"
+		export KDIR_DEBUG=$debug_tree
+	else
+		debug_tree=
+		tally_test fail "kernel: debug test kernel (log $logs/kernel.log)"
+	fi
+fi
+
+# --- module builds ------------------------------------------------------
+declare -A ko=()
+if want modules || want kunit || want vm; then
+	stage modules "damon_perf.ko (+ test modules) for each kernel, W=1"
+	for k in $check_kernels; do
+		if [ $k = debug ] && [ -z "$debug_tree" ]; then
+			tally_test fail "modules: $k build (no debug kernel)"
+			continue
+		fi
+		if d=$(scripts/kbuild.sh $k 2>"$logs/kbuild-$k.err" | tail -n 1) && [ -f "$d/damon_perf.ko" ]; then
+			ko[$k]=$d
+			tally_test ok "modules: $k build ($(cd "$d" && echo *.ko))"
+			w=$(grep -c 'warning:' "$top/build/logs/kbuild-$k.log")
+			if [ "$w" -eq 0 ]; then
+				tally_test ok "modules: $k build has no W=1 warnings"
+			else
+				grep 'warning:' "$top/build/logs/kbuild-$k.log" | head -n 10 | sed 's/^/  | /'
+				tally_test fail "modules: $k build has no W=1 warnings ($w warnings)"
+			fi
+		else
+			sed 's/^/  | /' "$logs/kbuild-$k.err" | tail -n 20
+			tally_test fail "modules: $k build (log build/logs/kbuild-$k.log)"
+		fi
+	done
+fi
+
+# vm_run SCRIPT KERNEL [--ktap]: one VM run, counted.
+vm_run() {
+	local script=$1 k=$2 ktap=${3:-} name numa= to= log t0
+	name=$(basename "$script" .sh)
+	grep -qiE '^# *numa: *yes' "$script" && numa=--numa
+	to=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)
+	log=$logs/$name-$k.log
+	if [ -z "${ko[$k]:-}" ]; then
+		tally_test fail "$name-$k: not run, no modules for the $k kernel"
+		return
+	fi
+	t0=$(date +%s)
+	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" $numa ${to:+--timeout $to} \
+		--log "$log" "$script" 2>"$logs/$name-$k.vm.err"
+	tally_logcheck vm "$log" $ktap --name "$name-$k"
+	echo "  $name on $k: $TALLY_LAST ($(( $(date +%s) - t0 )) s, log ${log#$top/})"
+}
+
+# --- KUnit --------------------------------------------------------------
+if want kunit && want_kernel debug; then
+	stage kunit "KUnit suites in the debug VM (KTAP leaf cases)"
+	vm_run tests/vm/kunit.sh debug --ktap
+fi
+
+# --- end-to-end VM scripts ----------------------------------------------
+if want vm; then
+	stage vm "tests/vm/*.sh on each kernel (+ clean kernel log per run)"
+	for s in tests/vm/*.sh; do
+		n=$(basename "$s" .sh)
+		case "$n" in lib|kunit) continue ;; esac
+		if [ -n "${CHECK_VM:-}" ]; then
+			case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
+		fi
+		kernels=$(sed -nE 's/^# *kernels: *(.*)/\1/p' "$s" | head -n 1)
+		for k in ${kernels:-debug stock}; do
+			want_kernel "$k" || continue
+			vm_run "$s" "$k"
+		done
+	done
+fi
+stage_end
+
+echo
+echo "=== timings (total $(( $(date +%s) - check_start )) s); every result in ${logs#$top/}/results.txt"
+printf '  %s\n' "${timings[@]}"
+tally_summary

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make style: checkpatch.pl (STRICT=1: --strict) and kernel-doc over the kernel code
+# (kmod/, tests/kunit/, tests/testpmu/). Exits non-zero on any error or
+# warning.
+#
+#   scripts/checkpatch.sh [FILE...]      default: every .c/.h of those dirs
+#
+# checkpatch.pl comes from $CHECKPATCH, the debug kernel tree when it is
+# built, or is unpacked once from Debian's linux-source-6.1 tarball into
+# build/checkpatch/.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+find_checkpatch() {
+	local d
+	if [ -n "${CHECKPATCH:-}" ]; then echo "$CHECKPATCH"; return 0; fi
+	for d in "${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}"/kernel-*/; do
+		[ -f "$d/.damon-perf-built" ] && [ -f "$d/scripts/checkpatch.pl" ] &&
+			{ echo "$d/scripts/checkpatch.pl"; return 0; }
+	done
+	d=$top/build/checkpatch
+	if [ ! -f "$d/scripts/checkpatch.pl" ]; then
+		local tarball=/usr/src/linux-source-6.1.tar.xz
+		[ -f "$tarball" ] || { echo "style: no checkpatch.pl (run scripts/deps.sh)" >&2; return 1; }
+		echo "style: unpacking checkpatch.pl from $tarball" >&2
+		mkdir -p "$d"
+		tar -C "$d" --strip-components=1 --wildcards -xJf "$tarball" \
+			'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+			'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc' >&2 || return 1
+	fi
+	echo "$d/scripts/checkpatch.pl"
+}
+
+cp=$(find_checkpatch) || exit 1
+kdoc=$(dirname "$cp")/kernel-doc
+if [ $# -gt 0 ]; then
+	files=("$@")
+else
+	mapfile -t files < <(ls kmod/*.[ch] kmod/compat/*.h tests/kunit/*.[ch] \
+		tests/testpmu/*.[ch] 2>/dev/null)
+fi
+[ ${#files[@]} -gt 0 ] || { echo "style: no files" >&2; exit 1; }
+
+bad=0
+out=$(perl "$cp" --no-tree --terse ${STRICT:+--strict} --show-types --max-line-length=80 \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${files[@]}" 2>&1)
+echo "$out" | grep -E ': (ERROR|WARNING|CHECK):' || true
+n=$(echo "$out" | grep -cE ': (ERROR|WARNING|CHECK):')
+echo "style: checkpatch: $n problems in ${#files[@]} files"
+[ "$n" -eq 0 ] || bad=1
+
+cfiles=()
+for f in "${files[@]}"; do case "$f" in *.c|*.h) cfiles+=("$f") ;; esac; done
+if [ -x "$kdoc" ] || [ -f "$kdoc" ]; then
+	kout=$(perl "$kdoc" -none "${cfiles[@]}" 2>&1)
+	[ -z "$kout" ] || echo "$kout"
+	k=$(echo -n "$kout" | grep -c 'warning\|error')
+	echo "style: kernel-doc: $k problems"
+	[ "$k" -eq 0 ] || bad=1
+fi
+exit $bad

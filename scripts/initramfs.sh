@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the VM's initramfs: busybox, an /init that runs one test script,
+# the modules, damonctl with its shared libraries, the workload, the tests.
+#
+#   scripts/initramfs.sh --ko KO_DIR --out FILE.cpio.gz
+#
+# Layout inside the image:
+#   /init                   mounts, runs $DAMON_PERF_TEST, prints
+#                           DAMON_PERF_EXIT=<rc>, powers off
+#   /bin/busybox + applets  /sbin /usr/bin /usr/sbin link to /bin
+#   /lib/damon_perf/*.ko    every module of KO_DIR (+ deps/ from the
+#                           kernel's own modules when a .ko needs them)
+#   /bin/damonctl           build/tools/damonctl when built, with what ldd
+#                           lists (and the loader) at the same paths
+#   /bin/workload           tests/vm/workload.c, static
+#   /tests/*.sh             tests/vm/*.sh (lib.sh included)
+#   /etc/passwd, /etc/group root and nobody (65534), for EPERM tests
+#
+# The test to run and the kernel flavour come from the kernel command line
+# (DAMON_PERF_TEST=name.sh DAMON_PERF_KERNEL=stock|debug): the kernel hands
+# unknown name=value parameters to init as environment variables.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+ko=
+out=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--ko) ko=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	*) echo "usage: $0 --ko KO_DIR --out FILE.cpio.gz" >&2; exit 2 ;;
+	esac
+done
+[ -n "$ko" ] && [ -n "$out" ] || { echo "usage: $0 --ko KO_DIR --out FILE.cpio.gz" >&2; exit 2; }
+[ -f "$ko/damon_perf.ko" ] || { echo "initramfs: $ko/damon_perf.ko missing" >&2; exit 1; }
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
+	{ echo "initramfs: need a static busybox (apt-get install busybox-static)" >&2; exit 1; }
+
+mkdir -p "$top/build" "$(dirname "$out")"
+stage=$(mktemp -d "$top/build/initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,dev,etc,lib,proc,sys,tmp,root,run,tests,lib/damon_perf,usr}
+ln -s bin "$stage/sbin"
+ln -s ../bin "$stage/usr/bin"
+ln -s ../bin "$stage/usr/sbin"
+
+cp "$busybox" "$stage/bin/busybox"
+for a in $("$busybox" --list); do
+	[ "$a" = busybox ] || ln -s busybox "$stage/bin/$a"
+done
+
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
+	> "$stage/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage/etc/group"
+printf '/bin/sh\n' > "$stage/etc/shells"
+
+# Modules, and any module of the target kernel they depend on.
+cp "$ko"/*.ko "$stage/lib/damon_perf/"
+release=$(modinfo -F vermagic "$ko/damon_perf.ko" | awk '{print $1}')
+deps=()
+add_deps() {
+	local d dep f
+	for d in $(modinfo -F depends "$1" | tr ',' ' '); do
+		[ -f "$ko/$d.ko" ] && continue
+		case " ${deps[*]:-} " in *" $d "*) continue ;; esac
+		f=$(modinfo -k "$release" -n "$d" 2>/dev/null || true)
+		[ -f "$f" ] || { echo "initramfs: $1 needs $d, not found for $release" >&2; exit 1; }
+		add_deps "$f"
+		deps+=("$d")
+		mkdir -p "$stage/lib/damon_perf/deps"
+		case "$f" in
+		*.xz) xz -dc "$f" > "$stage/lib/damon_perf/deps/$d.ko" ;;
+		*.zst) zstd -qdc "$f" > "$stage/lib/damon_perf/deps/$d.ko" ;;
+		*) cp "$f" "$stage/lib/damon_perf/deps/$d.ko" ;;
+		esac
+		echo "$d" >> "$stage/lib/damon_perf/deps/order"
+	done
+}
+for m in "$ko"/*.ko; do add_deps "$m"; done
+
+# The workload, static.
+wl=$top/build/workload
+if [ ! -x "$wl" ] || [ "$top/tests/vm/workload.c" -nt "$wl" ]; then
+	gcc -O2 -Wall -Wextra -static -pthread -o "$wl" "$top/tests/vm/workload.c"
+fi
+cp "$wl" "$stage/bin/workload"
+
+# damonctl and its shared libraries at their host paths.
+ctl=${DAMONCTL:-$top/build/tools/damonctl}
+if [ -x "$ctl" ]; then
+	cp "$ctl" "$stage/bin/damonctl"
+	ldd "$ctl" | awk '/=> \// {print $3} /^\s*\/[^ ]+ \(/ {print $1}' |
+	while read -r lib; do
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+else
+	echo "initramfs: no damonctl ($ctl not built); tests needing it report TODO" >&2
+fi
+
+cp "$top"/tests/vm/*.sh "$stage/tests/"
+
+cat > "$stage/init" <<'INIT'
+#!/bin/sh
+# damon_perf test VM init: runs /tests/$DAMON_PERF_TEST, then powers off.
+export PATH=/bin HOME=/root
+# devtmpfs first: everything after may open device nodes.
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
+	mount -t tracefs tracefs /sys/kernel/debug/tracing 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts 2>/dev/null
+mount -t tmpfs tmpfs /dev/shm 2>/dev/null
+ip link set lo up 2>/dev/null
+hostname damon-perf-vm
+export DAMON_PERF_KERNEL=${DAMON_PERF_KERNEL:-unknown}
+test=${DAMON_PERF_TEST:-basic.sh}
+echo "DAMON_PERF_START test=$test kernel=$DAMON_PERF_KERNEL release=$(uname -r) cpus=$(nproc)"
+if [ -f /lib/damon_perf/deps/order ]; then
+	for d in $(cat /lib/damon_perf/deps/order); do
+		insmod /lib/damon_perf/deps/$d.ko || echo "# init: insmod $d failed"
+	done
+fi
+cd /tests
+start=$(cut -d. -f1 /proc/uptime)
+/bin/sh /tests/$test
+rc=$?
+# kmemleak only reports objects older than 5 s: wait that long after the
+# test, then scan, so a leak of the test's last step shows in this log.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	sleep 6
+	echo scan > /sys/kernel/debug/kmemleak
+	leaks=$(cat /sys/kernel/debug/kmemleak)
+	if [ -n "$leaks" ]; then
+		echo "# kmemleak report:"
+		echo "$leaks"
+	else
+		echo "# kmemleak: no leaks"
+	fi
+fi
+echo "# test took $(( $(cut -d. -f1 /proc/uptime) - start )) s"
+echo "DAMON_PERF_EXIT=$rc"
+sync
+poweroff -f
+INIT
+chmod 0755 "$stage/init"
+
+python3 "$top/scripts/lib/mkcpio.py" "$stage" "$out"
+echo "initramfs: $out ($(du -k "$out" | cut -f1) KiB)" >&2

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the module (and, when the target kernel has KUnit, the KUnit and
+# test modules) for one of the two test kernels, in a private copy of the
+# sources: M= builds write objects next to the sources, so two kernels
+# cannot share one tree.
+#
+#   scripts/kbuild.sh stock|debug
+#
+# stock: Debian's installed kernel (the newest /boot/vmlinuz-*-amd64 whose
+#        headers are installed; override with KDIR_STOCK=).
+# debug: the cached debug test kernel (scripts/kernel/build.sh).
+#
+# The log goes to build/logs/kbuild-<kernel>.log; the last line of stdout is
+# the directory holding the .ko files.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=${1:-}
+case "$kernel" in stock|debug) ;; *)
+	echo "usage: $0 stock|debug" >&2; exit 2 ;;
+esac
+. "$top/scripts/lib/kernels.sh"
+
+kdir=$(kernel_kdir "$kernel")
+out=$top/build/kbuild-$kernel
+log=$top/build/logs/kbuild-$kernel.log
+mkdir -p "$out" "$top/build/logs"
+
+# Mirror the sources. Build products are excluded, so they survive (and
+# make stays incremental), and sources deleted upstream vanish here too.
+srcs=(Kbuild kmod include tests/kunit)
+for h in "$top"/tests/*.h; do [ -e "$h" ] && srcs+=("tests/${h##*/}"); done
+[ -d "$top/tests/testpmu" ] && srcs+=(tests/testpmu)
+mkdir -p "$out/tests"
+for s in "${srcs[@]}"; do
+	[ -e "$top/$s" ] || continue
+	dst=$out/$s
+	[ -d "$top/$s" ] && { src=$top/$s/; mkdir -p "$dst"; } || src=$top/$s
+	rsync -a --delete \
+		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude='modules.order' --exclude='Module.symvers' \
+		--exclude='.*.d' --exclude='*.tmp' \
+		"$src" "$dst"
+done
+# A top-level Kbuild that names a directory the copy lacks must not break.
+grep -q 'testpmu' "$out/Kbuild" && [ ! -d "$out/tests/testpmu" ] &&
+	echo "kbuild: warning: Kbuild names tests/testpmu but it is absent" >&2
+
+jobs=${JOBS:-2}
+echo "kbuild: $kernel kernel, KDIR=$kdir, -j$jobs, log $log" >&2
+rc=0
+make -C "$kdir" M="$out" W=1 -j"$jobs" modules >"$log" 2>&1 || rc=$?
+grep -E 'warning:|error:' "$log" >&2 || true
+if [ $rc -ne 0 ]; then
+	echo "kbuild: FAILED ($kernel), see $log" >&2
+	tail -n 20 "$log" >&2
+	exit 1
+fi
+
+ko=$out/ko
+rm -rf "$ko"
+mkdir -p "$ko"
+find "$out" -path "$ko" -prune -o -name '*.ko' -print | while read -r f; do
+	cp "$f" "$ko/"
+done
+[ -f "$ko/damon_perf.ko" ] || { echo "kbuild: damon_perf.ko missing" >&2; exit 1; }
+if kernel_has "$kdir" CONFIG_KUNIT && [ ! -f "$ko/damon_perf_kunit.ko" ]; then
+	echo "kbuild: kernel has KUnit but damon_perf_kunit.ko was not built" >&2
+	exit 1
+fi
+echo "kbuild: $(cd "$ko" && echo *.ko)" >&2
+echo "$ko"

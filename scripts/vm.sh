@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a test kernel under qemu (TCG) with a busybox initramfs and run one
+# test script as the payload of /init.
+#
+#   scripts/vm.sh [--kernel debug|stock] [--numa] [--timeout SECS]
+#                 [--log FILE] [--ko DIR] [--mem MB] [--append ARGS]
+#                 [--quiet|--payload] tests/vm/NAME.sh
+#
+#   --kernel   stock (default): Debian's packaged kernel; debug: the debug
+#              test kernel (KASAN, lockdep, KUnit, kmemleak; built once and
+#              cached by scripts/kernel/build.sh)
+#   --numa     two NUMA nodes (one CPU and half the memory each)
+#   --timeout  seconds before the VM is killed (default 180 stock, 600 debug)
+#   --log      console log (default build/logs/NAME-KERNEL.log)
+#   --ko       directory with the .ko files (default: scripts/kbuild.sh)
+#   --quiet    do not echo the console; print only the verdict
+#   --payload  echo only what the script prints (no boot, no kernel lines)
+#
+# Exit status: the script's, from the DAMON_PERF_EXIT=<rc> marker /init
+# prints; 1 when the kernel log shows a splat (scripts/logcheck splat);
+# 124 on timeout; 125 when the VM ended without the marker (crash).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib/kernels.sh"
+
+kernel=stock numa=0 timeout= log= ko= mem=2048 append= quiet=0 script=
+usage() { sed -n '/^#   scripts/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--numa) numa=1; shift ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--ko) ko=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--quiet) quiet=1; shift ;;
+	--payload) quiet=2; shift ;;
+	-h|--help) usage ;;
+	-*) echo "vm: unknown option $1" >&2; usage ;;
+	*) [ -z "$script" ] || usage; script=$1; shift ;;
+	esac
+done
+[ -n "$script" ] || usage
+case "$kernel" in stock|debug) ;; *) echo "vm: --kernel stock|debug" >&2; exit 2 ;; esac
+[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
+[ -f "$script" ] || { echo "vm: no such test script $script" >&2; exit 2; }
+name=$(basename "$script" .sh)
+[ -n "$timeout" ] || { [ "$kernel" = debug ] && timeout=600 || timeout=180; }
+[ -n "$log" ] || log=$top/build/logs/$name-$kernel.log
+mkdir -p "$(dirname "$log")" "$top/build/vm"
+
+image=$(kernel_boot_image "$kernel")
+[ -r "$image" ] || { echo "vm: kernel image $image not readable" >&2; exit 1; }
+[ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" "$kernel" | tail -n 1)
+initrd=$top/build/vm/$name-$kernel.cpio.gz
+"$top/scripts/initramfs.sh" --ko "$ko" --out "$initrd"
+
+cmdline="console=ttyS0,115200 panic=-1 printk.time=1 loglevel=7"
+cmdline+=" DAMON_PERF_TEST=$(basename "$script") DAMON_PERF_KERNEL=$kernel"
+[ -z "$append" ] || cmdline+=" $append"
+
+# With --numa, one socket per node: CPUs sharing a last-level cache across
+# nodes make the kernel WARN in topology_sane().
+smp=2
+[ $numa -eq 0 ] || smp=2,sockets=2,cores=1,threads=1
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "${mem}M"
+	-nographic -nodefaults -monitor none -serial stdio -no-reboot
+	-kernel "$image" -initrd "$initrd" -append "$cmdline")
+if [ $numa -eq 1 ]; then
+	half=$((mem / 2))
+	qemu+=(-object "memory-backend-ram,size=${half}M,id=m0"
+		-object "memory-backend-ram,size=$((mem - half))M,id=m1"
+		-numa node,nodeid=0,cpus=0,memdev=m0
+		-numa node,nodeid=1,cpus=1,memdev=m1)
+fi
+
+echo "vm: $name on $kernel ($image), $([ $numa -eq 1 ] && echo '2 NUMA nodes, ')timeout ${timeout}s, log $log" >&2
+start=$(date +%s)
+set +e
+if [ $quiet -eq 1 ]; then
+	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' > "$log"
+elif [ $quiet -eq 2 ]; then
+	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$log" |
+		awk '/^DAMON_PERF_EXIT=/ {f = 0} f && !/^\[ *[0-9]+\.[0-9]+\]/ {print; fflush()}
+			/^DAMON_PERF_START/ {f = 1}'
+else
+	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$log"
+fi
+qrc=${PIPESTATUS[0]}
+set -e
+took=$(( $(date +%s) - start ))
+
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	msg="vm: TIMEOUT: $name on $kernel did not finish within ${timeout}s"
+	echo "$msg" >> "$log"
+	echo "$msg (log $log)" >&2
+	exit 124
+fi
+rc=$(grep -ao 'DAMON_PERF_EXIT=[0-9]*' "$log" | tail -n 1 | cut -d= -f2)
+if [ -z "$rc" ]; then
+	msg="vm: $name on $kernel ended without DAMON_PERF_EXIT (kernel crash? qemu exit $qrc)"
+	echo "$msg" >> "$log"
+	echo "$msg (log $log)" >&2
+	exit 125
+fi
+if ! splat=$("$top/scripts/logcheck" splat "$log"); then
+	echo "vm: kernel log of $name on $kernel is not clean:" >&2
+	echo "$splat" | head -n 10 >&2
+	[ "$rc" -ne 0 ] || rc=1
+fi
+echo "vm: $name on $kernel: exit $rc in ${took}s (log $log)" >&2
+exit "$rc"

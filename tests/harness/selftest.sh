@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Self-test of the test harness, run first by make check: scripts/logcheck
+# must give the expected verdict on every canned log (tests/harness/logs),
+# and the check tally must turn a failing KUnit case or a kernel splat into
+# a failed run. Prints TAP.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+logcheck=$top/scripts/logcheck
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+
+while read -r log mode args rc p f s; do
+	case "$log" in ''|'#'*) continue ;; esac
+	[ "$args" = - ] && args=
+	# shellcheck disable=SC2086
+	out=$("$logcheck" "$mode" "$here/logs/$log" $args)
+	got_rc=$?
+	got=$(echo "$out" | grep '^RESULT ' | tail -n 1)
+	want="RESULT passed=$p failed=$f skipped=$s"
+	desc="logcheck $mode $args $log: exit $rc, $p passed $f failed $s skipped"
+	if [ "$got_rc" = "$rc" ] && [ "$got" = "$want" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		echo "# got exit $got_rc, $got"
+		echo "$out" | sed 's/^/#   /'
+	fi
+done < "$here/expect.txt"
+
+# The tally make check uses: a failing KTAP case, a truncated KTAP run and
+# each splat must make the summary fail; a clean run must pass.
+run_tally() {
+	(
+		TALLY_RESULTS=/dev/null
+		. "$top/scripts/lib/tally.sh"
+		tally_logcheck vm "$here/logs/clean.log" >/dev/null
+		for l in "$@"; do
+			case "$l" in ktap*) tally_logcheck vm "$here/logs/$l" --ktap ;;
+			*) tally_logcheck vm "$here/logs/$l" ;; esac >/dev/null
+		done
+		tally_summary
+	)
+}
+for l in ktap-fail.log ktap-truncated.log kasan.log lockdep.log warning.log \
+	kmemleak.log tap-fail.log timeout.log; do
+	if line=$(run_tally "$l"); then
+		not_ok "make check fails when a run looks like $l (got: $(echo "$line" | tail -n 1))"
+	else
+		ok "make check fails when a run looks like $l: $(echo "$line" | tail -n 1)"
+	fi
+done
+if line=$(run_tally ktap-pass.log tap-todo-skip.log); then
+	ok "make check passes on clean runs: $(echo "$line" | tail -n 1)"
+else
+	not_ok "make check passes on clean runs (got: $(echo "$line" | tail -n 1))"
+fi
+if [ "$(run_tally ktap-fail.log | tail -n 1)" = "17 passed, 1 failed" ]; then
+	ok "summary line format and sum (clean 7 + ktap-fail 10/1)"
+else
+	not_ok "summary line format and sum: $(run_tally ktap-fail.log | tail -n 1)"
+fi
+
+# An unreadable log is a failure, not a silent skip.
+if "$logcheck" vm "$here/logs/does-not-exist.log" >/dev/null; then
+	not_ok "a missing log fails"
+else
+	ok "a missing log fails"
+fi
+
+echo "1..$n"
+[ $failed -eq 0 ]
