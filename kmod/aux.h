@@ -1,8 +1,207 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AUX trace-buffer backends (ARM SPE and the like): a small registry of
+ * backend operations, the choice of a backend for a perf event whose PMU
+ * advertises AUX tracing, per-CPU AUX buffers handed over by userspace,
+ * and drains scheduled on the CPU that owns each buffer.
+ *
+ * Stock kernels give a module no way to own an AUX buffer: a kernel
+ * counter has no ring buffer, and the AUX area exists only once a task
+ * mmaps it. So damonctl opens the PMU per CPU with perf_event_open(),
+ * mmaps the data and AUX areas, and attaches them here (see
+ * damon_perf_aux_attach()); the backend pins those pages and consumes the
+ * AUX data in the kernel, zero-copy.
+ */
 #ifndef _DAMON_PERF_AUX_H
 #define _DAMON_PERF_AUX_H
+
+#include <linux/bits.h>
+#include <linux/cpumask.h>
+#include <linux/list.h>
+#include <linux/netlink.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "ring.h"
+
+struct damon_perf_ctx;
+struct damon_perf_aux_event;
+
+/**
+ * struct damon_perf_aux_args - One CPU's AUX buffer as userspace mapped it.
+ * @file:	the perf event's file (aux.c holds a reference).
+ * @event:	the perf event behind @file.
+ * @user_page:	address of the mmapped &struct perf_event_mmap_page.
+ * @aux_addr:	address of the mmapped AUX area.
+ * @aux_size:	its size in bytes, a power of two number of pages.
+ * @pid:	thread group the event is bound to, 0 for a CPU-wide event.
+ */
+struct damon_perf_aux_args {
+	struct file *file;
+	struct perf_event *event;
+	unsigned long user_page;
+	unsigned long aux_addr;
+	unsigned long aux_size;
+	pid_t pid;
+};
+
+/**
+ * struct damon_perf_backend_ops - PMU-specific AUX backend operations.
+ * @name:	backend name.
+ * @flags:	DAMON_PERF_BACKEND_* bits.
+ * @match_pmu:	true when this backend understands @perf_event's AUX data.
+ * @init:	set up @cpu's buffer of @event (pin, map, private state).
+ * @cleanup:	release what @init set up for @cpu.
+ * @arm:	prepare @cpu's buffer before the first drain.
+ * @disarm:	quiesce @cpu's buffer; no drain follows until @arm.
+ * @drain:	parse @cpu's pending AUX data into reports; runs on @cpu
+ *		with CPU hotplug held off; returns the reports accepted.
+ *
+ * All callbacks run in process context. aux.c serializes them per event
+ * and calls @drain only for CPUs in &damon_perf_aux_event.aux_cpumask.
+ */
+struct damon_perf_backend_ops {
+	const char *name;
+	u32 flags;
+	bool (*match_pmu)(struct perf_event *perf_event);
+	int (*init)(struct damon_perf_aux_event *event, int cpu,
+		    const struct damon_perf_aux_args *args);
+	void (*cleanup)(struct damon_perf_aux_event *event, int cpu);
+	int (*arm)(struct damon_perf_aux_event *event, int cpu);
+	void (*disarm)(struct damon_perf_aux_event *event, int cpu);
+	unsigned int (*drain)(struct damon_perf_aux_event *event, int cpu);
+};
+
+#define DAMON_PERF_BACKEND_AUX		BIT(0)
+#define DAMON_PERF_AUX_MAX_BACKENDS	4
+
+/**
+ * struct damon_perf_aux_cpu - One CPU's buffer of an AUX event.
+ * @work:	the drain, queued on this CPU.
+ * @event:	owning event.
+ * @file:	perf event file reference.
+ * @priv:	backend state.
+ * @cpu:	this CPU.
+ * @last:	reports accepted by the last drain.
+ * @records:	records decoded.
+ * @reports:	reports accepted by the ring.
+ * @refused:	drains stopped by a full ring (data kept for the next one).
+ * @errors:	bytes the parser skipped.
+ */
+struct damon_perf_aux_cpu {
+	struct work_struct work;
+	struct damon_perf_aux_event *event;
+	struct file *file;
+	void *priv;
+	int cpu;
+	unsigned int last;
+	u64 records;
+	u64 reports;
+	u64 refused;
+	u64 errors;
+};
+
+/**
+ * struct damon_perf_aux_event - AUX buffers of one probe of a context.
+ * @ops:	selected backend.
+ * @aux_cpumask: CPUs with a buffer.
+ * @pcpu:	per-CPU buffers (valid for CPUs in @aux_cpumask).
+ * @ctx:	owning context.
+ * @rings:	report rings, set only while a drain runs.
+ * @portid:	netlink port of the attaching process; its release tears
+ *		the event down.
+ * @pid:	thread group the events are bound to, 0 for CPU-wide.
+ * @probe_idx:	1-based probe index carried by the reports.
+ * @list:	in the global event list.
+ */
+struct damon_perf_aux_event {
+	const struct damon_perf_backend_ops *ops;
+	cpumask_t aux_cpumask;
+	struct damon_perf_aux_cpu __percpu *pcpu;
+	struct damon_perf_ctx *ctx;
+	struct damon_perf_rings *rings;
+	u32 portid;
+	pid_t pid;
+	u8 probe_idx;
+	struct list_head list;
+};
+
+/**
+ * struct damon_perf_aux_req - An attach request (from netlink).
+ * @cpu:	CPU of the perf event.
+ * @fd:		perf event file descriptor in the calling process.
+ * @user_page:	address of its mmapped first page.
+ * @aux_addr:	address of its mmapped AUX area.
+ * @aux_size:	size of the AUX area.
+ * @pid:	tgid the event is bound to, 0 for CPU-wide.
+ * @probe_idx:	1-based probe index for the reports.
+ */
+struct damon_perf_aux_req {
+	u32 cpu;
+	s32 fd;
+	u64 user_page;
+	u64 aux_addr;
+	u64 aux_size;
+	pid_t pid;
+	u8 probe_idx;
+};
+
+/**
+ * struct damon_perf_aux_map - A pinned, kernel-mapped AUX buffer.
+ * @user_pg:	pinned page of the &struct perf_event_mmap_page.
+ * @up:		kernel mapping of it (aux_head, aux_tail).
+ * @pages:	pinned AUX pages.
+ * @nr_pages:	number of @pages.
+ * @base:	contiguous read-only kernel mapping of @pages.
+ * @size:	AUX size in bytes (power of two).
+ */
+struct damon_perf_aux_map {
+	struct page *user_pg;
+	struct perf_event_mmap_page *up;
+	struct page **pages;
+	unsigned int nr_pages;
+	void *base;
+	unsigned long size;
+};
+
+/* Largest AUX area a backend maps: 64 MiB. */
+#define DAMON_PERF_AUX_MAX_SIZE		(64UL << 20)
+
+int damon_perf_aux_map_pin(struct damon_perf_aux_map *map,
+			   const struct damon_perf_aux_args *args);
+void damon_perf_aux_map_unpin(struct damon_perf_aux_map *map);
 
 int damon_perf_aux_init(void);
 void damon_perf_aux_exit(void);
 
-#endif
+int damon_perf_aux_register_backend(const struct damon_perf_backend_ops *ops);
+void damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops);
+const struct damon_perf_backend_ops *
+damon_perf_aux_find_backend(struct perf_event *perf_event);
+void damon_perf_aux_select(struct damon_perf_aux_event *event,
+			   struct perf_event *perf_event);
+
+struct damon_perf_aux_event *damon_perf_aux_event_new(struct damon_perf_ctx *ctx,
+						      u8 probe_idx, u32 portid,
+						      pid_t pid);
+int damon_perf_aux_event_add_cpu(struct damon_perf_aux_event *event, int cpu,
+				 const struct damon_perf_aux_args *args);
+void damon_perf_aux_event_free(struct damon_perf_aux_event *event);
+unsigned int damon_perf_aux_event_drain(struct damon_perf_aux_event *event,
+					struct damon_perf_rings *rings);
+
+bool damon_perf_aux_report(struct damon_perf_aux_event *event,
+			   struct damon_perf_report *report);
+unsigned int damon_perf_aux_report_batch(struct damon_perf_aux_event *event,
+					 struct damon_perf_report *reports,
+					 unsigned int nr);
+
+int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
+			  const struct damon_perf_aux_req *req, u32 portid,
+			  struct netlink_ext_ack *extack);
+unsigned int damon_perf_aux_drain(struct damon_perf_ctx *ctx);
+void damon_perf_aux_release_ctx(struct damon_perf_ctx *ctx);
+void damon_perf_aux_release_portid(u32 portid);
+
+#endif /* _DAMON_PERF_AUX_H */

@@ -65,6 +65,7 @@ struct damon_perf_region {
  * @regions:	sorted, non-overlapping regions covering the target.
  * @nr_regions:	length of @regions.
  * @list:	in &damon_perf_ctx.targets.
+ * @last_nr_regions: @nr_regions at the previous split (kdamond only).
  */
 struct damon_perf_target {
 	u32 id;
@@ -76,6 +77,7 @@ struct damon_perf_target {
 	struct list_head regions;
 	unsigned int nr_regions;
 	struct list_head list;
+	unsigned int last_nr_regions;
 };
 
 /**
@@ -100,6 +102,20 @@ struct damon_perf_attrs {
 
 /**
  * struct damon_perf_probe_attr - What userspace asked for one perf probe.
+ * @type:		perf_event_attr.type (PMU type).
+ * @config:		perf_event_attr.config.
+ * @config1:		perf_event_attr.config1.
+ * @config2:		perf_event_attr.config2.
+ * @sample_period:	sample period, or sample frequency when @freq.
+ * @wakeup_events:	perf_event_attr.wakeup_events.
+ * @weight:		credit weight of this probe's samples.
+ * @precise_ip:		perf_event_attr.precise_ip.
+ * @freq:		@sample_period is a frequency.
+ * @sample_phys_addr:	ask for PERF_SAMPLE_PHYS_ADDR.
+ * @sample_weight_struct: ask for PERF_SAMPLE_WEIGHT_STRUCT.
+ * @exclude_kernel:	perf_event_attr.exclude_kernel.
+ * @exclude_hv:		perf_event_attr.exclude_hv.
+ *
  * Fields mirror &struct perf_event_attr; see perf_source.c.
  */
 struct damon_perf_probe_attr {
@@ -135,8 +151,14 @@ struct damon_perf_filter {
 };
 
 /**
- * struct damon_perf_snapshot - Result of one aggregation, immutable.
- * Readers take a reference with damon_perf_snapshot_get().
+ * struct damon_perf_snap_region - One region in a snapshot.
+ * @target_id:		id of its target.
+ * @nr_accesses:	accesses in the aggregation (see access mode).
+ * @age:		aggregations since @nr_accesses last changed much.
+ * @start:		first address.
+ * @end:		one past the last address.
+ * @probe_hits:		raw samples per probe.
+ * @rate:		estimated accesses per second.
  */
 struct damon_perf_snap_region {
 	u32 target_id;
@@ -148,6 +170,15 @@ struct damon_perf_snap_region {
 	u64 rate;		/* estimated accesses per second */
 };
 
+/**
+ * struct damon_perf_snapshot - Result of one aggregation, immutable.
+ * @kref:	readers take a reference with damon_perf_snapshot_get().
+ * @seq:	aggregation number, from 1.
+ * @time_ns:	ktime_get_ns() at aggregation.
+ * @aggr_us:	length of the aggregation interval it covers.
+ * @nr_regions:	length of @regions.
+ * @regions:	every region of every target, by target then address.
+ */
 struct damon_perf_snapshot {
 	struct kref kref;
 	u64 seq;		/* aggregation number, from 1 */
@@ -208,6 +239,11 @@ struct damon_perf_ctx {
 	u64 stale_drops;		/* reports older than one interval */
 	unsigned int arm_failures;	/* per-CPU event creation failures */
 	struct list_head list;		/* in the global context list */
+
+	/* additions (core) */
+	u64 last_drain_ns;		/* local_clock() of the previous drain */
+	bool kdamond_done;		/* kdamond left its loop on its own */
+	bool source_armed;		/* damon_perf_source_arm() succeeded */
 };
 
 int damon_perf_ctx_init(void);
@@ -238,6 +274,15 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 			 struct netlink_ext_ack *extack);
 int damon_perf_ctx_stop(struct damon_perf_ctx *ctx);
 bool damon_perf_any_running(void);
+
+/* additions (core) */
+int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
+			      struct netlink_ext_ack *extack);
+void damon_perf_ctx_get_attrs(struct damon_perf_ctx *ctx,
+			      struct damon_perf_attrs *attrs);
+void damon_perf_ctx_kdamond_exited(struct damon_perf_ctx *ctx);
+struct damon_perf_target *damon_perf_target_find(struct damon_perf_ctx *ctx,
+						 u32 target_id);
 
 struct damon_perf_snapshot *damon_perf_snapshot_get(struct damon_perf_ctx *ctx);
 void damon_perf_snapshot_put(struct damon_perf_snapshot *snap);

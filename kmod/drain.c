@@ -1,3 +1,290 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER: replaced by its owner. */
-#include <linux/types.h>
+/*
+ * Drain: turn the reports queued in a context's rings into region counts.
+ *
+ * Each drain pass snapshots the regions of the live targets into a reusable
+ * array, sorted by address within each target (and, for paddr, over the
+ * whole array: paddr targets are kept sorted and never overlap). Each
+ * report is then checked (stale window, probe index, sample filters),
+ * routed to its target (vaddr: by thread group id) and binary searched.
+ * Everything here runs in the kdamond, or in KUnit with the context
+ * stopped.
+ */
+#include <linux/bsearch.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+
+#include "drain.h"
+#include "kunit_export.h"
+#include "stats.h"
+
+/* Grow the snapshot only at a new high-water mark. */
+static struct damon_perf_drain_ent *reserve(struct damon_perf_ctx *ctx,
+					    size_t nr)
+{
+	struct damon_perf_drain_ent *ents;
+
+	if (nr <= ctx->drain_snap_cap)
+		return ctx->drain_snap;
+	ents = krealloc_array(ctx->drain_snap, nr, sizeof(*ents), GFP_KERNEL);
+	if (!ents)
+		return NULL;
+	ctx->drain_snap = ents;
+	ctx->drain_snap_cap = nr;
+	return ents;
+}
+
+/**
+ * damon_perf_drain_prepare() - Snapshot the regions for a drain pass.
+ * @ctx:	the context.
+ * @d:		the pass to set up.
+ *
+ * Reports older than one sample interval before the previous pass
+ * (@ctx->last_drain_ns) are stale: they belong to an interval already
+ * drained, e.g. left in a ring across a stop and start.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ * Return: 0, or -ENOMEM (the pass must be skipped).
+ */
+int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
+			     struct damon_perf_drain *d)
+{
+	struct damon_perf_target *t;
+	struct damon_perf_region *r;
+	struct damon_perf_drain_ent *ents;
+	size_t total = 0;
+	unsigned int i = 0;
+	u64 window = ctx->attrs.sample_us * NSEC_PER_USEC;
+
+	memset(d, 0, sizeof(*d));
+	d->ctx = ctx;
+	d->seq = ctx->sample_seq;
+	d->mode = ctx->attrs.mode;
+	d->stale_before = ctx->last_drain_ns > window ?
+			  ctx->last_drain_ns - window : 0;
+	damon_perf_for_each_target(t, ctx)
+		if (!t->dead)
+			total += t->nr_regions;
+	ents = reserve(ctx, total);
+	if (!ents && total)
+		return -ENOMEM;
+	d->ents = ents;
+	damon_perf_for_each_target(t, ctx) {
+		struct damon_perf_drain_seg *seg;
+
+		if (t->dead)
+			continue;
+		seg = &d->segs[d->nr_segs++];
+		seg->t = t;
+		seg->first = i;
+		damon_perf_for_each_region(r, t) {
+			ents[i].t = t;
+			ents[i].r = r;
+			ents[i].start = r->start;
+			ents[i].end = r->end;
+			i++;
+		}
+		seg->nr = i - seg->first;
+	}
+	d->nr_ents = i;
+	return 0;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_prepare);
+
+static bool filter_matches(const struct damon_perf_filter *f,
+			   const struct damon_perf_report *report)
+{
+	unsigned int i;
+
+	switch (f->type) {
+	case DAMON_PERF_FILTER_CPUMASK:
+		return report->cpu >= 0 && report->cpu < nr_cpu_ids &&
+		       cpumask_test_cpu(report->cpu, &f->cpus);
+	case DAMON_PERF_FILTER_TID:
+		for (i = 0; i < f->nr_tids && i < DAMON_PERF_MAX_FILTER_TIDS;
+		     i++)
+			if (f->tids[i] == report->tid)
+				return true;
+		return false;
+	case DAMON_PERF_FILTER_WRITE:
+		return report->is_write;
+	}
+	return false;
+}
+
+/**
+ * damon_perf_filters_reject() - Apply sample filters to a report.
+ * @filters:	the filters, in evaluation order.
+ * @nr:		their number.
+ * @report:	the report.
+ *
+ * The first filter that matches decides: an allow filter keeps the report,
+ * a reject filter drops it. A report no filter matches gets the verdict of
+ * the last filter's @allow. Without filters every report is kept.
+ *
+ * Context: any.
+ * Return: true when the report is to be dropped.
+ */
+bool damon_perf_filters_reject(const struct damon_perf_filter *filters,
+			       unsigned int nr,
+			       const struct damon_perf_report *report)
+{
+	unsigned int i;
+
+	if (!nr)
+		return false;
+	for (i = 0; i < nr; i++)
+		if (filter_matches(&filters[i], report))
+			return !filters[i].allow;
+	return !filters[nr - 1].allow;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_filters_reject);
+
+static int cmp_addr(const void *key, const void *elt)
+{
+	unsigned long addr = *(const unsigned long *)key;
+	const struct damon_perf_drain_ent *e = elt;
+
+	if (addr < e->start)
+		return -1;
+	if (addr >= e->end)
+		return 1;
+	return 0;
+}
+
+static const struct damon_perf_drain_ent *search(
+		const struct damon_perf_drain_ent *ents, unsigned int nr,
+		unsigned long addr)
+{
+	return bsearch(&addr, ents, nr, sizeof(*ents), cmp_addr);
+}
+
+static void miss(const struct damon_perf_report *report, unsigned long addr,
+		 enum damon_perf_miss_reason reason)
+{
+	damon_perf_observe_miss(addr, report->cpu, reason);
+}
+
+static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
+		   unsigned int probe)
+{
+	r->probe_hits[probe]++;
+	if (d->mode == DAMON_PERF_MODE_COUNT) {
+		r->nr_accesses++;
+	} else if (r->last_credit_seq != d->seq) {
+		r->last_credit_seq = d->seq;
+		r->nr_accesses++;
+	}
+}
+
+/**
+ * damon_perf_drain_report() - Credit one report to its region.
+ * @d:		the pass, from damon_perf_drain_prepare().
+ * @report:	the report.
+ *
+ * probe_hits[probe_idx - 1] of the region counts every accepted sample;
+ * nr_accesses counts every sample in count mode and at most one per sample
+ * interval in presence mode. Every rejection is counted by reason.
+ *
+ * Context: the kdamond of @d->ctx, or a caller owning a stopped context.
+ * Return: true when a region was credited.
+ */
+bool damon_perf_drain_report(struct damon_perf_drain *d,
+			     const struct damon_perf_report *report)
+{
+	struct damon_perf_ctx *ctx = d->ctx;
+	const struct damon_perf_drain_ent *e = NULL;
+	bool vaddr = ctx->ops == DAMON_PERF_OPS_VADDR;
+	unsigned long addr = vaddr ? report->vaddr : report->paddr;
+	unsigned int i;
+
+	d->total++;
+	if (report->time_ns < d->stale_before) {
+		ctx->stale_drops++;
+		miss(report, addr, DAMON_PERF_MISS_STALE);
+		return false;
+	}
+	/* rings refuse 0; anything above the slots is a producer bug */
+	if (!report->probe_idx || report->probe_idx > DAMON_PERF_MAX_PROBES) {
+		miss(report, addr, DAMON_PERF_MISS_FILTER);
+		return false;
+	}
+	if (damon_perf_filters_reject(ctx->filters, ctx->nr_filters, report)) {
+		miss(report, addr, DAMON_PERF_MISS_FILTER);
+		return false;
+	}
+	if (vaddr) {
+		for (i = 0; i < d->nr_segs; i++)
+			if (d->segs[i].t->pid == report->tgid)
+				break;
+		if (i == d->nr_segs) {
+			miss(report, addr, DAMON_PERF_MISS_TGID);
+			return false;
+		}
+		if (addr)
+			e = search(d->ents + d->segs[i].first, d->segs[i].nr,
+				   addr);
+	} else if (addr) {
+		e = search(d->ents, d->nr_ents, addr);
+	}
+	if (!e) {
+		miss(report, addr, DAMON_PERF_MISS_REGION);
+		return false;
+	}
+	if (report->size > e->end - addr) {
+		miss(report, addr, DAMON_PERF_MISS_BOUNDARY);
+		return false;
+	}
+	credit(d, e->r, report->probe_idx - 1);
+	damon_perf_observe_match(report->cpu);
+	d->matched++;
+	return true;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_report);
+
+static void drain_one(const struct damon_perf_report *report, void *arg)
+{
+	damon_perf_drain_report(arg, report);
+}
+
+/**
+ * damon_perf_drain_rings() - Drain every pending ring of a running context.
+ * @ctx:	the context.
+ *
+ * Context: the kdamond of @ctx.
+ * Return: the number of reports consumed.
+ */
+unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_drain d;
+	u64 now = local_clock();
+	unsigned int n;
+
+	if (cpumask_empty(&ctx->rings.pending)) {
+		ctx->last_drain_ns = now;
+		return 0;
+	}
+	if (damon_perf_drain_prepare(ctx, &d)) {
+		/* a skipped pass heals: the reports wait in the rings */
+		return 0;
+	}
+	n = damon_perf_rings_drain_pending(&ctx->rings, drain_one, &d);
+	damon_perf_observe_drain(d.total, d.matched);
+	ctx->last_drain_ns = now;
+	return n;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_rings);
+
+/**
+ * damon_perf_drain_free() - Free the drain snapshot of a context.
+ * @ctx:	a context that is not running.
+ *
+ * Context: process context.
+ */
+void damon_perf_drain_free(struct damon_perf_ctx *ctx)
+{
+	kfree(ctx->drain_snap);
+	ctx->drain_snap = NULL;
+	ctx->drain_snap_cap = 0;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_free);

@@ -1,3 +1,276 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER: replaced by its owner. */
-#include <linux/types.h>
+/*
+ * kdamond: one kthread per running context.
+ *
+ * Loop: sleep until the next sample interval ends (or the ring watermark
+ * wakes it early), drain the rings, and once the sample interval is over
+ * advance sample_seq; at the end of an aggregation interval age and merge
+ * the regions, publish a snapshot (netlink notification, one tracepoint per
+ * region), reset the counters, split, and apply tuned intervals; at the end
+ * of an update interval refresh the targets.
+ *
+ * The kdamond never takes damon_perf_lock. It exits when kthread_stop()
+ * asks it to, or on its own when every target process has exited; then it
+ * hands the context to damon_perf_ctx_kdamond_exited(), and only
+ * damon_perf_ctx_stop() (under damon_perf_lock) ever calls kthread_stop(),
+ * on a task it holds a reference on.
+ */
+#include <linux/kthread.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "drain.h"
+#include "kdamond.h"
+#include "kunit_export.h"
+#include "netlink.h"
+#include "regions.h"
+#include "stats.h"
+#include "trace.h"
+
+/**
+ * damon_perf_kdamond_wake() - Wake a kdamond before its interval ends.
+ * @arg:	the context.
+ *
+ * The rings' high-watermark callback.
+ *
+ * Context: hard IRQ (irq_work) or any context that may wake a task.
+ */
+void damon_perf_kdamond_wake(void *arg)
+{
+	struct damon_perf_ctx *ctx = arg;
+
+	WRITE_ONCE(ctx->kdamond_wake, true);
+	wake_up(&ctx->kdamond_wait);
+}
+
+/* Estimated accesses per second: samples x period / elapsed time. */
+static u64 rate(struct damon_perf_ctx *ctx, const struct damon_perf_region *r,
+		u64 elapsed_ns)
+{
+	u64 events = 0, e;
+	int i;
+
+	if (!elapsed_ns)
+		return 0;
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		const struct damon_perf_probe *p = &ctx->probes[i];
+		u64 period = 1;
+
+		if (p->used && !p->attr.freq && p->attr.sample_period)
+			period = p->attr.sample_period;
+		if (check_mul_overflow(r->probe_hits[i], period, &e) ||
+		    check_add_overflow(events, e, &events))
+			return U64_MAX;
+	}
+	return mul_u64_u64_div_u64(events, NSEC_PER_SEC, elapsed_ns);
+}
+
+static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
+						  u64 elapsed_ns)
+{
+	struct damon_perf_snapshot *snap;
+	struct damon_perf_target *t;
+	struct damon_perf_region *r;
+	unsigned int nr = 0, i = 0;
+
+	damon_perf_for_each_target(t, ctx)
+		nr += t->nr_regions;
+	snap = kvzalloc(struct_size(snap, regions, nr), GFP_KERNEL);
+	if (!snap)
+		return NULL;
+	kref_init(&snap->kref);
+	snap->time_ns = ktime_get_ns();
+	snap->aggr_us = div_u64(elapsed_ns, NSEC_PER_USEC);
+	snap->nr_regions = nr;
+	damon_perf_for_each_target(t, ctx) {
+		damon_perf_for_each_region(r, t) {
+			struct damon_perf_snap_region *s = &snap->regions[i++];
+
+			s->target_id = t->id;
+			s->nr_accesses = r->nr_accesses;
+			s->age = r->age;
+			s->start = r->start;
+			s->end = r->end;
+			memcpy(s->probe_hits, r->probe_hits,
+			       sizeof(s->probe_hits));
+			s->rate = rate(ctx, r, elapsed_ns);
+		}
+	}
+	return snap;
+}
+
+/**
+ * damon_perf_kdamond_aggregate() - End an aggregation interval.
+ * @ctx:	the context.
+ * @elapsed_ns:	length of the interval.
+ *
+ * Ages and merges the regions, publishes the snapshot (netlink, trace),
+ * resets the counters and splits the regions.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ */
+void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
+{
+	struct damon_perf_snapshot *snap, *old;
+	struct damon_perf_target *t;
+	struct damon_perf_region *r;
+	unsigned int max_nr = 0;
+
+	damon_perf_for_each_target(t, ctx)
+		max_nr = max(max_nr, damon_perf_regions_max_nr_accesses(t));
+	damon_perf_for_each_target(t, ctx)
+		if (!t->dead)
+			damon_perf_regions_adjust_merge(t, &ctx->attrs, max_nr);
+
+	snap = snapshot_build(ctx, elapsed_ns);
+	if (snap) {
+		spin_lock(&ctx->snap_lock);
+		old = ctx->snap;
+		snap->seq = old ? old->seq + 1 : 1;
+		ctx->snap = snap;
+		spin_unlock(&ctx->snap_lock);
+		damon_perf_snapshot_put(old);
+		damon_perf_netlink_notify(ctx, snap);
+	}
+	damon_perf_for_each_target(t, ctx)
+		damon_perf_for_each_region(r, t)
+			trace_damon_perf_aggregated(ctx->id, t->id,
+						    t->nr_regions, r->start,
+						    r->end, r->nr_accesses,
+						    r->age);
+
+	damon_perf_for_each_target(t, ctx) {
+		damon_perf_regions_reset(t);
+		if (!t->dead)
+			damon_perf_regions_adjust_split(t, &ctx->attrs);
+	}
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_kdamond_aggregate);
+
+/* Refresh the targets; false when none is alive any more. */
+static bool update(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_target *t;
+	bool alive = false;
+
+	damon_perf_for_each_target(t, ctx) {
+		if (t->dead)
+			continue;
+		if (damon_perf_regions_update(ctx, t) == -ESRCH)
+			t->dead = true;
+		else
+			alive = true;
+	}
+	damon_perf_observe_update();
+	return alive;
+}
+
+/* The safe point: tuned intervals and mode take effect here. */
+static void apply_pending(struct damon_perf_ctx *ctx)
+{
+	spin_lock(&ctx->pending_lock);
+	if (ctx->attrs_pending) {
+		ctx->attrs.sample_us = ctx->pending_attrs.sample_us;
+		ctx->attrs.aggr_us = ctx->pending_attrs.aggr_us;
+		ctx->attrs.update_us = ctx->pending_attrs.update_us;
+		ctx->attrs.mode = ctx->pending_attrs.mode;
+		ctx->attrs_pending = false;
+	}
+	spin_unlock(&ctx->pending_lock);
+}
+
+static bool should_wake(struct damon_perf_ctx *ctx)
+{
+	return kthread_should_stop() || READ_ONCE(ctx->kdamond_wake);
+}
+
+static int kdamond_fn(void *data)
+{
+	struct damon_perf_ctx *ctx = data;
+	u64 now = ktime_get_ns();
+	u64 next_sample, next_aggr, next_update, aggr_start = now;
+
+	ctx->last_drain_ns = local_clock();
+	next_sample = now + ctx->attrs.sample_us * NSEC_PER_USEC;
+	next_aggr = now + ctx->attrs.aggr_us * NSEC_PER_USEC;
+	next_update = now + ctx->attrs.update_us * NSEC_PER_USEC;
+
+	while (!kthread_should_stop()) {
+		now = ktime_get_ns();
+		if (now < next_sample)
+			wait_event_interruptible_hrtimeout(ctx->kdamond_wait,
+				should_wake(ctx), ns_to_ktime(next_sample - now));
+		if (kthread_should_stop())
+			break;
+		/* cleared before draining: a later watermark wakes us again */
+		WRITE_ONCE(ctx->kdamond_wake, false);
+		damon_perf_drain_rings(ctx);
+
+		now = ktime_get_ns();
+		if (now < next_sample)
+			continue;	/* early wake: same sample interval */
+		ctx->sample_seq++;
+		next_sample += ctx->attrs.sample_us * NSEC_PER_USEC;
+		if (next_sample <= now)
+			next_sample = now + ctx->attrs.sample_us * NSEC_PER_USEC;
+
+		if (now >= next_aggr) {
+			damon_perf_kdamond_aggregate(ctx, now - aggr_start);
+			aggr_start = now;
+			apply_pending(ctx);
+			next_aggr = now + ctx->attrs.aggr_us * NSEC_PER_USEC;
+			next_sample = min(next_sample,
+				now + ctx->attrs.sample_us * NSEC_PER_USEC);
+		}
+		if (now >= next_update) {
+			next_update = now + ctx->attrs.update_us * NSEC_PER_USEC;
+			if (!update(ctx)) {
+				damon_perf_ctx_kdamond_exited(ctx);
+				break;
+			}
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * damon_perf_kdamond_start() - Start the kdamond of a context.
+ * @ctx:	the context, with rings and regions set up.
+ *
+ * Context: process context, damon_perf_lock held.
+ * Return: 0 or a negative errno.
+ */
+int damon_perf_kdamond_start(struct damon_perf_ctx *ctx)
+{
+	struct task_struct *task;
+
+	task = kthread_create(kdamond_fn, ctx, "kdamond.%u", ctx->id);
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	/* kthread_stop() needs the task even if it already returned */
+	get_task_struct(task);
+	ctx->kdamond = task;
+	wake_up_process(task);
+	return 0;
+}
+
+/**
+ * damon_perf_kdamond_stop() - Stop the kdamond of a context and wait.
+ * @ctx:	the context.
+ *
+ * Returns at once when the thread already ended on its own.
+ *
+ * Context: process context, damon_perf_lock held.
+ */
+void damon_perf_kdamond_stop(struct damon_perf_ctx *ctx)
+{
+	if (!ctx->kdamond)
+		return;
+	kthread_stop(ctx->kdamond);
+	put_task_struct(ctx->kdamond);
+	ctx->kdamond = NULL;
+}

@@ -1,53 +1,1354 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Generic netlink family "damon_perf".
+ * Generic netlink family "damon_perf": strict per-command policies, one
+ * handler per command, dumps for snapshots and statistics, and one
+ * AGGREGATION notification per aggregation.
+ *
+ * Every command needs CAP_SYS_ADMIN or CAP_PERFMON (checked in pre_doit for
+ * doit handlers and on the first call of every dump). Every handler holds
+ * damon_perf_lock while it touches a context.
+ *
+ * Notifications reach two kinds of listeners:
+ *  - sockets that sent MONITOR_SUBSCRIBE (a privileged command): the
+ *    message is unicast to their port id. A subscription holds a reference
+ *    on the subscribing socket and ends with MONITOR_UNSUBSCRIBE, when the
+ *    socket is released (NETLINK_URELEASE notifier), or when delivery finds
+ *    the socket dead or gone.
+ *  - the "monitor" multicast group, only where the kernel checks
+ *    CAP_SYS_ADMIN when a socket joins it (GENL_MCAST_CAP_SYS_ADMIN). On
+ *    kernels without that flag any user may join a generic netlink group,
+ *    so nothing is ever multicast there.
  */
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/slab.h>
+#include <linux/threads.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
+
 #include <linux/damon_perf.h>
 
+#include "ctx.h"
 #include "netlink.h"
+#include "perf_source.h"
+#include "stats.h"
+
+#define MAX_PID		PID_MAX_LIMIT
+#define CPULIST_MAX	1023
+
+static struct genl_family damon_perf_family;
+
+/* Subscribers of AGGREGATION notifications (MONITOR_SUBSCRIBE). */
+struct subscriber {
+	u32 portid;
+	struct sock *sk;	/* reference held while subscribed */
+	struct list_head list;
+};
+
+static LIST_HEAD(subscribers);
+static DEFINE_MUTEX(subscribers_lock);	/* innermost: after damon_perf_lock */
+static unsigned int nr_subscribers;
+
+/* ---- policies ---- */
+
+static struct netlink_range_validation sample_us_range = {
+	.min = 100, .max = 10ULL * USEC_PER_SEC,
+};
+
+static struct netlink_range_validation interval_us_range = {
+	.min = 100, .max = 3600ULL * USEC_PER_SEC,
+};
+
+static struct netlink_range_validation ring_size_range = {
+	.min = 16, .max = 1U << 20,
+};
+
+static struct netlink_range_validation pid_range = {
+	.min = 1, .max = MAX_PID,
+};
+
+static struct netlink_range_validation weight_range = {
+	.min = 1, .max = 65535,
+};
+
+static const struct nla_policy attrs_policy[DAMON_PERF_ATTRS_A_MAX + 1] = {
+	[DAMON_PERF_ATTRS_A_SAMPLE_US] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &sample_us_range),
+	[DAMON_PERF_ATTRS_A_AGGR_US] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &interval_us_range),
+	[DAMON_PERF_ATTRS_A_UPDATE_US] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &interval_us_range),
+	[DAMON_PERF_ATTRS_A_MIN_NR_REGIONS] =
+		NLA_POLICY_RANGE(NLA_U32, 3, DAMON_PERF_MAX_REGIONS),
+	[DAMON_PERF_ATTRS_A_MAX_NR_REGIONS] =
+		NLA_POLICY_RANGE(NLA_U32, 3, DAMON_PERF_MAX_REGIONS),
+	[DAMON_PERF_ATTRS_A_MODE] =
+		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_MODE_COUNT),
+	[DAMON_PERF_ATTRS_A_RING_SIZE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &ring_size_range),
+};
+
+static const struct nla_policy target_policy[DAMON_PERF_TARGET_A_MAX + 1] = {
+	[DAMON_PERF_TARGET_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &pid_range),
+	[DAMON_PERF_TARGET_A_START] = { .type = NLA_U64 },
+	[DAMON_PERF_TARGET_A_END] = NLA_POLICY_MIN(NLA_U64, 1),
+};
+
+static const struct nla_policy probe_policy[DAMON_PERF_PROBE_A_MAX + 1] = {
+	[DAMON_PERF_PROBE_A_TYPE] = { .type = NLA_U32 },
+	[DAMON_PERF_PROBE_A_CONFIG] = { .type = NLA_U64 },
+	[DAMON_PERF_PROBE_A_CONFIG1] = { .type = NLA_U64 },
+	[DAMON_PERF_PROBE_A_CONFIG2] = { .type = NLA_U64 },
+	[DAMON_PERF_PROBE_A_SAMPLE_PERIOD] = NLA_POLICY_MIN(NLA_U64, 1),
+	[DAMON_PERF_PROBE_A_FREQ] = { .type = NLA_FLAG },
+	[DAMON_PERF_PROBE_A_WAKEUP_EVENTS] = { .type = NLA_U32 },
+	[DAMON_PERF_PROBE_A_WEIGHT] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &weight_range),
+	[DAMON_PERF_PROBE_A_PRECISE_IP] = NLA_POLICY_MAX(NLA_U8, 3),
+	[DAMON_PERF_PROBE_A_SAMPLE_PHYS_ADDR] = { .type = NLA_FLAG },
+	[DAMON_PERF_PROBE_A_SAMPLE_WEIGHT_STRUCT] = { .type = NLA_FLAG },
+	[DAMON_PERF_PROBE_A_EXCLUDE_KERNEL] = { .type = NLA_FLAG },
+	[DAMON_PERF_PROBE_A_EXCLUDE_HV] = { .type = NLA_FLAG },
+};
+
+static const struct nla_policy filter_policy[DAMON_PERF_FILTER_A_MAX + 1] = {
+	[DAMON_PERF_FILTER_A_TYPE] =
+		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_FILTER_WRITE),
+	[DAMON_PERF_FILTER_A_ALLOW] = { .type = NLA_FLAG },
+	[DAMON_PERF_FILTER_A_CPUS] = { .type = NLA_NUL_STRING,
+				       .len = CPULIST_MAX },
+	[DAMON_PERF_FILTER_A_TID] = NLA_POLICY_FULL_RANGE(NLA_U32, &pid_range),
+};
+
+static const struct nla_policy filters_policy[DAMON_PERF_FILTERS_A_MAX + 1] = {
+	[DAMON_PERF_FILTERS_A_FILTER] = NLA_POLICY_NESTED(filter_policy),
+};
+
+/* Context selection, shared by every per-context command. */
+#define CTX_SELECT_POLICY						\
+	[DAMON_PERF_A_CTX_ID] = NLA_POLICY_MIN(NLA_U32, 1),		\
+	[DAMON_PERF_A_CTX_NAME] = { .type = NLA_NUL_STRING,		\
+				    .len = DAMON_PERF_NAME_LEN - 1 }
+
+static const struct nla_policy ctx_new_policy[DAMON_PERF_A_MAX + 1] = {
+	[DAMON_PERF_A_CTX_NAME] = { .type = NLA_NUL_STRING,
+				    .len = DAMON_PERF_NAME_LEN - 1 },
+	[DAMON_PERF_A_CTX_OPS] = NLA_POLICY_MAX(NLA_U32, DAMON_PERF_OPS_PADDR),
+};
+
+static const struct nla_policy ctx_policy[DAMON_PERF_A_MAX + 1] = {
+	CTX_SELECT_POLICY,
+};
+
+static const struct nla_policy set_attrs_policy[DAMON_PERF_A_MAX + 1] = {
+	CTX_SELECT_POLICY,
+	[DAMON_PERF_A_ATTRS] = NLA_POLICY_NESTED(attrs_policy),
+};
+
+static const struct nla_policy target_add_policy[DAMON_PERF_A_MAX + 1] = {
+	CTX_SELECT_POLICY,
+	[DAMON_PERF_A_TARGET] = NLA_POLICY_NESTED(target_policy),
+};
+
+static const struct nla_policy target_del_policy[DAMON_PERF_A_MAX + 1] = {
+	CTX_SELECT_POLICY,
+	[DAMON_PERF_A_TARGET_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+static const struct nla_policy probe_add_policy[DAMON_PERF_A_MAX + 1] = {
+	CTX_SELECT_POLICY,
+	[DAMON_PERF_A_PROBE] = NLA_POLICY_NESTED(probe_policy),
+};
+
+static const struct nla_policy probe_del_policy[DAMON_PERF_A_MAX + 1] = {
+	CTX_SELECT_POLICY,
+	[DAMON_PERF_A_PROBE_IDX] =
+		NLA_POLICY_RANGE(NLA_U32, 1, DAMON_PERF_MAX_PROBES),
+};
+
+static const struct nla_policy set_filters_policy[DAMON_PERF_A_MAX + 1] = {
+	CTX_SELECT_POLICY,
+	[DAMON_PERF_A_FILTERS] = NLA_POLICY_NESTED(filters_policy),
+};
+
+/* Commands without attributes still get a policy: strict, rejects all. */
+static const struct nla_policy none_policy[DAMON_PERF_A_MAX + 1] = {
+};
+
+/* ---- helpers ---- */
+
+static bool privileged(struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_PERFMON) ||
+	       netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+static int check_perm(struct sk_buff *skb, struct netlink_ext_ack *extack)
+{
+	if (privileged(skb))
+		return 0;
+	NL_SET_ERR_MSG(extack, "damon_perf needs CAP_SYS_ADMIN or CAP_PERFMON");
+	return -EPERM;
+}
+
+/* Find the context named by CTX_ID and/or CTX_NAME; damon_perf_lock held. */
+static struct damon_perf_ctx *lookup(struct nlattr **attrs,
+				     struct netlink_ext_ack *extack)
+{
+	struct nlattr *id_attr = attrs[DAMON_PERF_A_CTX_ID];
+	struct nlattr *name_attr = attrs[DAMON_PERF_A_CTX_NAME];
+	struct damon_perf_ctx *ctx = NULL;
+
+	lockdep_assert_held(&damon_perf_lock);
+	if (!id_attr && !name_attr) {
+		NL_SET_ERR_MSG(extack, "context id or name required");
+		return ERR_PTR(-EINVAL);
+	}
+	if (id_attr)
+		ctx = damon_perf_ctx_find(nla_get_u32(id_attr));
+	else
+		ctx = damon_perf_ctx_find_name(nla_data(name_attr));
+	if (!ctx) {
+		NL_SET_ERR_MSG_ATTR(extack, id_attr ? id_attr : name_attr,
+				    "no such context");
+		return ERR_PTR(-ENOENT);
+	}
+	if (id_attr && name_attr && strcmp(ctx->name, nla_data(name_attr))) {
+		NL_SET_ERR_MSG_ATTR(extack, name_attr,
+				    "context id and name do not match");
+		return ERR_PTR(-EINVAL);
+	}
+	return ctx;
+}
+
+static int put_u64(struct sk_buff *skb, int type, u64 value, int pad)
+{
+	return nla_put_u64_64bit(skb, type, value, pad);
+}
+
+static int fill_attrs(struct sk_buff *skb, const struct damon_perf_attrs *a)
+{
+	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_ATTRS);
+
+	if (!nest ||
+	    put_u64(skb, DAMON_PERF_ATTRS_A_SAMPLE_US, a->sample_us,
+		    DAMON_PERF_ATTRS_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_ATTRS_A_AGGR_US, a->aggr_us,
+		    DAMON_PERF_ATTRS_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_ATTRS_A_UPDATE_US, a->update_us,
+		    DAMON_PERF_ATTRS_A_PAD) ||
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MIN_NR_REGIONS,
+			a->min_nr_regions) ||
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MAX_NR_REGIONS,
+			a->max_nr_regions) ||
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MODE, a->mode) ||
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_RING_SIZE, a->ring_size))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int fill_target(struct sk_buff *skb, const struct damon_perf_target *t)
+{
+	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_TARGET);
+
+	if (!nest ||
+	    nla_put_u32(skb, DAMON_PERF_TARGET_A_ID, t->id) ||
+	    (t->pid && nla_put_u32(skb, DAMON_PERF_TARGET_A_PID, t->pid)) ||
+	    (!t->pid &&
+	     (put_u64(skb, DAMON_PERF_TARGET_A_START, t->start,
+		      DAMON_PERF_TARGET_A_PAD) ||
+	      put_u64(skb, DAMON_PERF_TARGET_A_END, t->end,
+		      DAMON_PERF_TARGET_A_PAD))) ||
+	    (t->dead && nla_put_flag(skb, DAMON_PERF_TARGET_A_DEAD)) ||
+	    nla_put_u32(skb, DAMON_PERF_TARGET_A_NR_REGIONS, t->nr_regions))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int put_flag_if(struct sk_buff *skb, int type, bool set)
+{
+	return set ? nla_put_flag(skb, type) : 0;
+}
+
+static int fill_probe(struct sk_buff *skb, unsigned int idx,
+		      const struct damon_perf_probe_attr *p)
+{
+	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_PROBE);
+
+	if (!nest ||
+	    nla_put_u32(skb, DAMON_PERF_PROBE_A_IDX, idx) ||
+	    nla_put_u32(skb, DAMON_PERF_PROBE_A_TYPE, p->type) ||
+	    put_u64(skb, DAMON_PERF_PROBE_A_CONFIG, p->config,
+		    DAMON_PERF_PROBE_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_PROBE_A_CONFIG1, p->config1,
+		    DAMON_PERF_PROBE_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_PROBE_A_CONFIG2, p->config2,
+		    DAMON_PERF_PROBE_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, p->sample_period,
+		    DAMON_PERF_PROBE_A_PAD) ||
+	    put_flag_if(skb, DAMON_PERF_PROBE_A_FREQ, p->freq) ||
+	    nla_put_u32(skb, DAMON_PERF_PROBE_A_WAKEUP_EVENTS,
+			p->wakeup_events) ||
+	    nla_put_u32(skb, DAMON_PERF_PROBE_A_WEIGHT, p->weight) ||
+	    nla_put_u8(skb, DAMON_PERF_PROBE_A_PRECISE_IP, p->precise_ip) ||
+	    put_flag_if(skb, DAMON_PERF_PROBE_A_SAMPLE_PHYS_ADDR,
+			p->sample_phys_addr) ||
+	    put_flag_if(skb, DAMON_PERF_PROBE_A_SAMPLE_WEIGHT_STRUCT,
+			p->sample_weight_struct) ||
+	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL,
+			p->exclude_kernel) ||
+	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_HV, p->exclude_hv))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int fill_filter(struct sk_buff *skb, const struct damon_perf_filter *f)
+{
+	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_FILTERS_A_FILTER);
+	unsigned int i;
+	char *cpus;
+	int ret;
+
+	if (!nest ||
+	    nla_put_u32(skb, DAMON_PERF_FILTER_A_TYPE, f->type) ||
+	    put_flag_if(skb, DAMON_PERF_FILTER_A_ALLOW, f->allow))
+		return -EMSGSIZE;
+	if (f->type == DAMON_PERF_FILTER_CPUMASK) {
+		cpus = kasprintf(GFP_KERNEL, "%*pbl",
+				 cpumask_pr_args(&f->cpus));
+		if (!cpus)
+			return -ENOMEM;
+		ret = nla_put_string(skb, DAMON_PERF_FILTER_A_CPUS, cpus);
+		kfree(cpus);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < f->nr_tids && i < DAMON_PERF_MAX_FILTER_TIDS; i++)
+		if (nla_put_u32(skb, DAMON_PERF_FILTER_A_TID, f->tids[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The CTX_GET reply body; damon_perf_lock held. */
+static int fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_target *t;
+	struct nlattr *nest;
+	unsigned int i;
+	int ret;
+
+	if (nla_put_u32(skb, DAMON_PERF_A_CTX_ID, ctx->id) ||
+	    nla_put_string(skb, DAMON_PERF_A_CTX_NAME, ctx->name) ||
+	    nla_put_u32(skb, DAMON_PERF_A_CTX_OPS, ctx->ops) ||
+	    nla_put_u32(skb, DAMON_PERF_A_CTX_STATE, ctx->state) ||
+	    fill_attrs(skb, &ctx->attrs))
+		return -EMSGSIZE;
+	damon_perf_for_each_target(t, ctx)
+		if (fill_target(skb, t))
+			return -EMSGSIZE;
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		if (ctx->probes[i].used &&
+		    fill_probe(skb, i + 1, &ctx->probes[i].attr))
+			return -EMSGSIZE;
+	nest = nla_nest_start(skb, DAMON_PERF_A_FILTERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < ctx->nr_filters && i < DAMON_PERF_MAX_FILTERS; i++) {
+		ret = fill_filter(skb, &ctx->filters[i]);
+		if (ret)
+			return ret;
+	}
+	nla_nest_end(skb, nest);
+	if (nla_put_u32(skb, DAMON_PERF_A_ARM_FAILURES, ctx->arm_failures) ||
+	    put_u64(skb, DAMON_PERF_A_STALE_DROPS, ctx->stale_drops,
+		    DAMON_PERF_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* A full message describing @ctx, sent as the reply to @info. */
+static int reply_ctx(struct damon_perf_ctx *ctx, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &damon_perf_family, 0,
+				DAMON_PERF_CMD_CTX_GET);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto err;
+	}
+	ret = fill_ctx(msg, ctx);
+	if (ret)
+		goto err;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	nlmsg_free(msg);
+	NL_SET_ERR_MSG(info->extack, "context does not fit in one message");
+	return ret;
+}
+
+/* ---- doit handlers (pre_doit took damon_perf_lock) ---- */
+
+static int ctx_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *name_attr = info->attrs[DAMON_PERF_A_CTX_NAME];
+	u32 ops = DAMON_PERF_OPS_VADDR;
+	struct damon_perf_ctx *ctx;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_CTX_NAME)) {
+		NL_SET_ERR_MSG(info->extack, "context name required");
+		return -EINVAL;
+	}
+	if (!nla_len(name_attr) || !*(char *)nla_data(name_attr)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, name_attr,
+				    "context name must not be empty");
+		return -EINVAL;
+	}
+	if (damon_perf_ctx_find_name(nla_data(name_attr))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, name_attr,
+				    "a context with this name exists");
+		return -EEXIST;
+	}
+	if (info->attrs[DAMON_PERF_A_CTX_OPS])
+		ops = nla_get_u32(info->attrs[DAMON_PERF_A_CTX_OPS]);
+	ctx = damon_perf_ctx_new(nla_data(name_attr), ops, info->extack);
+	if (IS_ERR_OR_NULL(ctx))
+		return ctx ? PTR_ERR(ctx) : -ENOMEM;
+	ret = reply_ctx(ctx, info);
+	if (ret)
+		damon_perf_ctx_destroy(ctx, NULL);
+	return ret;
+}
+
+static int ctx_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	return damon_perf_ctx_destroy(ctx, info->extack);
+}
+
+static int ctx_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	return reply_ctx(ctx, info);
+}
+
+static int set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DAMON_PERF_ATTRS_A_MAX + 1];
+	struct damon_perf_ctx *ctx;
+	struct damon_perf_attrs a;
+	int ret;
+
+	ctx = lookup(info->attrs, info->extack);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_ATTRS)) {
+		NL_SET_ERR_MSG(info->extack, "attributes (nest) required");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, DAMON_PERF_ATTRS_A_MAX,
+			       info->attrs[DAMON_PERF_A_ATTRS], attrs_policy,
+			       info->extack);
+	if (ret)
+		return ret;
+
+	a = ctx->attrs;
+	if (tb[DAMON_PERF_ATTRS_A_SAMPLE_US])
+		a.sample_us = nla_get_u64(tb[DAMON_PERF_ATTRS_A_SAMPLE_US]);
+	if (tb[DAMON_PERF_ATTRS_A_AGGR_US])
+		a.aggr_us = nla_get_u64(tb[DAMON_PERF_ATTRS_A_AGGR_US]);
+	if (tb[DAMON_PERF_ATTRS_A_UPDATE_US])
+		a.update_us = nla_get_u64(tb[DAMON_PERF_ATTRS_A_UPDATE_US]);
+	if (tb[DAMON_PERF_ATTRS_A_MIN_NR_REGIONS])
+		a.min_nr_regions =
+			nla_get_u32(tb[DAMON_PERF_ATTRS_A_MIN_NR_REGIONS]);
+	if (tb[DAMON_PERF_ATTRS_A_MAX_NR_REGIONS])
+		a.max_nr_regions =
+			nla_get_u32(tb[DAMON_PERF_ATTRS_A_MAX_NR_REGIONS]);
+	if (tb[DAMON_PERF_ATTRS_A_MODE])
+		a.mode = nla_get_u32(tb[DAMON_PERF_ATTRS_A_MODE]);
+	if (tb[DAMON_PERF_ATTRS_A_RING_SIZE]) {
+		a.ring_size = nla_get_u32(tb[DAMON_PERF_ATTRS_A_RING_SIZE]);
+		if (!is_power_of_2(a.ring_size)) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[DAMON_PERF_ATTRS_A_RING_SIZE],
+					    "ring size must be a power of two");
+			return -EINVAL;
+		}
+	}
+	if (a.min_nr_regions > a.max_nr_regions) {
+		NL_SET_ERR_MSG(info->extack,
+			       "min_nr_regions is above max_nr_regions");
+		return -EINVAL;
+	}
+	if (a.aggr_us < a.sample_us || a.update_us < a.sample_us) {
+		NL_SET_ERR_MSG(info->extack,
+			       "aggregation and update intervals must be at least the sample interval");
+		return -EINVAL;
+	}
+	return damon_perf_ctx_set_attrs(ctx, &a, info->extack);
+}
+
+static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DAMON_PERF_TARGET_A_MAX + 1];
+	struct nlattr *nest = info->attrs[DAMON_PERF_A_TARGET];
+	struct damon_perf_ctx *ctx;
+	u64 start, end;
+	int ret;
+
+	ctx = lookup(info->attrs, info->extack);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_TARGET)) {
+		NL_SET_ERR_MSG(info->extack, "target (nest) required");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, DAMON_PERF_TARGET_A_MAX, nest,
+			       target_policy, info->extack);
+	if (ret)
+		return ret;
+	if (ctx->ops == DAMON_PERF_OPS_VADDR) {
+		if (!tb[DAMON_PERF_TARGET_A_PID] ||
+		    tb[DAMON_PERF_TARGET_A_START] ||
+		    tb[DAMON_PERF_TARGET_A_END]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, nest,
+					    "vaddr context: target needs a pid and no address range");
+			return -EINVAL;
+		}
+		return damon_perf_target_add_pid(ctx,
+				nla_get_u32(tb[DAMON_PERF_TARGET_A_PID]),
+				info->extack);
+	}
+	if (tb[DAMON_PERF_TARGET_A_PID] || !tb[DAMON_PERF_TARGET_A_START] ||
+	    !tb[DAMON_PERF_TARGET_A_END]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest,
+				    "paddr context: target needs start and end and no pid");
+		return -EINVAL;
+	}
+	start = nla_get_u64(tb[DAMON_PERF_TARGET_A_START]);
+	end = nla_get_u64(tb[DAMON_PERF_TARGET_A_END]);
+	if (start >= end || end - 1 > (u64)ULONG_MAX) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DAMON_PERF_TARGET_A_END],
+				    "target end must be above start");
+		return -EINVAL;
+	}
+	return damon_perf_target_add_range(ctx, start, end, info->extack);
+}
+
+static int target_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_TARGET_ID)) {
+		NL_SET_ERR_MSG(info->extack, "target id required");
+		return -EINVAL;
+	}
+	return damon_perf_target_del(ctx,
+			nla_get_u32(info->attrs[DAMON_PERF_A_TARGET_ID]),
+			info->extack);
+}
+
+static void parse_probe(struct nlattr **tb, struct damon_perf_probe_attr *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = nla_get_u32(tb[DAMON_PERF_PROBE_A_TYPE]);
+	p->sample_period = nla_get_u64(tb[DAMON_PERF_PROBE_A_SAMPLE_PERIOD]);
+	if (tb[DAMON_PERF_PROBE_A_CONFIG])
+		p->config = nla_get_u64(tb[DAMON_PERF_PROBE_A_CONFIG]);
+	if (tb[DAMON_PERF_PROBE_A_CONFIG1])
+		p->config1 = nla_get_u64(tb[DAMON_PERF_PROBE_A_CONFIG1]);
+	if (tb[DAMON_PERF_PROBE_A_CONFIG2])
+		p->config2 = nla_get_u64(tb[DAMON_PERF_PROBE_A_CONFIG2]);
+	if (tb[DAMON_PERF_PROBE_A_WAKEUP_EVENTS])
+		p->wakeup_events =
+			nla_get_u32(tb[DAMON_PERF_PROBE_A_WAKEUP_EVENTS]);
+	p->weight = 1;
+	if (tb[DAMON_PERF_PROBE_A_WEIGHT])
+		p->weight = nla_get_u32(tb[DAMON_PERF_PROBE_A_WEIGHT]);
+	if (tb[DAMON_PERF_PROBE_A_PRECISE_IP])
+		p->precise_ip = nla_get_u8(tb[DAMON_PERF_PROBE_A_PRECISE_IP]);
+	p->freq = nla_get_flag(tb[DAMON_PERF_PROBE_A_FREQ]);
+	p->sample_phys_addr =
+		nla_get_flag(tb[DAMON_PERF_PROBE_A_SAMPLE_PHYS_ADDR]);
+	p->sample_weight_struct =
+		nla_get_flag(tb[DAMON_PERF_PROBE_A_SAMPLE_WEIGHT_STRUCT]);
+	p->exclude_kernel = nla_get_flag(tb[DAMON_PERF_PROBE_A_EXCLUDE_KERNEL]);
+	p->exclude_hv = nla_get_flag(tb[DAMON_PERF_PROBE_A_EXCLUDE_HV]);
+}
+
+static int probe_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DAMON_PERF_PROBE_A_MAX + 1];
+	struct nlattr *nest = info->attrs[DAMON_PERF_A_PROBE];
+	struct damon_perf_probe_attr p;
+	struct damon_perf_ctx *ctx;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret, idx;
+
+	ctx = lookup(info->attrs, info->extack);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_PROBE)) {
+		NL_SET_ERR_MSG(info->extack, "probe (nest) required");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, DAMON_PERF_PROBE_A_MAX, nest, probe_policy,
+			       info->extack);
+	if (ret)
+		return ret;
+	if (!tb[DAMON_PERF_PROBE_A_TYPE] ||
+	    !tb[DAMON_PERF_PROBE_A_SAMPLE_PERIOD]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest,
+				    "probe needs a type and a sample period or frequency");
+		return -EINVAL;
+	}
+	parse_probe(tb, &p);
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	idx = damon_perf_probe_add(ctx, &p, info->extack);
+	if (idx < 0) {
+		nlmsg_free(msg);
+		return idx;
+	}
+	hdr = genlmsg_put_reply(msg, info, &damon_perf_family, 0,
+				DAMON_PERF_CMD_PROBE_ADD);
+	if (!hdr || nla_put_u32(msg, DAMON_PERF_A_CTX_ID, ctx->id) ||
+	    nla_put_u32(msg, DAMON_PERF_A_PROBE_IDX, idx)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int probe_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_PROBE_IDX)) {
+		NL_SET_ERR_MSG(info->extack, "probe index required");
+		return -EINVAL;
+	}
+	return damon_perf_probe_del(ctx,
+			nla_get_u32(info->attrs[DAMON_PERF_A_PROBE_IDX]),
+			info->extack);
+}
+
+static int parse_filter(struct nlattr *nest, struct damon_perf_filter *f,
+			struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[DAMON_PERF_FILTER_A_MAX + 1];
+	struct nlattr *attr;
+	int rem, ret;
+
+	ret = nla_parse_nested(tb, DAMON_PERF_FILTER_A_MAX, nest,
+			       filter_policy, extack);
+	if (ret)
+		return ret;
+	if (!tb[DAMON_PERF_FILTER_A_TYPE]) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "filter type required");
+		return -EINVAL;
+	}
+	f->type = nla_get_u32(tb[DAMON_PERF_FILTER_A_TYPE]);
+	f->allow = nla_get_flag(tb[DAMON_PERF_FILTER_A_ALLOW]);
+
+	if (f->type != DAMON_PERF_FILTER_CPUMASK && tb[DAMON_PERF_FILTER_A_CPUS]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[DAMON_PERF_FILTER_A_CPUS],
+				    "cpus given for a filter that is not a cpumask filter");
+		return -EINVAL;
+	}
+	if (f->type != DAMON_PERF_FILTER_TID && tb[DAMON_PERF_FILTER_A_TID]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[DAMON_PERF_FILTER_A_TID],
+				    "tid given for a filter that is not a tid filter");
+		return -EINVAL;
+	}
+	if (f->type == DAMON_PERF_FILTER_CPUMASK) {
+		attr = tb[DAMON_PERF_FILTER_A_CPUS];
+		if (!attr) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "cpumask filter needs a cpu list");
+			return -EINVAL;
+		}
+		if (cpulist_parse(nla_data(attr), &f->cpus) ||
+		    !cpumask_subset(&f->cpus, cpu_possible_mask)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "invalid cpu list or cpu not possible");
+			return -EINVAL;
+		}
+	}
+	if (f->type == DAMON_PERF_FILTER_TID) {
+		nla_for_each_nested(attr, nest, rem) {
+			if (nla_type(attr) != DAMON_PERF_FILTER_A_TID)
+				continue;
+			if (f->nr_tids >= DAMON_PERF_MAX_FILTER_TIDS) {
+				NL_SET_ERR_MSG_ATTR(extack, attr,
+						    "too many tids in one filter");
+				return -E2BIG;
+			}
+			f->tids[f->nr_tids++] = nla_get_u32(attr);
+		}
+		if (!f->nr_tids) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "tid filter needs at least one tid");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int set_filters_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *nest = info->attrs[DAMON_PERF_A_FILTERS];
+	struct damon_perf_filter *filters;
+	struct damon_perf_ctx *ctx;
+	unsigned int nr = 0;
+	struct nlattr *attr;
+	int rem, ret;
+
+	ctx = lookup(info->attrs, info->extack);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_FILTERS)) {
+		NL_SET_ERR_MSG(info->extack, "filters (nest) required");
+		return -EINVAL;
+	}
+	/* the policy validated every entry; the type may only be FILTER */
+	filters = kcalloc(DAMON_PERF_MAX_FILTERS, sizeof(*filters), GFP_KERNEL);
+	if (!filters)
+		return -ENOMEM;
+	nla_for_each_nested(attr, nest, rem) {
+		if (nr >= DAMON_PERF_MAX_FILTERS) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "too many filters");
+			ret = -E2BIG;
+			goto out;
+		}
+		ret = parse_filter(attr, &filters[nr], info->extack);
+		if (ret)
+			goto out;
+		nr++;
+	}
+	ret = damon_perf_ctx_set_filters(ctx, filters, nr, info->extack);
+out:
+	kfree(filters);
+	return ret;
+}
+
+static int start_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (ctx->state == DAMON_PERF_CTX_STATE_RUNNING) {
+		NL_SET_ERR_MSG(info->extack, "context is already running");
+		return -EBUSY;
+	}
+	return damon_perf_ctx_start(ctx, info->extack);
+}
+
+static int stop_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (ctx->state != DAMON_PERF_CTX_STATE_RUNNING) {
+		NL_SET_ERR_MSG(info->extack, "context is not running");
+		return -EINVAL;
+	}
+	return damon_perf_ctx_stop(ctx);
+}
+
+static void subscriber_free(struct subscriber *s)
+{
+	list_del(&s->list);
+	nr_subscribers--;
+	sock_put(s->sk);
+	kfree(s);
+}
+
+static int subscribe_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sock *sk = NETLINK_CB(skb).sk;
+	struct subscriber *s;
+	int ret = 0;
+
+	if (!sk) {
+		NL_SET_ERR_MSG(info->extack, "no sending socket");
+		return -EINVAL;
+	}
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry(s, &subscribers, list) {
+		if (s->portid == info->snd_portid) {
+			NL_SET_ERR_MSG(info->extack, "already subscribed");
+			ret = -EALREADY;
+			goto out;
+		}
+	}
+	if (nr_subscribers >= 64) {
+		NL_SET_ERR_MSG(info->extack, "too many subscribers");
+		ret = -ENOSPC;
+		goto out;
+	}
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	sock_hold(sk);
+	s->sk = sk;
+	s->portid = info->snd_portid;
+	list_add_tail(&s->list, &subscribers);
+	nr_subscribers++;
+out:
+	mutex_unlock(&subscribers_lock);
+	return ret;
+}
+
+static int unsubscribe_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct subscriber *s, *next;
+	int ret = -ENOENT;
+
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry_safe(s, next, &subscribers, list) {
+		if (s->portid == info->snd_portid) {
+			subscriber_free(s);
+			ret = 0;
+		}
+	}
+	mutex_unlock(&subscribers_lock);
+	if (ret)
+		NL_SET_ERR_MSG(info->extack, "not subscribed");
+	return ret;
+}
+
+/* ---- dumps ---- */
+
+/* cb->args[0]: id of the last context sent. */
+static int ctx_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct damon_perf_ctx *ctx;
+	int ret = 0;
+	void *hdr;
+
+	if (!cb->args[1]) {
+		ret = check_perm(cb->skb, cb->extack);
+		if (ret)
+			return ret;
+		cb->args[1] = 1;
+	}
+	mutex_lock(&damon_perf_lock);
+	while ((ctx = damon_perf_ctx_next(cb->args[0]))) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &damon_perf_family,
+				  NLM_F_MULTI, DAMON_PERF_CMD_CTX_GET);
+		if (!hdr)
+			break;
+		if (fill_ctx(skb, ctx)) {
+			genlmsg_cancel(skb, hdr);
+			/* a context that does not fit even alone: skip it */
+			if (!skb->len)
+				ret = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = ctx->id;
+	}
+	mutex_unlock(&damon_perf_lock);
+	return ret ? ret : skb->len;
+}
+
+static int fill_snap(struct sk_buff *skb, const struct damon_perf_snapshot *s)
+{
+	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_SNAPSHOT);
+
+	if (!nest ||
+	    put_u64(skb, DAMON_PERF_SNAP_A_SEQ, s->seq, DAMON_PERF_SNAP_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_SNAP_A_TIME_NS, s->time_ns,
+		    DAMON_PERF_SNAP_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_SNAP_A_AGGR_US, s->aggr_us,
+		    DAMON_PERF_SNAP_A_PAD) ||
+	    nla_put_u32(skb, DAMON_PERF_SNAP_A_NR_REGIONS, s->nr_regions))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int fill_region(struct sk_buff *skb,
+		       const struct damon_perf_snap_region *r)
+{
+	struct nlattr *nest, *hits;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, DAMON_PERF_A_REGION);
+	if (!nest ||
+	    nla_put_u32(skb, DAMON_PERF_REGION_A_TARGET_ID, r->target_id) ||
+	    put_u64(skb, DAMON_PERF_REGION_A_START, r->start,
+		    DAMON_PERF_REGION_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_REGION_A_END, r->end,
+		    DAMON_PERF_REGION_A_PAD) ||
+	    nla_put_u32(skb, DAMON_PERF_REGION_A_NR_ACCESSES, r->nr_accesses) ||
+	    nla_put_u32(skb, DAMON_PERF_REGION_A_AGE, r->age) ||
+	    put_u64(skb, DAMON_PERF_REGION_A_RATE, r->rate,
+		    DAMON_PERF_REGION_A_PAD))
+		goto cancel;
+	hits = nla_nest_start(skb, DAMON_PERF_REGION_A_PROBE_HITS);
+	if (!hits)
+		goto cancel;
+	/* probe index i + 1; index 0 of the nest would be padding */
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		if (nla_put_u64_64bit(skb, i + 1, r->probe_hits[i], 0))
+			goto cancel;
+	nla_nest_end(skb, hits);
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	if (nest)
+		nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/* The targets of context @id as they are now (snapshot dump header). */
+static int fill_snapshot_targets(struct sk_buff *skb, u32 id)
+{
+	struct damon_perf_target *t;
+	struct damon_perf_ctx *ctx;
+	int ret = 0;
+
+	mutex_lock(&damon_perf_lock);
+	ctx = damon_perf_ctx_find(id);
+	if (ctx) {
+		damon_perf_for_each_target(t, ctx) {
+			ret = fill_target(skb, t);
+			if (ret)
+				break;
+		}
+	}
+	mutex_unlock(&damon_perf_lock);
+	return ret;
+}
+
+/*
+ * cb->args[0]: context id, [1]: snapshot (reference held until done),
+ * [2]: next region + 1 (0: the header with the targets is still to send).
+ */
+static int snapshot_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *dinfo = genl_dumpit_info(cb);
+	struct damon_perf_snapshot *snap = (void *)cb->args[1];
+	struct damon_perf_ctx *ctx;
+	unsigned long i, first;
+	void *hdr;
+	int ret;
+
+	if (!cb->args[0]) {
+		ret = check_perm(cb->skb, cb->extack);
+		if (ret)
+			return ret;
+		mutex_lock(&damon_perf_lock);
+		ctx = lookup(dinfo->attrs, cb->extack);
+		if (IS_ERR(ctx)) {
+			mutex_unlock(&damon_perf_lock);
+			return PTR_ERR(ctx);
+		}
+		snap = damon_perf_snapshot_get(ctx);
+		cb->args[0] = ctx->id;
+		cb->args[1] = (long)snap;
+		mutex_unlock(&damon_perf_lock);
+	}
+	if (!snap)
+		return 0;
+	first = cb->args[2] ? cb->args[2] - 1 : 0;
+	if (cb->args[2] && first >= snap->nr_regions)
+		return 0;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &damon_perf_family, NLM_F_MULTI,
+			  DAMON_PERF_CMD_SNAPSHOT_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, DAMON_PERF_A_CTX_ID, cb->args[0]))
+		goto too_big;
+	if (!cb->args[2]) {
+		ret = fill_snap(skb, snap);
+		if (!ret)
+			ret = fill_snapshot_targets(skb, cb->args[0]);
+		if (ret)
+			goto too_big;
+	}
+	for (i = first; i < snap->nr_regions; i++)
+		if (fill_region(skb, &snap->regions[i]))
+			break;
+	/* not even one region fits in a fresh message */
+	if (cb->args[2] && i == first)
+		goto too_big;
+	cb->args[2] = i + 1;
+	genlmsg_end(skb, hdr);
+	return skb->len;
+too_big:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int snapshot_done(struct netlink_callback *cb)
+{
+	damon_perf_snapshot_put((void *)cb->args[1]);
+	cb->args[1] = 0;
+	return 0;
+}
+
+/* Every counter of DAMON_PERF_STATS_COUNTERS, by name, in its order. */
+static const struct {
+	const char *name;
+	size_t offset;
+} counters[] = {
+#define COUNTER(name) { #name, offsetof(struct damon_perf_stats, name) },
+	DAMON_PERF_STATS_COUNTERS(COUNTER)
+#undef COUNTER
+};
+
+static int fill_stats(struct sk_buff *skb, const struct damon_perf_stats *st,
+		      int cpu)
+{
+	struct nlattr *nest, *c;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, DAMON_PERF_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (cpu < 0 ? nla_put_flag(skb, DAMON_PERF_STATS_A_TOTAL) :
+		      nla_put_u32(skb, DAMON_PERF_STATS_A_CPU, cpu))
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, DAMON_PERF_STATS_A_STATE, st->cpu_state) ||
+	    nla_put_string(skb, DAMON_PERF_STATS_A_STATE_NAME,
+			   damon_perf_state_name(st->cpu_state) ?: "?"))
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(counters); i++) {
+		c = nla_nest_start(skb, DAMON_PERF_STATS_A_COUNTER);
+		if (!c ||
+		    nla_put_string(skb, DAMON_PERF_COUNTER_A_NAME,
+				   counters[i].name) ||
+		    put_u64(skb, DAMON_PERF_COUNTER_A_VALUE,
+			    *(const unsigned long *)((const char *)st +
+						     counters[i].offset),
+			    DAMON_PERF_COUNTER_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, c);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * cb->args[0]: last CPU sent + 1 (0: none yet), [1]: permission checked,
+ * [2]: total row sent.
+ */
+static int stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct damon_perf_stats *st;
+	bool total;
+	void *hdr;
+	int cpu, ret;
+
+	if (!cb->args[1]) {
+		ret = check_perm(cb->skb, cb->extack);
+		if (ret)
+			return ret;
+		cb->args[1] = 1;
+	}
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	while (!cb->args[2]) {
+		cpu = cpumask_next((int)cb->args[0] - 1, cpu_possible_mask);
+		total = cpu >= nr_cpu_ids;
+		if (total)
+			damon_perf_stats_aggregate(st);
+		else
+			damon_perf_stats_snapshot(cpu, st);
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &damon_perf_family,
+				  NLM_F_MULTI, DAMON_PERF_CMD_STATS_GET);
+		if (!hdr)
+			break;
+		if (fill_stats(skb, st, total ? -1 : cpu)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		if (total)
+			cb->args[2] = 1;
+		else
+			cb->args[0] = cpu + 1;
+	}
+	kfree(st);
+	return skb->len;
+}
+
+/* ---- family ---- */
+
+static int pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+		    struct genl_info *info)
+{
+	int ret = check_perm(skb, info->extack);
+
+	if (ret)
+		return ret;
+	mutex_lock(&damon_perf_lock);
+	return 0;
+}
+
+static void post_doit(const struct genl_ops *ops, struct sk_buff *skb,
+		      struct genl_info *info)
+{
+	mutex_unlock(&damon_perf_lock);
+}
+
+#define OP(_cmd, _doit, _policy) {					\
+	.cmd = DAMON_PERF_CMD_##_cmd,					\
+	.doit = _doit,							\
+	.policy = _policy,						\
+	.maxattr = DAMON_PERF_A_MAX,					\
+}
+
+static const struct genl_ops damon_perf_ops[] = {
+	OP(CTX_NEW, ctx_new_doit, ctx_new_policy),
+	OP(CTX_DEL, ctx_del_doit, ctx_policy),
+	{
+		.cmd = DAMON_PERF_CMD_CTX_GET,
+		.doit = ctx_get_doit,
+		.dumpit = ctx_get_dumpit,
+		.policy = ctx_policy,
+		.maxattr = DAMON_PERF_A_MAX,
+	},
+	OP(SET_ATTRS, set_attrs_doit, set_attrs_policy),
+	OP(TARGET_ADD, target_add_doit, target_add_policy),
+	OP(TARGET_DEL, target_del_doit, target_del_policy),
+	OP(PROBE_ADD, probe_add_doit, probe_add_policy),
+	OP(PROBE_DEL, probe_del_doit, probe_del_policy),
+	OP(SET_FILTERS, set_filters_doit, set_filters_policy),
+	OP(START, start_doit, ctx_policy),
+	OP(STOP, stop_doit, ctx_policy),
+	{
+		.cmd = DAMON_PERF_CMD_SNAPSHOT_GET,
+		.dumpit = snapshot_dumpit,
+		.done = snapshot_done,
+		.policy = ctx_policy,
+		.maxattr = DAMON_PERF_A_MAX,
+	},
+	{
+		.cmd = DAMON_PERF_CMD_STATS_GET,
+		.dumpit = stats_dumpit,
+		.policy = none_policy,
+		.maxattr = DAMON_PERF_A_MAX,
+	},
+	OP(MONITOR_SUBSCRIBE, subscribe_doit, none_policy),
+	OP(MONITOR_UNSUBSCRIBE, unsubscribe_doit, none_policy),
+};
 
 static const struct genl_multicast_group damon_perf_mcgrps[] = {
-	{ .name = DAMON_PERF_GENL_MCGRP_MONITOR, },
+	{
+		.name = DAMON_PERF_GENL_MCGRP_MONITOR,
+#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
+		.flags = GENL_MCAST_CAP_SYS_ADMIN,
+#endif
+	},
 };
 
 static struct genl_family damon_perf_family __ro_after_init = {
 	.name = DAMON_PERF_GENL_NAME,
 	.version = DAMON_PERF_GENL_VERSION,
 	.module = THIS_MODULE,
+	.netnsok = false,
+	.parallel_ops = false,
+	/* every command validates strictly (reserved header, attributes) */
+	.resv_start_op = DAMON_PERF_CMD_CTX_NEW,
+	.pre_doit = pre_doit,
+	.post_doit = post_doit,
+	.ops = damon_perf_ops,
+	.n_ops = ARRAY_SIZE(damon_perf_ops),
 	.mcgrps = damon_perf_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(damon_perf_mcgrps),
 };
 
+/* ---- notifications ---- */
+
+static void deliver(struct sk_buff *msg)
+{
+	struct subscriber *s, *next;
+	struct sk_buff *copy;
+	int ret;
+
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry_safe(s, next, &subscribers, list) {
+		/*
+		 * A released socket is orphaned (SOCK_DEAD) right after it
+		 * leaves the port table; never send to its port id again.
+		 */
+		if (sock_flag(s->sk, SOCK_DEAD)) {
+			subscriber_free(s);
+			continue;
+		}
+		copy = skb_clone(msg, GFP_KERNEL);
+		if (!copy)
+			break;
+		ret = genlmsg_unicast(&init_net, copy, s->portid);
+		if (ret == -ECONNREFUSED)
+			subscriber_free(s);
+	}
+	mutex_unlock(&subscribers_lock);
+
+#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
+	/* joining the group needs CAP_SYS_ADMIN on this kernel */
+	if (genl_has_listeners(&damon_perf_family, &init_net, 0)) {
+		genlmsg_multicast(&damon_perf_family, msg, 0, 0, GFP_KERNEL);
+		return;
+	}
+#endif
+	nlmsg_free(msg);
+}
+
+static bool has_listeners(void)
+{
+	if (READ_ONCE(nr_subscribers))
+		return true;
+#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
+	return genl_has_listeners(&damon_perf_family, &init_net, 0);
+#else
+	return false;
+#endif
+}
+
 /**
- * damon_perf_netlink_notify() - Multicast one aggregation to "monitor".
+ * damon_perf_netlink_notify() - Send one aggregation to the listeners.
  * @ctx:	the context that aggregated.
  * @snap:	its new snapshot.
  *
- * Context: process context (kdamond).
+ * Builds one AGGREGATION message: the summary and every region when they
+ * fit in NLMSG_GOODSIZE, otherwise the summary and DAMON_PERF_A_TRUNCATED.
+ * Does nothing when nobody listens.
+ *
+ * Context: process context (kdamond), may sleep; reads only @ctx's
+ * immutable id and name.
  */
 void damon_perf_netlink_notify(struct damon_perf_ctx *ctx,
 			       struct damon_perf_snapshot *snap)
 {
+	struct sk_buff *msg;
+	unsigned int i;
+	void *hdr;
+	u32 mark;
+
+	if (!snap || !has_listeners())
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &damon_perf_family, 0,
+			  DAMON_PERF_CMD_AGGREGATION);
+	if (!hdr ||
+	    nla_put_u32(msg, DAMON_PERF_A_CTX_ID, ctx->id) ||
+	    nla_put_string(msg, DAMON_PERF_A_CTX_NAME, ctx->name) ||
+	    fill_snap(msg, snap))
+		goto err;
+	mark = msg->len;
+	for (i = 0; i < snap->nr_regions; i++) {
+		if (fill_region(msg, &snap->regions[i])) {
+			nlmsg_trim(msg, msg->data + mark);
+			if (nla_put_flag(msg, DAMON_PERF_A_TRUNCATED))
+				goto err;
+			break;
+		}
+	}
+	genlmsg_end(msg, hdr);
+	deliver(msg);
+	return;
+err:
+	nlmsg_free(msg);
 }
+
+static int release_notify(struct notifier_block *nb, unsigned long event,
+			  void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	struct subscriber *s, *next;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !net_eq(n->net, &init_net))
+		return NOTIFY_DONE;
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry_safe(s, next, &subscribers, list)
+		if (s->portid == n->portid)
+			subscriber_free(s);
+	mutex_unlock(&subscribers_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block release_nb = {
+	.notifier_call = release_notify,
+};
 
 /**
  * damon_perf_netlink_init() - Register the generic netlink family.
  *
  * Context: module init.
- * Return: 0 or a negative errno from genl_register_family().
+ * Return: 0 or a negative errno.
  */
 int __init damon_perf_netlink_init(void)
 {
-	return genl_register_family(&damon_perf_family);
+	int ret;
+
+	ret = netlink_register_notifier(&release_nb);
+	if (ret)
+		return ret;
+	ret = genl_register_family(&damon_perf_family);
+	if (ret)
+		netlink_unregister_notifier(&release_nb);
+	return ret;
 }
 
 /**
- * damon_perf_netlink_exit() - Unregister the family.
+ * damon_perf_netlink_exit() - Unregister the family, end subscriptions.
  *
  * Context: module exit.
  */
 void damon_perf_netlink_exit(void)
 {
+	struct subscriber *s, *next;
+
 	genl_unregister_family(&damon_perf_family);
+	netlink_unregister_notifier(&release_nb);
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry_safe(s, next, &subscribers, list)
+		subscriber_free(s);
+	mutex_unlock(&subscribers_lock);
 }

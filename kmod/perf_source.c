@@ -1,12 +1,792 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER: replaced by its owner. */
-#include "perf_source.h"
+/*
+ * Perf probes: turn perf overflow samples into access reports.
+ *
+ * A probe is a perf_event_attr chosen by userspace. While its context runs,
+ * the probe owns one kernel counter per online CPU, created and released by
+ * a cpuhp multi-instance state so that CPUs coming and going keep exactly
+ * one counter each. Every counter calls overflow() with the probe's
+ * &struct damon_perf_source as its context; overflow() classifies the sample
+ * through the observe API and pushes a &struct damon_perf_report into the
+ * owning context's report ring.
+ *
+ * Lifetimes (see Documentation/probes.rst):
+ *  - the rings exist before arm() creates the first counter (ctx.c);
+ *  - disarm() clears src->ctx with a release store, removes the cpuhp
+ *    instance (releasing every counter), waits for an RCU grace period so
+ *    that no handler still runs with a pointer it read earlier, and only
+ *    then frees the per-probe state; ctx.c frees the rings afterwards.
+ *
+ * A PMU type is driven by at most one context: the owner table below,
+ * protected by damon_perf_lock, refcounts the probes of each type.
+ */
+#include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/netlink.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
 
-int damon_perf_source_init(void)
+#include "ctx.h"
+#include "kunit_export.h"
+#include "perf_source.h"
+#include "ring.h"
+#include "stats.h"
+
+/* Kernel counters bypass perf_event_max_sample_rate; keep its default. */
+#define MAX_SAMPLE_FREQ		100000
+
+/* One owner slot per probe of every possible context. */
+#define TYPE_OWNERS		(DAMON_PERF_MAX_CTXS * DAMON_PERF_MAX_PROBES)
+
+struct src_cpu {
+	struct perf_event *event;	/* NULL when offline or failed */
+	int err;			/* last creation error, 0 if none */
+};
+
+/**
+ * struct damon_perf_source - The armed per-CPU counters of one probe.
+ * @ctx:	owning context read by the overflow handler; NULL once
+ *		teardown began.
+ * @owner:	owning context for process-context bookkeeping (never NULL).
+ * @probe_idx:	1-based index of the probe in @owner.
+ * @attr:	the perf attributes every CPU's counter is created with.
+ * @cpu:	per-CPU counter and last creation error.
+ * @cpu_state:	per-CPU lifecycle state (observe API).
+ * @nr_active:	CPUs with a live counter.
+ * @nr_failed:	counter creations that failed since arm.
+ * @last_err:	last creation error.
+ * @last_err_cpu: CPU of @last_err.
+ * @node:	cpuhp instance.
+ *
+ * Everything but @ctx is written only by the cpuhp callbacks (serialized by
+ * the CPU hotplug lock) or before the instance is added / after it is
+ * removed.
+ */
+struct damon_perf_source {
+	struct damon_perf_ctx *ctx;
+	struct damon_perf_ctx *owner;
+	unsigned int probe_idx;
+	struct perf_event_attr attr;
+	struct src_cpu __percpu *cpu;
+	int __percpu *cpu_state;
+	unsigned int nr_active;
+	unsigned int nr_failed;
+	int last_err;
+	int last_err_cpu;
+	struct hlist_node node;
+};
+
+struct type_owner {
+	u32 type;
+	struct damon_perf_ctx *ctx;	/* NULL: free slot */
+	unsigned int refs;
+};
+
+static enum cpuhp_state hp_state;
+static struct type_owner owners[TYPE_OWNERS];	/* damon_perf_lock */
+
+/*
+ * Formatted extack messages. 6.1 has no NL_SET_ERR_MSG_FMT; there the
+ * message lives in a small ring of static buffers, written under
+ * damon_perf_lock, so it outlives the handler until netlink_ack() copies it
+ * (a message is only overwritten after 15 more have been formatted).
+ */
+#ifdef DAMON_PERF_HAVE_NL_ERR_MSG_FMT
+#define errmsg(extack, fmt, ...) NL_SET_ERR_MSG_FMT(extack, fmt, ##__VA_ARGS__)
+#else
+#define NR_MSGBUF	16
+#define MSGBUF_LEN	128
+
+static char msgbuf[NR_MSGBUF][MSGBUF_LEN];
+static unsigned int msgbuf_next;
+
+static __printf(2, 3) void errmsg(struct netlink_ext_ack *extack,
+				  const char *fmt, ...)
 {
+	char *buf;
+	va_list args;
+
+	if (!extack)
+		return;
+	buf = msgbuf[msgbuf_next++ % NR_MSGBUF];
+	va_start(args, fmt);
+	vsnprintf(buf, MSGBUF_LEN, fmt, args);
+	va_end(args);
+	extack->_msg = buf;
+}
+#endif
+
+static const char *err_name(int err)
+{
+	switch (-err) {
+	case EINVAL:		return "EINVAL";
+	case EOPNOTSUPP:	return "EOPNOTSUPP";
+	case EACCES:		return "EACCES";
+	case EPERM:		return "EPERM";
+	case ENOENT:		return "ENOENT";
+	case ENODEV:		return "ENODEV";
+	case EBUSY:		return "EBUSY";
+	case ENOMEM:		return "ENOMEM";
+	case E2BIG:		return "E2BIG";
+	case ENOSPC:		return "ENOSPC";
+	case EMFILE:		return "EMFILE";
+	default:		return "error";
+	}
+}
+
+/* Address of a sample, by what the sample says it carries. */
+static bool sample_has(const struct perf_sample_data *data, u64 flag)
+{
+	return data->sample_flags & flag;
+}
+
+static unsigned long sample_vaddr(const struct perf_sample_data *data)
+{
+#ifdef DAMON_PERF_HAVE_SAMPLE_ADDR_FLAG
+	/*
+	 * perf_sample_data_init() flags PERF_SAMPLE_ADDR for a non-zero
+	 * address (software events such as page-faults) and PMU drivers flag
+	 * what they fill; an unflagged data->addr is stack garbage.
+	 */
+	return sample_has(data, PERF_SAMPLE_ADDR) ? data->addr : 0;
+#else
+	/* Older init always writes data->addr, 0 when unknown. */
+	return data->addr;
+#endif
+}
+
+static bool user_vaddr(unsigned long addr)
+{
+	return addr < TASK_SIZE_MAX;
+}
+
+/*
+ * The overflow handler. Runs in NMI (hardware PMUs), hard IRQ (hrtimer
+ * software events) or process context with preemption disabled under
+ * rcu_read_lock() (page faults and other software events): no locks, no
+ * allocation, no printk.
+ */
+static void overflow(struct perf_event *event, struct perf_sample_data *data,
+		     struct pt_regs *regs)
+{
+	struct damon_perf_source *src = event->overflow_handler_context;
+	u64 type = event->attr.sample_type;
+	struct damon_perf_report report = {
+		.size = PAGE_SIZE,
+		.src = DAMON_PERF_SRC_OVERFLOW,
+	};
+	enum damon_perf_sample_reason why;
+	struct damon_perf_ctx *ctx;
+	unsigned long addr;
+	u64 data_src = 0;
+
+	/* Pairs with smp_store_release() in disarm() and arm_probe(). */
+	ctx = smp_load_acquire(&src->ctx);
+	if (!ctx)
+		return;
+	if (WARN_ONCE(!src->probe_idx, "damon_perf: sample with probe_idx 0\n"))
+		return;
+
+	if (!data) {
+		damon_perf_observe_sample(0, 0, 0, DAMON_PERF_SAMPLE_NULL, 0,
+					  type);
+		return;
+	}
+
+	report.vaddr = sample_vaddr(data) & PAGE_MASK;
+	if (sample_has(data, PERF_SAMPLE_PHYS_ADDR))
+		report.paddr = data->phys_addr & PAGE_MASK;
+	if (sample_has(data, PERF_SAMPLE_DATA_SRC)) {
+		data_src = data->data_src.val;
+		report.is_write = !!(data->data_src.mem_op & PERF_MEM_OP_STORE);
+	}
+
+	if (ctx->ops == DAMON_PERF_OPS_PADDR) {
+		addr = report.paddr;
+		if (!addr)
+			why = DAMON_PERF_SAMPLE_ADDR_ZERO;
+		else if (!pfn_valid(PHYS_PFN(addr)))
+			why = DAMON_PERF_SAMPLE_INVALID_PHYS;
+		else
+			why = DAMON_PERF_SAMPLE_VALID;
+	} else {
+		/* A physical address alone cannot be matched to a process. */
+		if (report.paddr && !pfn_valid(PHYS_PFN(report.paddr)))
+			report.paddr = 0;
+		addr = report.vaddr;
+		if (!addr && !report.paddr)
+			why = DAMON_PERF_SAMPLE_ADDR_ZERO;
+		else if (!addr || !user_vaddr(addr))
+			why = DAMON_PERF_SAMPLE_KERNEL;
+		else
+			why = DAMON_PERF_SAMPLE_VALID;
+	}
+	damon_perf_observe_sample(addr, data_src, data->period, why,
+				  data->sample_flags, type);
+	if (why != DAMON_PERF_SAMPLE_VALID)
+		return;
+
+	report.time_ns = local_clock();
+	report.cpu = smp_processor_id();
+	/* Global ids: the drain compares them with pid_nr() of its targets. */
+	report.tid = current->pid;
+	report.tgid = current->tgid;
+	report.probe_idx = src->probe_idx;
+	damon_perf_report_access(&ctx->rings, &report);
+}
+
+static void build_attr(const struct damon_perf_probe_attr *pa,
+		       struct perf_event_attr *attr)
+{
+	u64 type = PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR |
+		   PERF_SAMPLE_DATA_SRC;
+
+	/*
+	 * Physical addresses cost the PMU a page-table walk per sample (or
+	 * are not provided at all): only when asked.
+	 */
+	if (pa->sample_phys_addr)
+		type |= PERF_SAMPLE_PHYS_ADDR;
+	if (pa->sample_weight_struct)
+		type |= PERF_SAMPLE_WEIGHT_STRUCT;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = pa->type;
+	attr->config = pa->config;
+	attr->config1 = pa->config1;
+	attr->config2 = pa->config2;
+	attr->sample_type = type;
+	attr->freq = pa->freq;
+	if (pa->freq)
+		attr->sample_freq = pa->sample_period;
+	else
+		attr->sample_period = pa->sample_period;
+	attr->wakeup_events = pa->wakeup_events;
+	attr->precise_ip = pa->precise_ip;
+	attr->exclude_kernel = pa->exclude_kernel;
+	attr->exclude_hv = pa->exclude_hv;
+	attr->pinned = 1;
+	/* Enabled by src_online() once the counter is fully set up. */
+	attr->disabled = 1;
+}
+
+static void note_failure(struct damon_perf_source *src, int cpu, int err)
+{
+	struct damon_perf_ctx *ctx = src->owner;
+
+	per_cpu_ptr(src->cpu, cpu)->err = err;
+	src->nr_failed++;
+	WRITE_ONCE(src->last_err, err);
+	WRITE_ONCE(src->last_err_cpu, cpu);
+	WRITE_ONCE(ctx->arm_failures, ctx->arm_failures + 1);
+}
+
+/*
+ * cpuhp online callback, on @cpu, for every armed probe: create, then
+ * enable, this CPU's counter. A failure is recorded and never stops the CPU
+ * from coming online.
+ */
+static int src_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct damon_perf_source *src =
+		hlist_entry(node, struct damon_perf_source, node);
+	struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
+	struct perf_event *event;
+
+	if (pc->event)
+		return 0;
+	event = perf_event_create_kernel_counter(&src->attr, cpu, NULL,
+						 overflow, src);
+	if (IS_ERR(event)) {
+		note_failure(src, cpu, PTR_ERR(event));
+		return 0;
+	}
+	damon_perf_observe_event_state(src->cpu_state, cpu,
+				       DAMON_PERF_STATE_CREATED);
+	/* Installed in @cpu's perf context by the create call. */
+	damon_perf_observe_event_state(src->cpu_state, cpu,
+				       DAMON_PERF_STATE_BOUND);
+
+	perf_event_enable(event);
+	/* A pinned counter that cannot get onto the PMU goes to ERROR. */
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR) {
+		perf_event_release_kernel(event);
+		damon_perf_observe_event_destroyed(src->cpu_state, cpu);
+		note_failure(src, cpu, -EBUSY);
+		return 0;
+	}
+	damon_perf_observe_event_state(src->cpu_state, cpu,
+				       DAMON_PERF_STATE_ENABLED);
+	pc->event = event;
+	pc->err = 0;
+	WRITE_ONCE(src->nr_active, src->nr_active + 1);
 	return 0;
 }
 
+/* cpuhp offline callback, on @cpu: disable and release its counter. */
+static int src_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct damon_perf_source *src =
+		hlist_entry(node, struct damon_perf_source, node);
+	struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
+	struct perf_event *event = pc->event;
+
+	if (!event)
+		return 0;
+	pc->event = NULL;
+	perf_event_disable(event);
+	perf_event_release_kernel(event);
+	damon_perf_observe_event_destroyed(src->cpu_state, cpu);
+	WRITE_ONCE(src->nr_active, src->nr_active - 1);
+	return 0;
+}
+
+/* Owner table: damon_perf_lock held. */
+static struct type_owner *find_owner(u32 type)
+{
+	int i;
+
+	for (i = 0; i < TYPE_OWNERS; i++)
+		if (owners[i].ctx && owners[i].type == type)
+			return &owners[i];
+	return NULL;
+}
+
+static int get_owner(struct damon_perf_ctx *ctx, u32 type,
+		     struct netlink_ext_ack *extack)
+{
+	struct type_owner *o = find_owner(type);
+	int i;
+
+	if (o) {
+		if (o->ctx != ctx) {
+			errmsg(extack,
+			       "PMU type %u is owned by context '%s' (id %u)",
+			       type, o->ctx->name, o->ctx->id);
+			return -EBUSY;
+		}
+		o->refs++;
+		return 0;
+	}
+	for (i = 0; i < TYPE_OWNERS; i++) {
+		if (!owners[i].ctx) {
+			owners[i] = (struct type_owner){ type, ctx, 1 };
+			return 0;
+		}
+	}
+	/* Cannot happen: one slot per probe of every possible context. */
+	NL_SET_ERR_MSG(extack, "no free PMU owner slot");
+	return -ENOSPC;
+}
+
+static void put_owner(struct damon_perf_ctx *ctx, u32 type)
+{
+	struct type_owner *o = find_owner(type);
+
+	if (WARN_ON_ONCE(!o || o->ctx != ctx || !o->refs))
+		return;
+	if (!--o->refs)
+		o->ctx = NULL;
+}
+
+static int validate(const struct damon_perf_probe_attr *pa,
+		    struct netlink_ext_ack *extack)
+{
+	if (pa->precise_ip > 3) {
+		errmsg(extack, "precise_ip %u out of range 0..3",
+		       pa->precise_ip);
+		return -EINVAL;
+	}
+	if (pa->type == PERF_TYPE_BREAKPOINT) {
+		NL_SET_ERR_MSG(extack,
+			       "type: breakpoint probes are not supported");
+		return -EOPNOTSUPP;
+	}
+	if (pa->type == PERF_TYPE_SOFTWARE && pa->config >= PERF_COUNT_SW_MAX) {
+		errmsg(extack, "config %llu is not a software event (max %u)",
+		       pa->config, PERF_COUNT_SW_MAX - 1);
+		return -EINVAL;
+	}
+	if (pa->freq) {
+		if (!pa->sample_period || pa->sample_period > MAX_SAMPLE_FREQ) {
+			errmsg(extack, "sample_freq %llu out of range 1..%u",
+			       pa->sample_period, MAX_SAMPLE_FREQ);
+			return -EINVAL;
+		}
+	} else {
+		if (!pa->sample_period) {
+			NL_SET_ERR_MSG(extack,
+				       "sample_period is 0 (set it, or freq and sample_freq)");
+			return -EINVAL;
+		}
+		/* perf keeps periods as s64 */
+		if (pa->sample_period >> 63) {
+			errmsg(extack, "sample_period %llu too large",
+			       pa->sample_period);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/**
+ * damon_perf_probe_add() - Add a perf probe to a stopped context.
+ * @ctx:	the context.
+ * @attr:	what userspace asked for; validated here, copied.
+ * @extack:	receives a message naming the offending field or owner.
+ *
+ * Takes a reference on the ownership of @attr->type for @ctx. A weight of 0
+ * is stored as 1.
+ *
+ * Context: process context, damon_perf_lock held.
+ * Return: the probe's 1-based probe_idx, -EINVAL or -EOPNOTSUPP for bad
+ * attributes, -EBUSY when @ctx runs or another context owns the PMU type,
+ * -ENOSPC when all DAMON_PERF_MAX_PROBES slots are used.
+ */
+int damon_perf_probe_add(struct damon_perf_ctx *ctx,
+			 const struct damon_perf_probe_attr *attr,
+			 struct netlink_ext_ack *extack)
+{
+	struct damon_perf_probe *probe = NULL;
+	int i, err;
+
+	lockdep_assert_held(&damon_perf_lock);
+	if (ctx->state == DAMON_PERF_CTX_STATE_RUNNING) {
+		NL_SET_ERR_MSG(extack, "stop the context before adding probes");
+		return -EBUSY;
+	}
+	err = validate(attr, extack);
+	if (err)
+		return err;
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		if (!ctx->probes[i].used) {
+			probe = &ctx->probes[i];
+			break;
+		}
+	}
+	if (!probe) {
+		errmsg(extack, "context '%s' already has %d perf probes",
+		       ctx->name, DAMON_PERF_MAX_PROBES);
+		return -ENOSPC;
+	}
+	err = get_owner(ctx, attr->type, extack);
+	if (err)
+		return err;
+	probe->attr = *attr;
+	if (!probe->attr.weight)
+		probe->attr.weight = 1;
+	probe->src = NULL;
+	probe->used = true;
+	return i + 1;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_add);
+
+/**
+ * damon_perf_probe_del() - Remove a perf probe from a stopped context.
+ * @ctx:	the context.
+ * @probe_idx:	1-based index returned by damon_perf_probe_add().
+ * @extack:	receives a message on error.
+ *
+ * Context: process context, damon_perf_lock held.
+ * Return: 0, -EBUSY when @ctx runs, -ENOENT when there is no such probe.
+ */
+int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
+			 struct netlink_ext_ack *extack)
+{
+	struct damon_perf_probe *probe;
+
+	lockdep_assert_held(&damon_perf_lock);
+	if (ctx->state == DAMON_PERF_CTX_STATE_RUNNING) {
+		NL_SET_ERR_MSG(extack, "stop the context before removing probes");
+		return -EBUSY;
+	}
+	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES ||
+	    !ctx->probes[probe_idx - 1].used) {
+		errmsg(extack, "context '%s' has no probe %u", ctx->name,
+		       probe_idx);
+		return -ENOENT;
+	}
+	probe = &ctx->probes[probe_idx - 1];
+	if (WARN_ON_ONCE(probe->src))
+		return -EBUSY;
+	put_owner(ctx, probe->attr.type);
+	memset(probe, 0, sizeof(*probe));
+	return 0;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_del);
+
+/**
+ * damon_perf_probes_release() - Disarm and remove every probe of a context.
+ * @ctx:	the context being destroyed.
+ *
+ * Context: process context, may sleep, damon_perf_lock held.
+ */
+void damon_perf_probes_release(struct damon_perf_ctx *ctx)
+{
+	int i;
+
+	lockdep_assert_held(&damon_perf_lock);
+	damon_perf_source_disarm(ctx);
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		struct damon_perf_probe *probe = &ctx->probes[i];
+
+		if (!probe->used)
+			continue;
+		put_owner(ctx, probe->attr.type);
+		memset(probe, 0, sizeof(*probe));
+	}
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probes_release);
+
+/**
+ * damon_perf_probe_status() - Report how a probe's counters are doing.
+ * @ctx:	the context.
+ * @probe_idx:	1-based probe index.
+ * @st:		filled in; all zero while the context is stopped.
+ *
+ * Context: process context, damon_perf_lock held.
+ * Return: 0, or -ENOENT when there is no such probe.
+ */
+int damon_perf_probe_status(struct damon_perf_ctx *ctx, unsigned int probe_idx,
+			    struct damon_perf_probe_status *st)
+{
+	struct damon_perf_source *src;
+
+	lockdep_assert_held(&damon_perf_lock);
+	memset(st, 0, sizeof(*st));
+	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES ||
+	    !ctx->probes[probe_idx - 1].used)
+		return -ENOENT;
+	src = ctx->probes[probe_idx - 1].src;
+	st->last_err_cpu = -1;
+	if (!src)
+		return 0;
+	/* Written by cpuhp callbacks; a racy but untorn view. */
+	st->nr_active = READ_ONCE(src->nr_active);
+	st->nr_failed = READ_ONCE(src->nr_failed);
+	st->last_err = READ_ONCE(src->last_err);
+	if (st->last_err)
+		st->last_err_cpu = READ_ONCE(src->last_err_cpu);
+	return 0;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_status);
+
+static void free_source(struct damon_perf_source *src)
+{
+	damon_perf_observe_event_free(src->cpu_state);
+	free_percpu(src->cpu);
+	kfree(src);
+}
+
+static const char *why_failed(int err)
+{
+	switch (-err) {
+	case ENOENT:
+		return "no such PMU or event";
+	case ENODEV:
+		return "PMU not present on this CPU";
+	case EOPNOTSUPP:
+		return "cannot sample with these attributes";
+	case EACCES:
+	case EPERM:
+		return "not permitted";
+	case EBUSY:
+		return "pinned counter could not be scheduled";
+	default:
+		return "rejected the attributes";
+	}
+}
+
+/* Errors that mean "these attributes are wrong", not "not on this CPU". */
+static bool attr_error(int err)
+{
+	return err == -EINVAL || err == -EOPNOTSUPP || err == -EACCES ||
+	       err == -EPERM || err == -E2BIG;
+}
+
+static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
+		     struct netlink_ext_ack *extack)
+{
+	struct damon_perf_probe *probe = &ctx->probes[idx - 1];
+	struct damon_perf_source *src;
+	int err, cpu;
+
+	src = kzalloc(sizeof(*src), GFP_KERNEL);
+	if (!src)
+		return -ENOMEM;
+	src->cpu = alloc_percpu(struct src_cpu);
+	err = damon_perf_observe_event_alloc(&src->cpu_state);
+	if (!src->cpu || err) {
+		free_percpu(src->cpu);
+		kfree(src);
+		return -ENOMEM;
+	}
+	src->owner = ctx;
+	src->probe_idx = idx;
+	build_attr(&probe->attr, &src->attr);
+	/*
+	 * Publish the initialized source before any counter can call
+	 * overflow(); pairs with smp_load_acquire() there.
+	 */
+	smp_store_release(&src->ctx, ctx);
+	probe->src = src;
+
+	err = cpuhp_state_add_instance(hp_state, &src->node);
+	if (err) {
+		probe->src = NULL;
+		free_source(src);
+		NL_SET_ERR_MSG(extack, "cannot add the CPU hotplug instance");
+		return err;
+	}
+
+	/*
+	 * A CPU may fail while others succeed (hybrid CPUs with per-core PMU
+	 * types): that is counted and shown in status. Fail the arm when no
+	 * CPU has a counter, or when the first CPU's attributes were rejected.
+	 */
+	cpus_read_lock();
+	cpu = cpumask_first(cpu_online_mask);
+	err = per_cpu_ptr(src->cpu, cpu)->err;
+	if (src->nr_active && !attr_error(err)) {
+		err = 0;
+	} else if (!err) {
+		/* Nothing armed: name the first CPU that failed. */
+		for_each_online_cpu(cpu) {
+			err = per_cpu_ptr(src->cpu, cpu)->err;
+			if (err)
+				break;
+		}
+	}
+	cpus_read_unlock();
+	if (!err)
+		return 0;
+	errmsg(extack, "probe %u on cpu %d: PMU type %u %s (%s)", idx, cpu,
+	       probe->attr.type, why_failed(err), err_name(err));
+	return err;
+}
+
+/**
+ * damon_perf_source_arm() - Create the counters of every probe of a context.
+ * @ctx:	the context being started; its rings exist.
+ * @extack:	receives a message naming the probe, CPU and error.
+ *
+ * Creates one pinned counter per online CPU for each probe, and keeps doing
+ * so for CPUs that come online until damon_perf_source_disarm().
+ * ctx->arm_failures restarts from 0.
+ *
+ * Context: process context, may sleep, damon_perf_lock held.
+ * Return: 0, or the creation error of the failing probe (nothing stays
+ * armed).
+ */
+int damon_perf_source_arm(struct damon_perf_ctx *ctx,
+			  struct netlink_ext_ack *extack)
+{
+	int i, err;
+
+	lockdep_assert_held(&damon_perf_lock);
+	WRITE_ONCE(ctx->arm_failures, 0);
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		if (!ctx->probes[i].used || ctx->probes[i].src)
+			continue;
+		err = arm_probe(ctx, i + 1, extack);
+		if (err) {
+			damon_perf_source_disarm(ctx);
+			return err;
+		}
+	}
+	return 0;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_arm);
+
+/**
+ * damon_perf_source_disarm() - Release the counters of every probe.
+ * @ctx:	the context being stopped.
+ *
+ * After it returns no overflow handler runs, or will run, for @ctx, so the
+ * caller may free the rings.
+ *
+ * Context: process context, may sleep, damon_perf_lock held.
+ */
+void damon_perf_source_disarm(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_source *src;
+	bool armed = false;
+	int i;
+
+	lockdep_assert_held(&damon_perf_lock);
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		src = ctx->probes[i].src;
+		if (src) {
+			/* Pairs with smp_load_acquire() in overflow(). */
+			smp_store_release(&src->ctx, NULL);
+			armed = true;
+		}
+	}
+	if (!armed)
+		return;
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		src = ctx->probes[i].src;
+		if (src)
+			cpuhp_state_remove_instance(hp_state, &src->node);
+	}
+	/*
+	 * A handler may still be running with @src, or with the context it
+	 * loaded before the release store: releasing a counter takes it off
+	 * its PMU through an IPI, which does not wait for a software event's
+	 * handler that the IPI interrupted. Every handler runs with
+	 * preemption disabled (NMI, hard IRQ, or the software event path's
+	 * rcu_read_lock()), so one grace period waits for all of them.
+	 */
+	synchronize_rcu();
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		src = ctx->probes[i].src;
+		if (src) {
+			ctx->probes[i].src = NULL;
+			free_source(src);
+		}
+	}
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_disarm);
+
+/**
+ * damon_perf_source_init() - Register the CPU hotplug multi-instance state.
+ *
+ * Context: module init.
+ * Return: 0 or a negative error from cpuhp_setup_state_multi().
+ */
+int damon_perf_source_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "damon_perf:online",
+				      src_online, src_offline);
+	if (ret < 0)
+		return ret;
+	hp_state = ret;
+	return 0;
+}
+
+/**
+ * damon_perf_source_exit() - Remove the CPU hotplug state.
+ *
+ * Every context has been destroyed (and its probes released) before.
+ *
+ * Context: module exit.
+ */
 void damon_perf_source_exit(void)
 {
+	int i;
+
+	for (i = 0; i < TYPE_OWNERS; i++)
+		WARN_ON_ONCE(owners[i].ctx);
+	cpuhp_remove_multi_state(hp_state);
 }

@@ -23,6 +23,23 @@ int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 			 struct netlink_ext_ack *extack);
 void damon_perf_probes_release(struct damon_perf_ctx *ctx);
 
+/**
+ * struct damon_perf_probe_status - How an armed probe's counters are doing.
+ * @nr_active:		CPUs with a live counter.
+ * @nr_failed:		counter creations that failed since the last arm.
+ * @last_err:		last creation error (negative errno), 0 if none.
+ * @last_err_cpu:	CPU of @last_err, -1 if none.
+ */
+struct damon_perf_probe_status {
+	u32 nr_active;
+	u32 nr_failed;
+	s32 last_err;
+	s32 last_err_cpu;
+};
+
+int damon_perf_probe_status(struct damon_perf_ctx *ctx, unsigned int probe_idx,
+			    struct damon_perf_probe_status *st);
+
 /*
  * Arm every probe of @ctx on every online CPU (and on CPUs coming online)
  * after the rings exist; disarm clears the owner with smp_store_release,

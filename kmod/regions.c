@@ -1,3 +1,655 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER: replaced by its owner. */
-#include <linux/types.h>
+/*
+ * Regions and DAMON's adaptive region adjustment.
+ *
+ * A target's regions are sorted by address and do not overlap; they cover
+ * the target: its physical range (paddr), or the three big chunks of its
+ * mapped address space (vaddr: everything between the lowest and the
+ * highest mapping minus the two largest unmapped gaps). Every boundary is
+ * DAMON_PERF_MIN_REGION aligned.
+ *
+ * At each aggregation the kdamond ages the regions, merges neighbours whose
+ * access counts are close, and splits regions at random points while the
+ * target has fewer than half of max_nr_regions, so regions follow the
+ * access pattern at a bounded cost. Bounds hold per target.
+ */
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include "kunit_export.h"
+#include "regions.h"
+
+/**
+ * damon_perf_region_new() - Allocate a region with zero counters.
+ * @start:	first address.
+ * @end:	one past the last address.
+ *
+ * Context: process context.
+ * Return: the region, or NULL.
+ */
+struct damon_perf_region *damon_perf_region_new(unsigned long start,
+						unsigned long end)
+{
+	struct damon_perf_region *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return NULL;
+	r->start = start;
+	r->end = end;
+	INIT_LIST_HEAD(&r->list);
+	return r;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_region_new);
+
+/**
+ * damon_perf_region_add() - Append a region (highest address) to a target.
+ * @t:		the target.
+ * @r:		the region, above every region of @t.
+ *
+ * Context: process context, target owned by the caller.
+ */
+void damon_perf_region_add(struct damon_perf_target *t,
+			   struct damon_perf_region *r)
+{
+	list_add_tail(&r->list, &t->regions);
+	t->nr_regions++;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_region_add);
+
+/**
+ * damon_perf_region_destroy() - Unlink and free a region.
+ * @t:		its target.
+ * @r:		the region.
+ *
+ * Context: process context, target owned by the caller.
+ */
+void damon_perf_region_destroy(struct damon_perf_target *t,
+			       struct damon_perf_region *r)
+{
+	list_del(&r->list);
+	t->nr_regions--;
+	kfree(r);
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_region_destroy);
+
+/**
+ * damon_perf_regions_free() - Free every region of a target.
+ * @t:		the target.
+ *
+ * Context: process context, target owned by the caller.
+ */
+void damon_perf_regions_free(struct damon_perf_target *t)
+{
+	struct damon_perf_region *r, *next;
+
+	damon_perf_for_each_region_safe(r, next, t)
+		damon_perf_region_destroy(t, r);
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_free);
+
+static unsigned long sz(const struct damon_perf_region *r)
+{
+	return r->end - r->start;
+}
+
+static unsigned int diff(unsigned int a, unsigned int b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/**
+ * damon_perf_regions_split_evenly() - Append [start, end) as equal regions.
+ * @t:		the target, whose regions all lie below @start.
+ * @start:	first address, aligned.
+ * @end:	one past the last address, aligned, above @start.
+ * @nr:		number of regions wanted; fewer when the range is too small.
+ *
+ * The last region takes the remainder of the division.
+ *
+ * Context: process context, target owned by the caller.
+ * Return: 0, or -ENOMEM (regions added so far stay).
+ */
+int damon_perf_regions_split_evenly(struct damon_perf_target *t,
+				    unsigned long start, unsigned long end,
+				    unsigned int nr)
+{
+	struct damon_perf_region *r;
+	unsigned long len, piece, pos;
+	unsigned int i;
+
+	len = end - start;
+	nr = clamp_t(unsigned long, nr, 1, len / DAMON_PERF_MIN_REGION);
+	piece = ALIGN_DOWN(len / nr, DAMON_PERF_MIN_REGION);
+	for (i = 0, pos = start; i < nr; i++, pos += piece) {
+		r = damon_perf_region_new(pos, i == nr - 1 ? end : pos + piece);
+		if (!r)
+			return -ENOMEM;
+		damon_perf_region_add(t, r);
+	}
+	return 0;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split_evenly);
+
+/* Split @r at @at (start < at < end); the new right part copies counters. */
+static struct damon_perf_region *split_at(struct damon_perf_target *t,
+					  struct damon_perf_region *r,
+					  unsigned long at)
+{
+	struct damon_perf_region *n;
+
+	n = damon_perf_region_new(at, r->end);
+	if (!n)
+		return NULL;
+	n->nr_accesses = r->nr_accesses;
+	n->last_nr_accesses = r->last_nr_accesses;
+	n->age = r->age;
+	n->last_credit_seq = r->last_credit_seq;
+	r->end = at;
+	list_add(&n->list, &r->list);
+	t->nr_regions++;
+	return n;
+}
+
+/* Split the largest regions in halves until @t has @min regions. */
+static int fill_to_min(struct damon_perf_target *t, unsigned int min)
+{
+	struct damon_perf_region *r, *big;
+
+	while (t->nr_regions < min) {
+		big = NULL;
+		damon_perf_for_each_region(r, t)
+			if (!big || sz(r) > sz(big))
+				big = r;
+		if (!big || sz(big) < 2 * DAMON_PERF_MIN_REGION)
+			return 0;
+		if (!split_at(t, big, big->start +
+			      ALIGN_DOWN(sz(big) / 2, DAMON_PERF_MIN_REGION)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static unsigned long ranges_size(const struct damon_perf_range *ranges,
+				 unsigned int nr)
+{
+	unsigned long total = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		total += ranges[i].end - ranges[i].start;
+	return total;
+}
+
+/* Cover @ranges with about @min regions of similar size. */
+static int init_ranges(struct damon_perf_target *t,
+		       const struct damon_perf_range *ranges, unsigned int nr,
+		       unsigned int min)
+{
+	unsigned long piece;
+	unsigned int i;
+	int ret;
+
+	piece = max(ranges_size(ranges, nr) / min, DAMON_PERF_MIN_REGION);
+	for (i = 0; i < nr; i++) {
+		ret = damon_perf_regions_split_evenly(t, ranges[i].start,
+				ranges[i].end,
+				(ranges[i].end - ranges[i].start) / piece);
+		if (ret)
+			return ret;
+	}
+	return fill_to_min(t, min);
+}
+
+struct gap {
+	unsigned long start;
+	unsigned long end;
+};
+
+static unsigned long gap_sz(const struct gap *g)
+{
+	return g->end - g->start;
+}
+
+/**
+ * damon_perf_regions_vma_ranges() - The three big chunks of an mm.
+ * @mm:		the address space.
+ * @ranges:	receives up to three sorted, aligned ranges.
+ *
+ * Everything from the lowest to the highest mapping, minus the two largest
+ * gaps between mappings (DAMON's vaddr initial regions).
+ *
+ * Context: process context; takes the mmap read lock of @mm.
+ * Return: the number of ranges (1 to 3), or -ENOENT for an mm without any
+ * mapping.
+ */
+int damon_perf_regions_vma_ranges(struct mm_struct *mm,
+				  struct damon_perf_range ranges[3])
+{
+	struct gap first = {}, second = {}, g;
+	unsigned long start = 0, prev_end = 0;
+	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
+	bool any = false;
+	int n = 0;
+
+	vma_iter_init(&vmi, mm, 0);
+	mmap_read_lock(mm);
+	for_each_vma(vmi, vma) {
+		if (!any) {
+			start = vma->vm_start;
+			any = true;
+		} else if (vma->vm_start > prev_end) {
+			g.start = prev_end;
+			g.end = vma->vm_start;
+			if (gap_sz(&g) > gap_sz(&first)) {
+				second = first;
+				first = g;
+			} else if (gap_sz(&g) > gap_sz(&second)) {
+				second = g;
+			}
+		}
+		prev_end = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	if (!any)
+		return -ENOENT;
+
+	if (second.start && first.start > second.start)
+		swap(first, second);	/* first is now the lower gap */
+	ranges[n].start = start;
+	if (first.end) {
+		ranges[n++].end = first.start;
+		ranges[n].start = first.end;
+	}
+	if (second.end) {
+		ranges[n++].end = second.start;
+		ranges[n].start = second.end;
+	}
+	ranges[n++].end = prev_end;
+	return n;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_vma_ranges);
+
+/* The mm of a live vaddr target, or NULL once its process is gone. */
+static struct mm_struct *target_mm(struct damon_perf_target *t)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+
+	task = get_pid_task(t->pid_ref, PIDTYPE_TGID);
+	if (!task)
+		return NULL;
+	mm = get_task_mm(task);
+	put_task_struct(task);
+	return mm;
+}
+
+static int target_ranges(struct damon_perf_target *t,
+			 struct damon_perf_range ranges[3])
+{
+	struct mm_struct *mm;
+	int n;
+
+	mm = target_mm(t);
+	if (!mm)
+		return -ESRCH;
+	n = damon_perf_regions_vma_ranges(mm, ranges);
+	mmput(mm);
+	return n == -ENOENT ? -ESRCH : n;
+}
+
+/**
+ * damon_perf_regions_init() - Build the initial regions of a target.
+ * @ctx:	its context (for min_nr_regions and the address space).
+ * @t:		the target, without regions.
+ *
+ * Context: process context, damon_perf_lock held, @ctx not running.
+ * Return: 0, -ESRCH when the process of a vaddr target is gone (or has no
+ * mapping), -ENOMEM.
+ */
+int damon_perf_regions_init(struct damon_perf_ctx *ctx,
+			    struct damon_perf_target *t)
+{
+	struct damon_perf_range ranges[3];
+	int n, ret;
+
+	if (ctx->ops == DAMON_PERF_OPS_PADDR) {
+		ranges[0].start = t->start;
+		ranges[0].end = t->end;
+		n = 1;
+	} else {
+		n = target_ranges(t, ranges);
+		if (n < 0)
+			return n;
+	}
+	ret = init_ranges(t, ranges, n, ctx->attrs.min_nr_regions);
+	if (ret)
+		damon_perf_regions_free(t);
+	return ret;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_init);
+
+static bool intersects(const struct damon_perf_region *r,
+		       const struct damon_perf_range *range)
+{
+	return r->start < range->end && range->start < r->end;
+}
+
+/**
+ * damon_perf_regions_set_ranges() - Fit the regions to new ranges.
+ * @t:		the target.
+ * @ranges:	sorted, non-overlapping, aligned ranges.
+ * @nr:		their number.
+ *
+ * DAMON's damon_set_regions(): regions outside every range go, regions
+ * that cross a range edge are cut to it, the first and last region of a
+ * range are stretched to its edges and holes inside a range are closed by
+ * stretching the region above; a range without regions gets one region.
+ * Counters and ages of the surviving parts are kept.
+ *
+ * Context: process context, target owned by the caller.
+ * Return: 0, or -ENOMEM with the regions unchanged.
+ */
+int damon_perf_regions_set_ranges(struct damon_perf_target *t,
+				  const struct damon_perf_range *ranges,
+				  unsigned int nr)
+{
+	struct damon_perf_target tmp = {};
+	struct damon_perf_region *r, *n, *last;
+	unsigned long pos;
+	unsigned int i;
+
+	INIT_LIST_HEAD(&tmp.regions);
+	for (i = 0; i < nr; i++) {
+		const struct damon_perf_range *range = &ranges[i];
+
+		pos = range->start;
+		last = NULL;
+		damon_perf_for_each_region(r, t) {
+			if (!intersects(r, range))
+				continue;
+			n = damon_perf_region_new(pos, min(r->end, range->end));
+			if (!n)
+				goto nomem;
+			n->nr_accesses = r->nr_accesses;
+			n->last_nr_accesses = r->last_nr_accesses;
+			n->age = r->age;
+			n->last_credit_seq = r->last_credit_seq;
+			memcpy(n->probe_hits, r->probe_hits,
+			       sizeof(n->probe_hits));
+			damon_perf_region_add(&tmp, n);
+			pos = n->end;
+			last = n;
+		}
+		if (!last) {
+			n = damon_perf_region_new(range->start, range->end);
+			if (!n)
+				goto nomem;
+			damon_perf_region_add(&tmp, n);
+		} else {
+			last->end = range->end;
+		}
+	}
+	damon_perf_regions_free(t);
+	list_splice(&tmp.regions, &t->regions);
+	t->nr_regions = tmp.nr_regions;
+	return 0;
+
+nomem:
+	damon_perf_regions_free(&tmp);
+	return -ENOMEM;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_set_ranges);
+
+/**
+ * damon_perf_regions_update() - Refresh a vaddr target from its VMAs.
+ * @ctx:	the context.
+ * @t:		the target.
+ *
+ * Paddr targets keep their range.
+ *
+ * Context: the kdamond of @ctx.
+ * Return: 0, -ESRCH when the process is gone, -ENOMEM.
+ */
+int damon_perf_regions_update(struct damon_perf_ctx *ctx,
+			      struct damon_perf_target *t)
+{
+	struct damon_perf_range ranges[3];
+	int n;
+
+	if (ctx->ops == DAMON_PERF_OPS_PADDR)
+		return 0;
+	n = target_ranges(t, ranges);
+	if (n < 0)
+		return n;
+	return damon_perf_regions_set_ranges(t, ranges, n);
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_update);
+
+/**
+ * damon_perf_regions_size() - Bytes covered by a target's regions.
+ * @t:		the target.
+ *
+ * Context: target owned by the caller.
+ * Return: the sum of region sizes.
+ */
+unsigned long damon_perf_regions_size(struct damon_perf_target *t)
+{
+	struct damon_perf_region *r;
+	unsigned long total = 0;
+
+	damon_perf_for_each_region(r, t)
+		total += sz(r);
+	return total;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_size);
+
+/**
+ * damon_perf_regions_max_nr_accesses() - Highest nr_accesses of a target.
+ * @t:		the target.
+ *
+ * Context: target owned by the caller.
+ * Return: the maximum, 0 without regions.
+ */
+unsigned int damon_perf_regions_max_nr_accesses(struct damon_perf_target *t)
+{
+	struct damon_perf_region *r;
+	unsigned int max_nr = 0;
+
+	damon_perf_for_each_region(r, t)
+		max_nr = max(max_nr, r->nr_accesses);
+	return max_nr;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_max_nr_accesses);
+
+/**
+ * damon_perf_regions_age() - Age the regions after an aggregation.
+ * @t:		the target.
+ * @thres:	largest change of nr_accesses that keeps the age.
+ *
+ * A region whose nr_accesses moved by more than @thres since the previous
+ * aggregation restarts at age 0; the others grow one older.
+ *
+ * Context: target owned by the caller.
+ */
+void damon_perf_regions_age(struct damon_perf_target *t, unsigned int thres)
+{
+	struct damon_perf_region *r;
+
+	damon_perf_for_each_region(r, t) {
+		unsigned int d = diff(r->nr_accesses, r->last_nr_accesses);
+
+		if (d > thres)
+			r->age = 0;
+		else if (r->age < UINT_MAX)
+			r->age++;
+	}
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_age);
+
+static unsigned int size_avg(unsigned int a, unsigned long sa, unsigned int b,
+			     unsigned long sb)
+{
+	return div64_u64((u64)a * sa + (u64)b * sb, sa + sb);
+}
+
+/* Merge @r into its left neighbour @l; counters become size weighted. */
+static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
+		      struct damon_perf_region *r)
+{
+	unsigned long sl = sz(l), sr = sz(r);
+	int i;
+
+	l->nr_accesses = size_avg(l->nr_accesses, sl, r->nr_accesses, sr);
+	l->last_nr_accesses = size_avg(l->last_nr_accesses, sl,
+				       r->last_nr_accesses, sr);
+	l->age = size_avg(l->age, sl, r->age, sr);
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		l->probe_hits[i] += r->probe_hits[i];
+	l->last_credit_seq = max(l->last_credit_seq, r->last_credit_seq);
+	l->end = r->end;
+	damon_perf_region_destroy(t, r);
+}
+
+/**
+ * damon_perf_regions_merge() - Merge adjacent regions of similar access.
+ * @t:		the target.
+ * @thres:	largest nr_accesses difference of regions to merge.
+ * @sz_limit:	largest size of a merged region.
+ *
+ * Context: target owned by the caller.
+ */
+void damon_perf_regions_merge(struct damon_perf_target *t, unsigned int thres,
+			      unsigned long sz_limit)
+{
+	struct damon_perf_region *r, *next, *prev = NULL;
+
+	damon_perf_for_each_region_safe(r, next, t) {
+		if (prev && prev->end == r->start &&
+		    diff(prev->nr_accesses, r->nr_accesses) <= thres &&
+		    sz(prev) + sz(r) <= sz_limit)
+			merge_two(t, prev, r);
+		else
+			prev = r;
+	}
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge);
+
+/**
+ * damon_perf_regions_reset() - Start a new aggregation interval.
+ * @t:		the target.
+ *
+ * nr_accesses moves to last_nr_accesses; counters restart at zero.
+ *
+ * Context: target owned by the caller.
+ */
+void damon_perf_regions_reset(struct damon_perf_target *t)
+{
+	struct damon_perf_region *r;
+
+	damon_perf_for_each_region(r, t) {
+		r->last_nr_accesses = r->nr_accesses;
+		r->nr_accesses = 0;
+		memset(r->probe_hits, 0, sizeof(r->probe_hits));
+	}
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_reset);
+
+/**
+ * damon_perf_regions_split() - Split every region at random points.
+ * @t:		the target.
+ * @nr_subs:	pieces per region (2 or 3).
+ *
+ * Each cut leaves a piece of 10% to 90% of the remaining region, aligned;
+ * regions too small to cut stay whole. An allocation failure ends the
+ * split early (the list stays valid).
+ *
+ * Context: target owned by the caller.
+ */
+void damon_perf_regions_split(struct damon_perf_target *t,
+			      unsigned int nr_subs)
+{
+	struct damon_perf_region *r, *next;
+	unsigned long left, piece;
+	unsigned int i;
+
+	damon_perf_for_each_region_safe(r, next, t) {
+		left = sz(r);
+		for (i = 0; i < nr_subs - 1 &&
+		     left > 2 * DAMON_PERF_MIN_REGION; i++) {
+			piece = ALIGN_DOWN(left / 10 *
+					   (1 + get_random_u32_below(9)),
+					   DAMON_PERF_MIN_REGION);
+			if (!piece || piece >= left)
+				continue;
+			if (!split_at(t, r, r->start + piece))
+				return;
+			/* keep cutting the left piece, as DAMON does */
+			left = piece;
+		}
+	}
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split);
+
+/**
+ * damon_perf_regions_adjust_merge() - Age and merge after an aggregation.
+ * @t:			the target.
+ * @attrs:		the attributes (min/max_nr_regions).
+ * @max_nr_accesses:	highest nr_accesses in the context.
+ *
+ * The merge threshold is a tenth of @max_nr_accesses; regions grow to at
+ * most a min_nr_regions-th of the target, so at least min_nr_regions stay
+ * when the target is large enough (halving the largest regions if rounding
+ * left fewer). The threshold doubles until the target is within
+ * max_nr_regions.
+ *
+ * Context: target owned by the caller.
+ */
+void damon_perf_regions_adjust_merge(struct damon_perf_target *t,
+				     const struct damon_perf_attrs *attrs,
+				     unsigned int max_nr_accesses)
+{
+	unsigned int thres = max_nr_accesses / 10;
+	unsigned long sz_limit;
+
+	damon_perf_regions_age(t, thres);
+	sz_limit = max(damon_perf_regions_size(t) / attrs->min_nr_regions,
+		       DAMON_PERF_MIN_REGION);
+	do {
+		damon_perf_regions_merge(t, thres, sz_limit);
+		thres = thres ? thres * 2 : 1;
+	} while (t->nr_regions > attrs->max_nr_regions &&
+		 thres / 2 <= max_nr_accesses);
+	/* sizes round down, and vaddr ranges may shrink: restore the floor */
+	fill_to_min(t, attrs->min_nr_regions);
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_merge);
+
+/**
+ * damon_perf_regions_adjust_split() - Split after an aggregation.
+ * @t:		the target.
+ * @attrs:	the attributes (max_nr_regions).
+ *
+ * Splits in two while the target holds at most half of max_nr_regions, in
+ * three when the count did not move since the previous split and stays
+ * under a third, so the result never exceeds max_nr_regions.
+ *
+ * Context: target owned by the caller.
+ */
+void damon_perf_regions_adjust_split(struct damon_perf_target *t,
+				     const struct damon_perf_attrs *attrs)
+{
+	unsigned int nr_subs = 2;
+
+	if (t->nr_regions > attrs->max_nr_regions / 2)
+		return;
+	if (t->nr_regions == t->last_nr_regions &&
+	    t->nr_regions < attrs->max_nr_regions / 3)
+		nr_subs = 3;
+	damon_perf_regions_split(t, nr_subs);
+	t->last_nr_regions = t->nr_regions;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_split);

@@ -13,6 +13,7 @@
 #include <linux/cache.h>
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 
 #define DAMON_PERF_RING_MIN_SIZE	16
@@ -55,7 +56,6 @@ struct damon_perf_report {
 /**
  * struct damon_perf_ring - One CPU's ring of one context.
  * @head:	next slot the producer writes; written only by the producer.
- * @tail:	next slot the consumer reads; written only by the consumer.
  * @busy:	nesting guard of the producer (NMI over process context).
  * @wake_armed:	the high-watermark wake may fire (re-armed by the drain).
  * @overflow:	reports refused because the ring was full.
@@ -64,7 +64,14 @@ struct damon_perf_report {
  * @dequeue:	reports consumed.
  * @peak:	highest occupancy seen.
  * @early_wake:	times the high watermark woke the kdamond.
+ * @no_probe:	reports refused because their probe_idx was 0.
+ * @tail:	next slot the consumer reads; written only by the consumer.
+ * @mask:	@entries length minus one (the length is a power of two).
+ * @hiwat:	occupancy that triggers the early wake.
  * @entries:	@mask + 1 reports.
+ *
+ * @head and @tail run freely and are masked on access, so the ring holds
+ * up to @mask + 1 reports and head - tail is its occupancy.
  */
 struct damon_perf_ring {
 	/* producer cache line */
@@ -76,6 +83,7 @@ struct damon_perf_ring {
 	unsigned long enqueue;
 	unsigned long early_wake;
 	unsigned int peak;
+	unsigned long no_probe;
 	/* consumer cache line */
 	unsigned int tail ____cacheline_aligned_in_smp;
 	unsigned long dequeue;
@@ -93,6 +101,8 @@ struct damon_perf_ring {
  * @wake:	called from @wake_work (hard IRQ context) to wake the consumer.
  * @wake_arg:	argument of @wake.
  * @size:	entries per CPU, a power of two.
+ * @ctx_id:	id of the owning context, for tracepoints; set by the owner
+ *		(0 until then).
  */
 struct damon_perf_rings {
 	struct damon_perf_ring __percpu *ring;
@@ -100,6 +110,23 @@ struct damon_perf_rings {
 	struct irq_work wake_work;
 	void (*wake)(void *arg);
 	void *wake_arg;
+	unsigned int size;
+	int ctx_id;
+};
+
+/**
+ * struct damon_perf_ring_stats - Counters of one ring, or of a context's
+ * rings summed over CPUs (then @peak is the maximum and @occupancy the sum).
+ */
+struct damon_perf_ring_stats {
+	unsigned long enqueue;
+	unsigned long dequeue;
+	unsigned long overflow;
+	unsigned long busy_drop;
+	unsigned long early_wake;
+	unsigned long no_probe;
+	unsigned int peak;
+	unsigned int occupancy;
 	unsigned int size;
 };
 
@@ -122,5 +149,28 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 				   damon_perf_report_fn fn, void *arg);
 unsigned int damon_perf_rings_drain_pending(struct damon_perf_rings *rings,
 					    damon_perf_report_fn fn, void *arg);
+
+/* Held while rings->ring is set or cleared; readers of counters take it. */
+extern struct mutex damon_perf_rings_lock;
+
+/* Best-effort counters of @cpu's ring (any context; lifetime by caller). */
+void damon_perf_ring_read_stats(struct damon_perf_rings *rings, int cpu,
+				struct damon_perf_ring_stats *st);
+
+/* High watermark of a ring of @size entries: 3/4 full. */
+static inline unsigned int damon_perf_ring_hiwat(unsigned int size)
+{
+	return size - size / 4;
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test hook: when set, report_access calls it with the busy guard held,
+ * just before the entry is written, so a test can nest a producer (a
+ * self-NMI) exactly there. Never set outside KUnit.
+ */
+typedef void (*damon_perf_ring_hook_fn)(struct damon_perf_rings *rings);
+extern damon_perf_ring_hook_fn damon_perf_ring_busy_hook;
+#endif
 
 #endif /* _DAMON_PERF_RING_H */

@@ -1,3 +1,270 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER: replaced by its owner. */
-#include <linux/types.h>
+/*
+ * ARM SPE AUX backend.
+ *
+ * Each CPU's AUX buffer, mapped by damonctl and pinned by aux.c, is
+ * consumed here on its own CPU: the bytes between our tail and the
+ * published aux_head are parsed in place (zero-copy; only a record that
+ * wraps around the end of the buffer goes through a small bounce copy),
+ * each record with a data address becomes one access report, and
+ * aux_tail advances only past records the ring accepted, so a full ring
+ * leaves the rest for the next drain.
+ */
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "aux.h"
+#include "spe.h"
+#include "spe_parse.h"
+
+/* Longer than any SPE record the architecture defines. */
+#define SPE_BOUNCE	256
+
+/**
+ * struct spe_buf - One CPU's SPE buffer.
+ * @map:	pinned user page and AUX pages.
+ * @event:	the perf event (its file is held by aux.c).
+ * @tail:	consumer position in the AUX stream (published as aux_tail).
+ * @pid:	tgid the event is bound to, 0 for CPU-wide.
+ * @last_tid:	cache of the last CONTEXT id resolved to a tgid ...
+ * @last_tgid:	... and that tgid.
+ * @reenabled:	times the event was re-enabled after a full buffer.
+ * @bounce:	copy of a record that wraps around the end of the buffer.
+ */
+struct spe_buf {
+	struct damon_perf_aux_map map;
+	struct perf_event *event;
+	u64 tail;
+	pid_t pid;
+	pid_t last_tid;
+	pid_t last_tgid;
+	unsigned long reenabled;
+	u8 bounce[SPE_BOUNCE];
+};
+
+struct spe_drain {
+	struct damon_perf_aux_event *event;
+	struct spe_buf *buf;
+	unsigned int accepted;
+};
+
+static struct spe_buf *cpu_buf(struct damon_perf_aux_event *event, int cpu)
+{
+	return per_cpu_ptr(event->pcpu, cpu)->priv;
+}
+
+static bool spe_match_pmu(struct perf_event *perf_event)
+{
+	const char *name = perf_event->pmu->name;
+
+	return name && !strncmp(name, "arm_spe", 7);
+}
+
+static int spe_init(struct damon_perf_aux_event *event, int cpu,
+		    const struct damon_perf_aux_args *args)
+{
+	struct spe_buf *buf;
+	int ret;
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = damon_perf_aux_map_pin(&buf->map, args);
+	if (ret) {
+		kfree(buf);
+		return ret;
+	}
+	buf->event = args->event;
+	buf->pid = args->pid;
+	per_cpu_ptr(event->pcpu, cpu)->priv = buf;
+	return 0;
+}
+
+static void spe_cleanup(struct damon_perf_aux_event *event, int cpu)
+{
+	struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
+	struct spe_buf *buf = pc->priv;
+
+	if (!buf)
+		return;
+	damon_perf_aux_map_unpin(&buf->map);
+	kfree(buf);
+	pc->priv = NULL;
+}
+
+static int spe_arm(struct damon_perf_aux_event *event, int cpu)
+{
+	struct spe_buf *buf = cpu_buf(event, cpu);
+
+	/* start where userspace left the consumer */
+	buf->tail = READ_ONCE(buf->map.up->aux_tail);
+	return 0;
+}
+
+/* Thread group of the thread whose pid the CONTEXT packet carries. */
+static pid_t tgid_of(struct spe_buf *buf, pid_t tid)
+{
+	struct task_struct *task;
+	pid_t tgid = 0;
+
+	if (tid == buf->last_tid)
+		return buf->last_tgid;
+	rcu_read_lock();
+	task = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
+	if (task)
+		tgid = task_tgid_nr(task);
+	rcu_read_unlock();
+	buf->last_tid = tid;
+	buf->last_tgid = tgid;
+	return tgid;
+}
+
+static bool spe_record(const struct damon_perf_spe_record *rec, void *arg)
+{
+	struct spe_drain *d = arg;
+	struct damon_perf_report r = { 0 };
+
+	/* branches and other operations carry no data address */
+	if (!(rec->flags & (DAMON_PERF_SPE_REC_VADDR |
+			    DAMON_PERF_SPE_REC_PADDR)))
+		return true;
+	if (rec->flags & DAMON_PERF_SPE_REC_VADDR)
+		r.vaddr = (unsigned long)rec->vaddr & PAGE_MASK;
+	if (rec->flags & DAMON_PERF_SPE_REC_PADDR)
+		r.paddr = (unsigned long)rec->paddr & PAGE_MASK;
+	r.size = PAGE_SIZE;
+	r.time_ns = local_clock();
+	r.is_write = !!(rec->flags & DAMON_PERF_SPE_REC_STORE);
+	if (rec->flags & DAMON_PERF_SPE_REC_CONTEXT) {
+		r.tid = (pid_t)rec->context_id;
+		r.tgid = tgid_of(d->buf, r.tid);
+	} else {
+		r.tid = d->buf->pid;
+		r.tgid = d->buf->pid;
+	}
+	if (!damon_perf_aux_report(d->event, &r))
+		return false;
+	d->accepted++;
+	return true;
+}
+
+/*
+ * A record cut by the end of the buffer: parse it from a bounce copy of
+ * the bytes at @tail, wrapping to the start. Returns the bytes consumed.
+ */
+static size_t parse_wrapped(struct spe_buf *buf, u64 tail, u64 avail,
+			    struct damon_perf_spe_stats *st,
+			    struct spe_drain *d)
+{
+	unsigned long size = buf->map.size;
+	unsigned long off = tail & (size - 1);
+	size_t n = min_t(u64, avail, SPE_BOUNCE);
+	size_t first = min_t(size_t, n, size - off);
+
+	memcpy(buf->bounce, buf->map.base + off, first);
+	memcpy(buf->bounce + first, buf->map.base, n - first);
+	return damon_perf_spe_parse(buf->bounce, n, tail, st, spe_record, d);
+}
+
+static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
+{
+	struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
+	struct spe_buf *buf = pc->priv;
+	struct perf_event_mmap_page *up = buf->map.up;
+	unsigned long size = buf->map.size;
+	struct damon_perf_spe_stats st = { 0 };
+	struct spe_drain d = { .event = event, .buf = buf };
+	u64 head, tail = buf->tail, avail, chunk;
+	size_t used;
+
+	head = READ_ONCE(up->aux_head);
+	/* pairs with the PMU driver's barrier before perf_aux_output_end() */
+	smp_rmb();
+	if (head - tail > size) {
+		/* overwritten data (cannot happen in non-overwrite mode) */
+		pc->errors++;
+		tail = head;
+	}
+	while (tail != head && !st.refused) {
+		avail = head - tail;
+		chunk = min_t(u64, avail, size - (tail & (size - 1)));
+		used = damon_perf_spe_parse(buf->map.base + (tail & (size - 1)),
+					    chunk, tail, &st, spe_record, &d);
+		tail += used;
+		if (used == chunk || st.refused)
+			continue;
+		if (chunk == avail)
+			break;		/* a record still being written */
+		used = parse_wrapped(buf, tail, avail, &st, &d);
+		if (!used && !st.refused) {
+			if (avail <= SPE_BOUNCE)
+				break;
+			/* longer than any record: skip a byte */
+			pc->errors++;
+			used = 1;
+		}
+		tail += used;
+	}
+
+	pc->records += st.records;
+	pc->errors += st.errors;
+	pc->reports += d.accepted;
+	if (st.refused)
+		pc->refused++;
+	if (tail != buf->tail) {
+		buf->tail = tail;
+		/*
+		 * Order the AUX data reads above before the tail store that
+		 * lets the PMU overwrite them; pairs with the control
+		 * dependency on aux_tail in perf_aux_output_begin().
+		 */
+		smp_mb();
+		WRITE_ONCE(up->aux_tail, tail);
+		/* the data area's PERF_RECORD_AUX records are not used */
+		WRITE_ONCE(up->data_tail, READ_ONCE(up->data_head));
+		/* a full buffer disabled the event (truncated): restart it */
+		if (READ_ONCE(buf->event->state) == PERF_EVENT_STATE_OFF) {
+			perf_event_enable(buf->event);
+			buf->reenabled++;
+		}
+	}
+	return d.accepted;
+}
+
+static const struct damon_perf_backend_ops spe_ops = {
+	.name = "arm_spe",
+	.flags = DAMON_PERF_BACKEND_AUX,
+	.match_pmu = spe_match_pmu,
+	.init = spe_init,
+	.cleanup = spe_cleanup,
+	.arm = spe_arm,
+	.drain = spe_drain,
+};
+
+/**
+ * damon_perf_spe_init() - Register the SPE backend.
+ *
+ * Context: module init (from damon_perf_aux_init()).
+ * Return: 0 or a negative errno.
+ */
+int damon_perf_spe_init(void)
+{
+	return damon_perf_aux_register_backend(&spe_ops);
+}
+
+/**
+ * damon_perf_spe_exit() - Unregister the SPE backend.
+ *
+ * Context: module exit, after every AUX event was freed.
+ */
+void damon_perf_spe_exit(void)
+{
+	damon_perf_aux_unregister_backend(&spe_ops);
+}

@@ -37,6 +37,22 @@ enum damon_perf_miss_reason {
 	DAMON_PERF_MISS_FILTER,		/* rejected by a sample filter */
 };
 
+/* Why damon_perf_report_access() refused a report (@why of ring_overflow). */
+enum damon_perf_drop_reason {
+	DAMON_PERF_DROP_FULL,		/* ring full: counted as overflow */
+	DAMON_PERF_DROP_BUSY,		/* nested producer: busy_drop */
+	DAMON_PERF_DROP_NO_PROBE,	/* probe_idx 0: no_probe */
+	DAMON_PERF_DROP_NO_RING,	/* context has no rings: no_ring */
+};
+
+/* Execution context of a sample, as damon_perf_sample reports it. */
+enum damon_perf_exec_ctx {
+	DAMON_PERF_EXEC_PROCESS,
+	DAMON_PERF_EXEC_SOFTIRQ,
+	DAMON_PERF_EXEC_HARDIRQ,
+	DAMON_PERF_EXEC_NMI,
+};
+
 /*
  * The counters, in the order perf_stats prints them. X(name) expands once
  * per counter; see Documentation/perf_stats.rst.
@@ -59,7 +75,18 @@ enum damon_perf_miss_reason {
 	X(miss_boundary)		\
 	X(stale)			\
 	X(update)			\
-	X(early_wake)
+	X(early_wake)			\
+	X(no_probe)			\
+	X(no_ring)			\
+	X(miss_filter)
+
+/* Index of each counter: DAMON_PERF_STAT_<name>. */
+enum damon_perf_stat_idx {
+#define DAMON_PERF_STATS_IDX(name) DAMON_PERF_STAT_##name,
+	DAMON_PERF_STATS_COUNTERS(DAMON_PERF_STATS_IDX)
+#undef DAMON_PERF_STATS_IDX
+	NR_DAMON_PERF_STATS,
+};
 
 struct damon_perf_stats {
 #define DAMON_PERF_STATS_FIELD(name) unsigned long name;
@@ -97,8 +124,22 @@ void damon_perf_observe_update(void);
 void damon_perf_observe_drain(unsigned int total, unsigned int matched);
 
 void damon_perf_stats_snapshot(int cpu, struct damon_perf_stats *dst);
+unsigned long damon_perf_stats_get(const struct damon_perf_stats *st,
+				   enum damon_perf_stat_idx idx);
+const char *damon_perf_stat_name(enum damon_perf_stat_idx idx);
+void damon_perf_stats_add(struct damon_perf_stats *dst,
+			  const struct damon_perf_stats *src);
 void damon_perf_stats_aggregate(struct damon_perf_stats *dst);
 void damon_perf_stats_reset(void);
 const char *damon_perf_state_name(int state);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Tests run the observe API against a private set of per-CPU state. */
+struct damon_perf_stats_pcpu;
+struct damon_perf_stats_pcpu __percpu *damon_perf_stats_pcpu_alloc(void);
+void damon_perf_stats_pcpu_free(struct damon_perf_stats_pcpu __percpu *p);
+struct damon_perf_stats_pcpu __percpu *
+damon_perf_stats_swap(struct damon_perf_stats_pcpu __percpu *p);
+#endif
 
 #endif /* _DAMON_PERF_STATS_H */

@@ -1,3 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER: replaced by its owner. */
-#include <linux/types.h>
+/*
+ * Instantiates the damon_perf tracepoints declared in trace.h.
+ */
+#define CREATE_TRACE_POINTS
+#include "trace.h"

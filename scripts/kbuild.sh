@@ -29,6 +29,7 @@ mkdir -p "$out" "$top/build/logs"
 # Mirror the sources. Build products are excluded, so they survive (and
 # make stays incremental), and sources deleted upstream vanish here too.
 srcs=(Kbuild kmod include tests/kunit)
+for h in "$top"/tests/*.h; do [ -e "$h" ] && srcs+=("tests/${h##*/}"); done
 [ -d "$top/tests/testpmu" ] && srcs+=(tests/testpmu)
 mkdir -p "$out/tests"
 for s in "${srcs[@]}"; do

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Drain of the report rings into the regions of a context: a sorted
+ * snapshot of the regions, binary search per report, sample filters and
+ * crediting. Used by the kdamond only.
+ */
+#ifndef _DAMON_PERF_DRAIN_H
+#define _DAMON_PERF_DRAIN_H
+
+#include "ctx.h"
+
+/**
+ * struct damon_perf_drain_ent - One region in the drain snapshot.
+ * @t:		its target.
+ * @r:		the region.
+ * @start:	@r's start when the snapshot was built.
+ * @end:	@r's end when the snapshot was built.
+ */
+struct damon_perf_drain_ent {
+	struct damon_perf_target *t;
+	struct damon_perf_region *r;
+	unsigned long start;
+	unsigned long end;
+};
+
+/**
+ * struct damon_perf_drain_seg - The regions of one live target.
+ * @t:		the target.
+ * @first:	index of its first entry in the snapshot.
+ * @nr:		number of its entries.
+ */
+struct damon_perf_drain_seg {
+	struct damon_perf_target *t;
+	unsigned int first;
+	unsigned int nr;
+};
+
+/**
+ * struct damon_perf_drain - State of one drain pass.
+ * @ctx:		the context drained.
+ * @ents:		sorted region snapshot (ctx->drain_snap).
+ * @nr_ents:		entries in @ents.
+ * @segs:		live targets and their entries.
+ * @nr_segs:		entries in @segs.
+ * @stale_before:	reports with an earlier time_ns are stale.
+ * @seq:		sample interval credited (presence mode).
+ * @mode:		access mode of this pass.
+ * @total:		reports seen.
+ * @matched:		reports credited to a region.
+ */
+struct damon_perf_drain {
+	struct damon_perf_ctx *ctx;
+	struct damon_perf_drain_ent *ents;
+	unsigned int nr_ents;
+	struct damon_perf_drain_seg segs[DAMON_PERF_MAX_TARGETS];
+	unsigned int nr_segs;
+	u64 stale_before;
+	u64 seq;
+	u32 mode;
+	unsigned int total;
+	unsigned int matched;
+};
+
+int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
+			     struct damon_perf_drain *d);
+bool damon_perf_drain_report(struct damon_perf_drain *d,
+			     const struct damon_perf_report *report);
+unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx);
+void damon_perf_drain_free(struct damon_perf_ctx *ctx);
+bool damon_perf_filters_reject(const struct damon_perf_filter *filters,
+			       unsigned int nr,
+			       const struct damon_perf_report *report);
+
+#endif /* _DAMON_PERF_DRAIN_H */

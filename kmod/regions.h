@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Region lists of monitoring targets and DAMON's adaptive region
+ * adjustment: initial regions, ageing, merging, random splitting and the
+ * refresh of virtual address ranges from the VMAs.
+ *
+ * Everything here runs in process context. Before a context starts, the
+ * caller holds damon_perf_lock; while it runs, only its kdamond touches the
+ * region lists.
+ */
+#ifndef _DAMON_PERF_REGIONS_H
+#define _DAMON_PERF_REGIONS_H
+
+#include "ctx.h"
+
+/* Smallest region, and the alignment of every region boundary. */
+#define DAMON_PERF_MIN_REGION	PAGE_SIZE
+
+/**
+ * struct damon_perf_range - An address range [@start, @end).
+ * @start:	first address.
+ * @end:	one past the last address.
+ */
+struct damon_perf_range {
+	unsigned long start;
+	unsigned long end;
+};
+
+struct damon_perf_region *damon_perf_region_new(unsigned long start,
+						unsigned long end);
+void damon_perf_region_add(struct damon_perf_target *t,
+			   struct damon_perf_region *r);
+void damon_perf_region_destroy(struct damon_perf_target *t,
+			       struct damon_perf_region *r);
+void damon_perf_regions_free(struct damon_perf_target *t);
+
+int damon_perf_regions_split_evenly(struct damon_perf_target *t,
+				    unsigned long start, unsigned long end,
+				    unsigned int nr);
+int damon_perf_regions_init(struct damon_perf_ctx *ctx,
+			    struct damon_perf_target *t);
+int damon_perf_regions_set_ranges(struct damon_perf_target *t,
+				  const struct damon_perf_range *ranges,
+				  unsigned int nr);
+int damon_perf_regions_vma_ranges(struct mm_struct *mm,
+				  struct damon_perf_range ranges[3]);
+int damon_perf_regions_update(struct damon_perf_ctx *ctx,
+			      struct damon_perf_target *t);
+
+unsigned long damon_perf_regions_size(struct damon_perf_target *t);
+unsigned int damon_perf_regions_max_nr_accesses(struct damon_perf_target *t);
+void damon_perf_regions_age(struct damon_perf_target *t, unsigned int thres);
+void damon_perf_regions_merge(struct damon_perf_target *t, unsigned int thres,
+			      unsigned long sz_limit);
+void damon_perf_regions_reset(struct damon_perf_target *t);
+void damon_perf_regions_split(struct damon_perf_target *t,
+			      unsigned int nr_subs);
+void damon_perf_regions_adjust_merge(struct damon_perf_target *t,
+				     const struct damon_perf_attrs *attrs,
+				     unsigned int max_nr_accesses);
+void damon_perf_regions_adjust_split(struct damon_perf_target *t,
+				     const struct damon_perf_attrs *attrs);
+
+#endif /* _DAMON_PERF_REGIONS_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Portability shim for the pure SPE parser: the same source builds in the
+ * kernel (spe_parse.o in damon_perf.ko) and in userspace (GoogleTest,
+ * libFuzzer, Google Benchmark, damonctl spe decode).
+ */
+#ifndef _DAMON_PERF_SPE_TYPES_H
+#define _DAMON_PERF_SPE_TYPES_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/stddef.h>
+
+#include "kunit_export.h"
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+
+/* keeps the trailing semicolon of the kernel macro a declaration */
+#define DAMON_PERF_EXPORT_FOR_KUNIT(sym) _Static_assert(1, #sym)
+#endif
+
+#endif /* _DAMON_PERF_SPE_TYPES_H */

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: contexts (ctx.c) and complete monitoring runs (kdamond.c) with
+ * reports injected through damon_perf_report_access().
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/umh.h>
+
+#include "ctx.h"
+#include "regions.h"
+
+#define BASE	(1UL << 30)
+#define PG	PAGE_SIZE
+
+/* Destroy the context at the end of the case, even after a failure. */
+static int ctx_res_init(struct kunit_resource *res, void *ctx)
+{
+	res->data = ctx;
+	return 0;
+}
+
+static void ctx_res_free(struct kunit_resource *res)
+{
+	mutex_lock(&damon_perf_lock);
+	damon_perf_ctx_destroy(res->data, NULL);
+	mutex_unlock(&damon_perf_lock);
+}
+
+static struct damon_perf_ctx *ctx_new(struct kunit *test, const char *name,
+				      u32 ops)
+{
+	struct damon_perf_ctx *ctx;
+
+	mutex_lock(&damon_perf_lock);
+	ctx = damon_perf_ctx_new(name, ops, NULL);
+	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, ctx_res_init,
+			ctx_res_free, GFP_KERNEL, ctx));
+	return ctx;
+}
+
+static void ctx_new_should_validate_names(struct kunit *test)
+{
+	char long_name[DAMON_PERF_NAME_LEN + 1];
+	struct damon_perf_ctx *ctx;
+
+	memset(long_name, 'a', DAMON_PERF_NAME_LEN);
+	long_name[DAMON_PERF_NAME_LEN] = '\0';
+	ctx = ctx_new(test, "kunit-a", DAMON_PERF_OPS_PADDR);
+	KUNIT_EXPECT_EQ(test, ctx->state, (u32)DAMON_PERF_CTX_STATE_CONFIGURED);
+	KUNIT_EXPECT_GT(test, ctx->id, 0U);
+
+	mutex_lock(&damon_perf_lock);
+	KUNIT_EXPECT_PTR_EQ(test, damon_perf_ctx_find(ctx->id), ctx);
+	KUNIT_EXPECT_PTR_EQ(test, damon_perf_ctx_find_name("kunit-a"), ctx);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(damon_perf_ctx_new("", 0, NULL)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(damon_perf_ctx_new(long_name, 0, NULL)),
+			(long)-EINVAL);
+	long_name[DAMON_PERF_NAME_LEN - 1] = '\0';	/* 31 bytes: fine */
+	ctx = damon_perf_ctx_new(long_name, 0, NULL);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(ctx));
+	if (!IS_ERR(ctx))
+		damon_perf_ctx_destroy(ctx, NULL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(damon_perf_ctx_new("a\tb", 0, NULL)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(damon_perf_ctx_new("kunit-a", 0, NULL)),
+			(long)-EEXIST);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(damon_perf_ctx_new("x", 7, NULL)),
+			(long)-EINVAL);
+	mutex_unlock(&damon_perf_lock);
+}
+
+static void ctx_new_should_refuse_beyond_the_limit(struct kunit *test)
+{
+	struct damon_perf_ctx *made[DAMON_PERF_MAX_CTXS + 1];
+	struct damon_perf_ctx *ctx;
+	char name[16];
+	int i, n = 0;
+
+	mutex_lock(&damon_perf_lock);
+	for (i = 0; i <= DAMON_PERF_MAX_CTXS; i++) {
+		snprintf(name, sizeof(name), "kunit-lim%d", i);
+		ctx = damon_perf_ctx_new(name, DAMON_PERF_OPS_PADDR, NULL);
+		if (IS_ERR(ctx)) {
+			KUNIT_EXPECT_EQ(test, PTR_ERR(ctx), (long)-ENOSPC);
+			break;
+		}
+		made[n++] = ctx;
+	}
+	KUNIT_EXPECT_LE(test, n, DAMON_PERF_MAX_CTXS);
+	KUNIT_EXPECT_LT(test, i, DAMON_PERF_MAX_CTXS + 1);
+	/* ids run in order for dumps */
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_PTR_EQ(test, damon_perf_ctx_next(made[i - 1]->id),
+				    made[i]);
+	while (n--)
+		damon_perf_ctx_destroy(made[n], NULL);
+	mutex_unlock(&damon_perf_lock);
+}
+
+struct attrs_case {
+	const char *desc;
+	u64 sample_us, aggr_us, update_us;
+	u32 min, max, mode, ring;
+	int ret;
+};
+
+static const struct attrs_case attrs_cases[] = {
+	{ "defaults", 5000, 100000, 1000000, 10, 1000, 0, 256, 0 },
+	{ "zero sample", 0, 100000, 1000000, 10, 1000, 0, 256, -EINVAL },
+	{ "zero aggregation", 5000, 0, 1000000, 10, 1000, 0, 256, -EINVAL },
+	{ "aggregation not a multiple", 5000, 12000, 1000000, 10, 1000, 0,
+	  256, -EINVAL },
+	{ "update not a multiple", 5000, 100000, 1000001, 10, 1000, 0, 256,
+	  -EINVAL },
+	{ "sample above 60 s", 61000000, 122000000, 122000000, 10, 1000, 0,
+	  256, -EINVAL },
+	{ "aggregation above 1 h", 5000, 3600005000ULL, 1000000, 10, 1000, 0,
+	  256, -EINVAL },
+	{ "min_nr_regions below 3", 5000, 100000, 1000000, 2, 1000, 0, 256,
+	  -EINVAL },
+	{ "min above max", 5000, 100000, 1000000, 20, 10, 0, 256, -EINVAL },
+	{ "max above the limit", 5000, 100000, 1000000, 10, 10001, 0, 256,
+	  -EINVAL },
+	{ "max at the limit", 5000, 100000, 1000000, 10, 10000, 0, 256, 0 },
+	{ "unknown mode", 5000, 100000, 1000000, 10, 1000, 2, 256, -EINVAL },
+	{ "count mode", 5000, 100000, 1000000, 10, 1000, 1, 256, 0 },
+	{ "ring not a power of two", 5000, 100000, 1000000, 10, 1000, 0, 300,
+	  -EINVAL },
+	{ "ring too small", 5000, 100000, 1000000, 10, 1000, 0, 8, -EINVAL },
+	{ "ring too large", 5000, 100000, 1000000, 10, 1000, 0, 131072,
+	  -EINVAL },
+	{ "ring at the bounds", 5000, 100000, 1000000, 3, 3, 0, 65536, 0 },
+};
+
+static void attrs_case_desc(const struct attrs_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(attrs, attrs_cases, attrs_case_desc);
+
+static void attrs_should_be_validated(struct kunit *test)
+{
+	const struct attrs_case *c = test->param_value;
+	struct damon_perf_attrs a = {
+		.sample_us = c->sample_us, .aggr_us = c->aggr_us,
+		.update_us = c->update_us, .min_nr_regions = c->min,
+		.max_nr_regions = c->max, .mode = c->mode,
+		.ring_size = c->ring,
+	};
+	struct netlink_ext_ack extack = {};
+
+	KUNIT_EXPECT_EQ(test, damon_perf_attrs_validate(&a, &extack), c->ret);
+	if (c->ret)
+		KUNIT_EXPECT_NOT_NULL(test, extack._msg);
+}
+
+static void targets_should_be_validated(struct kunit *test)
+{
+	struct damon_perf_ctx *p = ctx_new(test, "kunit-p", DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *v = ctx_new(test, "kunit-v", DAMON_PERF_OPS_VADDR);
+	struct netlink_ext_ack extack = {};
+	int id;
+
+	mutex_lock(&damon_perf_lock);
+	id = damon_perf_target_add_range(p, BASE, BASE + 16 * PG, NULL);
+	KUNIT_EXPECT_GT(test, id, 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 15 * PG,
+			BASE + 17 * PG, &extack), -EEXIST);
+	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE - PG,
+			BASE + PG, NULL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE, BASE,
+			NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 40 * PG,
+			BASE + 20 * PG, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 20 * PG,
+			BASE + 20 * PG + 1, NULL), -EINVAL);
+	KUNIT_EXPECT_GT(test, damon_perf_target_add_range(p, BASE - 4 * PG,
+			BASE, NULL), 0);	/* adjacent is fine */
+	KUNIT_EXPECT_EQ(test, p->nr_targets, 2U);
+	/* sorted by address */
+	KUNIT_EXPECT_EQ(test, list_first_entry(&p->targets,
+			struct damon_perf_target, list)->start, BASE - 4 * PG);
+
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(p, 1, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(v, BASE,
+			BASE + PG, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, INT_MAX, NULL),
+			-ESRCH);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, 0, NULL), -EINVAL);
+	/* this test runs in a kernel thread: no address space */
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, current->pid, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(v, NULL), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, damon_perf_target_del(p, id, NULL), 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_del(p, id, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, p->nr_targets, 1U);
+	mutex_unlock(&damon_perf_lock);
+}
+
+static void filters_should_be_validated(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-f",
+					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_filter f[DAMON_PERF_MAX_FILTERS + 1] = {};
+
+	mutex_lock(&damon_perf_lock);
+	f[0].type = DAMON_PERF_FILTER_WRITE;
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, f, 1, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx->nr_filters, 1U);
+	f[0].type = DAMON_PERF_FILTER_CPUMASK;	/* empty mask */
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, f, 1, NULL),
+			-EINVAL);
+	f[0].type = DAMON_PERF_FILTER_TID;	/* no tid */
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, f, 1, NULL),
+			-EINVAL);
+	f[0].type = 99;
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, f, 1, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, f,
+			DAMON_PERF_MAX_FILTERS + 1, NULL), -E2BIG);
+	KUNIT_EXPECT_EQ(test, ctx->nr_filters, 1U);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, NULL, 0, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, ctx->nr_filters, 0U);
+	mutex_unlock(&damon_perf_lock);
+}
+
+static void set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
+		     u64 sample_us, u64 aggr_us)
+{
+	struct damon_perf_attrs a;
+
+	damon_perf_attrs_default(&a);
+	a.sample_us = sample_us;
+	a.aggr_us = aggr_us;
+	a.update_us = aggr_us * 5;
+	a.max_nr_regions = 100;
+	KUNIT_ASSERT_EQ(test, damon_perf_ctx_set_attrs(ctx, &a, NULL), 0);
+}
+
+static void running_ctx_should_refuse_structural_changes(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-busy",
+					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_filter f = { .type = DAMON_PERF_FILTER_WRITE };
+	struct damon_perf_attrs a, got;
+	ktime_t t0;
+
+	mutex_lock(&damon_perf_lock);
+	set_fast(test, ctx, 10000, 100000);
+	KUNIT_ASSERT_GT(test, damon_perf_target_add_range(ctx, BASE,
+			BASE + 64 * PG, NULL), 0);
+	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx->state, (u32)DAMON_PERF_CTX_STATE_RUNNING);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(ctx, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(ctx, BASE + 64 * PG,
+			BASE + 65 * PG, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_del(ctx, 1, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, &f, 1, NULL),
+			-EBUSY);
+	damon_perf_ctx_get_attrs(ctx, &a);
+	a.ring_size *= 2;
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_attrs(ctx, &a, NULL), -EBUSY);
+	a.ring_size /= 2;
+	a.aggr_us = 200000;	/* intervals may change: pending */
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_attrs(ctx, &a, NULL), 0);
+	damon_perf_ctx_get_attrs(ctx, &got);
+	KUNIT_EXPECT_EQ(test, got.aggr_us, 200000ULL);
+	mutex_unlock(&damon_perf_lock);
+
+	msleep(300);	/* the kdamond applies it at an aggregation */
+	mutex_lock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 200000ULL);
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
+	KUNIT_EXPECT_EQ(test, ctx->state, (u32)DAMON_PERF_CTX_STATE_STOPPED);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), -EINVAL);
+	/* stopped: configurable again, and it restarts */
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, &f, 1, NULL), 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	mutex_unlock(&damon_perf_lock);
+	/* destroyed while running by the resource */
+}
+
+static void stop_should_not_wait_for_long_intervals(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-slow",
+					     DAMON_PERF_OPS_PADDR);
+	ktime_t t0;
+
+	mutex_lock(&damon_perf_lock);
+	set_fast(test, ctx, 10000000, 60000000);	/* 10 s, 60 s */
+	KUNIT_ASSERT_GT(test, damon_perf_target_add_range(ctx, BASE,
+			BASE + 64 * PG, NULL), 0);
+	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	mutex_unlock(&damon_perf_lock);
+	msleep(20);
+	mutex_lock(&damon_perf_lock);
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
+	mutex_unlock(&damon_perf_lock);
+}
+
+static void paddr_ctx_without_range_should_monitor_system_ram(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-ram",
+					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t;
+	unsigned long total = 0;
+
+	mutex_lock(&damon_perf_lock);
+	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	KUNIT_EXPECT_GE(test, ctx->nr_targets, 1U);
+	damon_perf_for_each_target(t, ctx) {
+		KUNIT_EXPECT_LT(test, t->start, t->end);
+		total += t->end - t->start;
+	}
+	/* within 1% of the RAM the kernel manages, or more (reserved) */
+	KUNIT_EXPECT_GE(test, total >> PAGE_SHIFT,
+			(unsigned long)totalram_pages() / 100 * 99);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+}
+
+/* Report @n accesses to random pages of [start, end) from this CPU. */
+static void inject(struct damon_perf_ctx *ctx, unsigned long start,
+		   unsigned long end, int n)
+{
+	struct damon_perf_report r = {
+		.size = 8,
+		.tid = current->pid,
+		.tgid = current->tgid,
+		.probe_idx = 1,
+		.src = DAMON_PERF_SRC_INJECTED,
+	};
+	unsigned long pages = (end - start) / PG;
+
+	/* the ring of the CPU we run on: stay on it while producing */
+	preempt_disable();
+	while (n--) {
+		r.paddr = start + get_random_u32_below(pages) * PG + 64;
+		r.vaddr = r.paddr;
+		r.cpu = smp_processor_id();
+		r.time_ns = local_clock();
+		damon_perf_report_access(&ctx->rings, &r);
+	}
+	preempt_enable();
+}
+
+static void paddr_run_should_find_the_hot_range(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-hot",
+					     DAMON_PERF_OPS_PADDR);
+	unsigned long hot_start = BASE + 256 * PG, hot_end = BASE + 320 * PG;
+	const struct damon_perf_snap_region *r, *hottest = NULL;
+	struct damon_perf_snapshot *snap;
+	unsigned long deadline;
+	u32 i;
+
+	mutex_lock(&damon_perf_lock);
+	set_fast(test, ctx, 2000, 40000);
+	KUNIT_ASSERT_GT(test, damon_perf_target_add_range(ctx, BASE,
+			BASE + 1024 * PG, NULL), 0);
+	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	mutex_unlock(&damon_perf_lock);
+
+	deadline = jiffies + msecs_to_jiffies(500);
+	while (time_before(jiffies, deadline)) {
+		inject(ctx, hot_start, hot_end, 8);
+		usleep_range(500, 1000);
+	}
+	snap = damon_perf_snapshot_get(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_EXPECT_GE(test, snap->seq, 3ULL);
+	KUNIT_EXPECT_GT(test, snap->nr_regions, 0U);
+	for (i = 0; i < snap->nr_regions; i++) {
+		r = &snap->regions[i];
+		if (!hottest || r->nr_accesses > hottest->nr_accesses)
+			hottest = r;
+		if (i)
+			KUNIT_EXPECT_LE(test, snap->regions[i - 1].end,
+					r->start);
+		if (r->end <= hot_start || r->start >= hot_end) {
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, 0U);
+			KUNIT_EXPECT_EQ(test, r->probe_hits[0], 0ULL);
+		}
+	}
+	KUNIT_EXPECT_GT(test, hottest->nr_accesses, 0U);
+	KUNIT_EXPECT_GT(test, hottest->rate, 0ULL);
+	KUNIT_EXPECT_LT(test, hottest->start, hot_end);
+	KUNIT_EXPECT_GT(test, hottest->end, hot_start);
+	/* presence mode: at most one per sample interval */
+	KUNIT_EXPECT_LE(test, hottest->nr_accesses,
+			(u32)(snap->aggr_us / 2000 + 1));
+	damon_perf_snapshot_put(snap);
+
+	mutex_lock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+}
+
+struct spawn {
+	pid_t tgid;
+};
+
+static int spawn_init(struct subprocess_info *info, struct cred *new)
+{
+	struct spawn *s = info->data;
+
+	s->tgid = task_tgid_nr(current);
+	return 0;
+}
+
+/* Start /bin/sleep @secs as a user process; 0 when that is impossible. */
+static pid_t spawn_sleep(const char *secs)
+{
+	struct subprocess_info *info;
+	struct spawn s = {};
+	char *argv[3], *envp[2];
+
+	argv[0] = "/bin/sleep";
+	argv[1] = (char *)secs;
+	argv[2] = NULL;
+	envp[0] = "PATH=/bin:/usr/bin";
+	envp[1] = NULL;
+
+	info = call_usermodehelper_setup(argv[0], argv, envp, GFP_KERNEL,
+					 spawn_init, NULL, &s);
+	if (!info)
+		return 0;
+	if (call_usermodehelper_exec(info, UMH_WAIT_EXEC))
+		return 0;
+	return s.tgid;
+}
+
+static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-exit",
+					     DAMON_PERF_OPS_VADDR);
+	struct damon_perf_target *t;
+	pid_t pid = spawn_sleep("1");
+	u32 state = 0;
+	int i;
+
+	if (!pid)
+		kunit_skip(test, "cannot run /bin/sleep");
+	mutex_lock(&damon_perf_lock);
+	set_fast(test, ctx, 10000, 50000);
+	KUNIT_ASSERT_GT(test, damon_perf_target_add_pid(ctx, pid, NULL), 0);
+	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	t = list_first_entry(&ctx->targets, struct damon_perf_target, list);
+	KUNIT_EXPECT_EQ(test, t->pid, pid);
+	KUNIT_EXPECT_GE(test, t->nr_regions, ctx->attrs.min_nr_regions);
+	KUNIT_EXPECT_FALSE(test, t->dead);
+	mutex_unlock(&damon_perf_lock);
+
+	for (i = 0; i < 60; i++) {
+		msleep(100);
+		mutex_lock(&damon_perf_lock);
+		state = ctx->state;
+		mutex_unlock(&damon_perf_lock);
+		if (state == DAMON_PERF_CTX_STATE_STOPPED)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, state, (u32)DAMON_PERF_CTX_STATE_STOPPED);
+	KUNIT_EXPECT_TRUE(test, t->dead);
+	KUNIT_EXPECT_GT(test, t->nr_regions, 0U);	/* kept for reports */
+}
+
+static struct kunit_case ctx_cases[] = {
+	KUNIT_CASE(ctx_new_should_validate_names),
+	KUNIT_CASE(ctx_new_should_refuse_beyond_the_limit),
+	KUNIT_CASE_PARAM(attrs_should_be_validated, attrs_gen_params),
+	KUNIT_CASE(targets_should_be_validated),
+	KUNIT_CASE(filters_should_be_validated),
+	KUNIT_CASE(running_ctx_should_refuse_structural_changes),
+	KUNIT_CASE(stop_should_not_wait_for_long_intervals),
+	KUNIT_CASE(paddr_ctx_without_range_should_monitor_system_ram),
+	KUNIT_CASE(paddr_run_should_find_the_hot_range),
+	KUNIT_CASE(vaddr_ctx_should_stop_when_its_process_exits),
+	{}
+};
+
+static struct kunit_suite ctx_suite = {
+	.name = "damon_perf_ctx",
+	.test_cases = ctx_cases,
+};
+
+kunit_test_suites(&ctx_suite);

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: drain of reports into regions (drain.c): search, straddle, thread
+ * group routing, stale window, sample filters and crediting.
+ */
+#include <kunit/test.h>
+#include <linux/sched/clock.h>
+
+#include "drain.h"
+#include "regions.h"
+
+#define BASE	(1UL << 30)
+#define PG	DAMON_PERF_MIN_REGION
+
+static int res_init(struct kunit_resource *res, void *ctx)
+{
+	res->data = ctx;
+	return 0;
+}
+
+static void res_free(struct kunit_resource *res)
+{
+	struct damon_perf_ctx *ctx = res->data;
+	struct damon_perf_target *t, *next;
+
+	list_for_each_entry_safe(t, next, &ctx->targets, list) {
+		damon_perf_regions_free(t);
+		kfree(t);
+	}
+	damon_perf_drain_free(ctx);
+}
+
+static struct damon_perf_ctx *ctx_alloc(struct kunit *test, u32 ops)
+{
+	struct damon_perf_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	INIT_LIST_HEAD(&ctx->targets);
+	ctx->ops = ops;
+	damon_perf_attrs_default(&ctx->attrs);
+	ctx->sample_seq = 1;
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, res_init,
+			res_free, GFP_KERNEL, ctx));
+	return ctx;
+}
+
+/* A target of @nr one-page regions from @start. */
+static struct damon_perf_target *target_add(struct kunit *test,
+					    struct damon_perf_ctx *ctx,
+					    pid_t pid, unsigned long start,
+					    unsigned int nr)
+{
+	struct damon_perf_target *t;
+
+	/* freed with the context's resource, which was registered first */
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	INIT_LIST_HEAD(&t->regions);
+	t->id = ++ctx->nr_targets;
+	t->pid = pid;
+	t->start = start;
+	t->end = start + nr * PG;
+	list_add_tail(&t->list, &ctx->targets);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_regions_split_evenly(t, t->start,
+			t->end, nr));
+	KUNIT_ASSERT_EQ(test, t->nr_regions, nr);
+	return t;
+}
+
+static struct damon_perf_region *region_at(struct damon_perf_target *t,
+					   unsigned long addr)
+{
+	struct damon_perf_region *r;
+
+	damon_perf_for_each_region(r, t)
+		if (r->start <= addr && addr < r->end)
+			return r;
+	return NULL;
+}
+
+static struct damon_perf_report rep(unsigned long addr, unsigned long size)
+{
+	struct damon_perf_report report = {
+		.paddr = addr,
+		.vaddr = addr,
+		.size = size,
+		.time_ns = local_clock(),
+		.cpu = 0,
+		.tid = 7,
+		.tgid = 100,
+		.probe_idx = 1,
+		.src = DAMON_PERF_SRC_INJECTED,
+	};
+
+	return report;
+}
+
+static bool drain(struct damon_perf_drain *d, unsigned long addr,
+		  unsigned long size)
+{
+	struct damon_perf_report report = rep(addr, size);
+
+	return damon_perf_drain_report(d, &report);
+}
+
+/* paddr: [BASE, BASE + 10 pages) and [BASE + 20 pages, BASE + 30 pages) */
+static struct damon_perf_ctx *two_ranges(struct kunit *test,
+					 struct damon_perf_drain *d)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+
+	target_add(test, ctx, 0, BASE, 10);
+	target_add(test, ctx, 0, BASE + 20 * PG, 10);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, d));
+	KUNIT_ASSERT_EQ(test, d->nr_ents, 20U);
+	return ctx;
+}
+
+static struct damon_perf_target *nth_target(struct damon_perf_ctx *ctx,
+					    int n)
+{
+	struct damon_perf_target *t;
+
+	damon_perf_for_each_target(t, ctx)
+		if (!n--)
+			return t;
+	return NULL;
+}
+
+static void drain_should_find_first_and_last_region(struct kunit *test)
+{
+	struct damon_perf_drain d;
+	struct damon_perf_ctx *ctx = two_ranges(test, &d);
+	struct damon_perf_target *a = nth_target(ctx, 0), *b = nth_target(ctx, 1);
+
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 30 * PG - 8, 8));
+	KUNIT_EXPECT_EQ(test, region_at(a, BASE)->nr_accesses, 1U);
+	KUNIT_EXPECT_EQ(test, region_at(a, BASE)->probe_hits[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, region_at(b, BASE + 29 * PG)->nr_accesses, 1U);
+	KUNIT_EXPECT_EQ(test, d.total, 2U);
+	KUNIT_EXPECT_EQ(test, d.matched, 2U);
+}
+
+static void drain_should_match_exact_boundaries(struct kunit *test)
+{
+	struct damon_perf_drain d;
+	struct damon_perf_ctx *ctx = two_ranges(test, &d);
+	struct damon_perf_target *a = nth_target(ctx, 0);
+
+	/* the first byte of region 1 belongs to it, not to region 0 */
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + PG, 8));
+	KUNIT_EXPECT_EQ(test, region_at(a, BASE + PG)->nr_accesses, 1U);
+	KUNIT_EXPECT_EQ(test, region_at(a, BASE)->nr_accesses, 0U);
+	/* an access ending exactly at a region end is inside */
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 3 * PG - 8, 8));
+	KUNIT_EXPECT_EQ(test, region_at(a, BASE + 2 * PG)->nr_accesses, 1U);
+	/* the end of a target is outside */
+	KUNIT_EXPECT_FALSE(test, drain(&d, BASE + 10 * PG, 8));
+	KUNIT_EXPECT_FALSE(test, drain(&d, BASE + 30 * PG, 8));
+}
+
+static void drain_should_miss_gaps_and_outside(struct kunit *test)
+{
+	struct damon_perf_drain d;
+
+	two_ranges(test, &d);
+	KUNIT_EXPECT_FALSE(test, drain(&d, BASE + 15 * PG, 8));
+	KUNIT_EXPECT_FALSE(test, drain(&d, BASE - PG, 8));
+	KUNIT_EXPECT_FALSE(test, drain(&d, 0, 8));	/* no address */
+	KUNIT_EXPECT_FALSE(test, drain(&d, ~0UL - PG, 8));
+	KUNIT_EXPECT_EQ(test, d.matched, 0U);
+	KUNIT_EXPECT_EQ(test, d.total, 4U);
+}
+
+static void drain_should_reject_straddling_access(struct kunit *test)
+{
+	struct damon_perf_drain d;
+	struct damon_perf_ctx *ctx = two_ranges(test, &d);
+	struct damon_perf_target *a = nth_target(ctx, 0);
+
+	KUNIT_EXPECT_FALSE(test, drain(&d, BASE + PG - 4, 8));
+	KUNIT_EXPECT_EQ(test, region_at(a, BASE)->nr_accesses, 0U);
+	KUNIT_EXPECT_EQ(test, region_at(a, BASE + PG)->nr_accesses, 0U);
+	KUNIT_EXPECT_EQ(test, region_at(a, BASE)->probe_hits[0], 0ULL);
+}
+
+static void drain_should_route_vaddr_reports_by_tgid(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_VADDR);
+	struct damon_perf_target *a, *b, *c;
+	struct damon_perf_report report = rep(BASE + PG, 8);
+	struct damon_perf_drain d;
+
+	/* same addresses in three processes */
+	a = target_add(test, ctx, 100, BASE, 4);
+	b = target_add(test, ctx, 200, BASE, 4);
+	c = target_add(test, ctx, 300, BASE, 4);
+	c->dead = true;
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	KUNIT_EXPECT_EQ(test, d.nr_segs, 2U);
+
+	report.tgid = 200;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, region_at(b, BASE + PG)->nr_accesses, 1U);
+	KUNIT_EXPECT_EQ(test, region_at(a, BASE + PG)->nr_accesses, 0U);
+
+	report.tgid = 400;	/* not a target */
+	KUNIT_EXPECT_FALSE(test, damon_perf_drain_report(&d, &report));
+	report.tgid = 300;	/* dead target */
+	KUNIT_EXPECT_FALSE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, region_at(c, BASE + PG)->nr_accesses, 0U);
+	/* the vaddr of the report is used, not its paddr */
+	report.tgid = 100;
+	report.paddr = 0;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	report.vaddr = 0;
+	report.paddr = BASE;
+	KUNIT_EXPECT_FALSE(test, damon_perf_drain_report(&d, &report));
+}
+
+static void drain_should_drop_stale_reports(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	u64 window = ctx->attrs.sample_us * NSEC_PER_USEC;
+	struct damon_perf_report report = rep(BASE, 8);
+	struct damon_perf_drain d;
+	struct damon_perf_target *t;
+
+	t = target_add(test, ctx, 0, BASE, 4);
+	ctx->last_drain_ns = report.time_ns;
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+
+	report.time_ns = ctx->last_drain_ns - 2 * window;
+	KUNIT_EXPECT_FALSE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, ctx->stale_drops, 1ULL);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->probe_hits[0], 0ULL);
+
+	/* within one sample interval before the previous drain: fresh */
+	report.time_ns = ctx->last_drain_ns - window / 2;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, ctx->stale_drops, 1ULL);
+}
+
+static void drain_should_count_every_sample_in_count_mode(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
+	struct damon_perf_drain d;
+	int i;
+
+	ctx->attrs.mode = DAMON_PERF_MODE_COUNT;
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 16 * i, 8));
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->nr_accesses, 3U);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->probe_hits[0], 3ULL);
+}
+
+static void drain_should_credit_once_per_interval_in_presence_mode(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
+	struct damon_perf_drain d;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, ctx->attrs.mode, (u32)DAMON_PERF_MODE_PRESENCE);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 16 * i, 8));
+	/* an early drain in the same sample interval credits nothing more */
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->nr_accesses, 1U);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->probe_hits[0], 4ULL);
+
+	ctx->sample_seq++;	/* next sample interval */
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + PG, 8));
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->nr_accesses, 2U);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE + PG)->nr_accesses, 1U);
+}
+
+static void drain_should_count_probe_hits_per_probe(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
+	static const u8 idx[] = { 1, 2, 3, 2, 0, 4 };
+	struct damon_perf_report report = rep(BASE, 8);
+	struct damon_perf_region *r = region_at(t, BASE);
+	struct damon_perf_drain d;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	for (i = 0; i < ARRAY_SIZE(idx); i++) {
+		report.probe_idx = idx[i];
+		KUNIT_EXPECT_EQ(test, damon_perf_drain_report(&d, &report),
+				idx[i] >= 1 && idx[i] <= 3);
+	}
+	KUNIT_EXPECT_EQ(test, r->probe_hits[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, r->probe_hits[1], 2ULL);
+	KUNIT_EXPECT_EQ(test, r->probe_hits[2], 1ULL);
+	KUNIT_EXPECT_EQ(test, r->nr_accesses, 1U);	/* presence */
+}
+
+static void drain_should_grow_snapshot_only_at_high_water_mark(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 8);
+	struct damon_perf_drain d;
+	void *snap;
+
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	snap = ctx->drain_snap;
+	KUNIT_EXPECT_EQ(test, ctx->drain_snap_cap, (size_t)8);
+	damon_perf_region_destroy(t, list_last_entry(&t->regions,
+			struct damon_perf_region, list));
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	KUNIT_EXPECT_PTR_EQ(test, ctx->drain_snap, snap);
+	KUNIT_EXPECT_EQ(test, ctx->drain_snap_cap, (size_t)8);
+	target_add(test, ctx, 0, BASE + 64 * PG, 8);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	KUNIT_EXPECT_EQ(test, ctx->drain_snap_cap, (size_t)15);
+	KUNIT_EXPECT_EQ(test, d.nr_ents, 15U);
+}
+
+/* Filter evaluation, table driven. */
+struct filter_case {
+	const char *desc;
+	struct damon_perf_filter f[3];
+	unsigned int nr;
+	int cpu;
+	pid_t tid;
+	bool is_write;
+	bool reject;
+};
+
+#define CPUS(...)	{ .bits = { __VA_ARGS__ } }
+#define F_CPU(a, m)	{ .type = DAMON_PERF_FILTER_CPUMASK, .allow = a, .cpus = m }
+#define F_TID(a, t)	{ .type = DAMON_PERF_FILTER_TID, .allow = a, \
+			  .tids = { t }, .nr_tids = 1 }
+#define F_WRITE(a)	{ .type = DAMON_PERF_FILTER_WRITE, .allow = a }
+
+static const struct filter_case filter_cases[] = {
+	{ "no filter keeps everything", {}, 0, 1, 7, false, false },
+	{ "allow cpu matched keeps", { F_CPU(true, CPUS(0x2)) }, 1,
+	  1, 7, false, false },
+	{ "allow cpu unmatched takes default allow", { F_CPU(true, CPUS(0x2)) },
+	  1, 0, 7, false, false },
+	{ "reject cpu matched drops", { F_CPU(false, CPUS(0x2)) }, 1,
+	  1, 7, false, true },
+	{ "reject cpu unmatched takes default reject",
+	  { F_CPU(false, CPUS(0x2)) }, 1, 0, 7, false, true },
+	{ "allow cpu then reject all: only that cpu",
+	  { F_CPU(true, CPUS(0x2)), F_CPU(false, CPUS(0x3)) }, 2,
+	  0, 7, false, true },
+	{ "reject tid matched drops", { F_TID(false, 42), F_WRITE(true) }, 2,
+	  0, 42, true, true },
+	{ "first matching filter decides", { F_TID(false, 42), F_WRITE(true) },
+	  2, 0, 7, true, false },
+	{ "unmatched read takes the last filter's allow",
+	  { F_TID(false, 42), F_WRITE(true) }, 2, 0, 7, false, false },
+	{ "write filter rejects writes", { F_WRITE(false), F_TID(true, 7) }, 2,
+	  0, 7, true, true },
+	{ "allow tid keeps reads of the thread",
+	  { F_WRITE(false), F_TID(true, 7) }, 2, 0, 7, false, false },
+	{ "cpu out of range never matches",
+	  { F_CPU(false, CPUS(0x1)), F_WRITE(true) }, 2, -1, 7, false, false },
+};
+
+static void filter_case_desc(const struct filter_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(filter, filter_cases, filter_case_desc);
+
+static void filters_should_follow_first_match_and_last_default(
+		struct kunit *test)
+{
+	const struct filter_case *c = test->param_value;
+	struct damon_perf_report report = rep(BASE, 8);
+
+	report.cpu = c->cpu;
+	report.tid = c->tid;
+	report.is_write = c->is_write;
+	KUNIT_EXPECT_EQ(test, damon_perf_filters_reject(c->f, c->nr, &report),
+			c->reject);
+}
+
+static void drain_should_apply_context_filters(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
+	struct damon_perf_filter f = F_WRITE(false);
+	struct damon_perf_report report = rep(BASE, 8);
+	struct damon_perf_drain d;
+
+	ctx->filters[0] = f;
+	ctx->filters[1] = (struct damon_perf_filter)F_WRITE(true);
+	ctx->nr_filters = 2;
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	report.is_write = true;
+	KUNIT_EXPECT_FALSE(test, damon_perf_drain_report(&d, &report));
+	report.is_write = false;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->probe_hits[0], 1ULL);
+}
+
+static struct kunit_case drain_cases[] = {
+	KUNIT_CASE(drain_should_find_first_and_last_region),
+	KUNIT_CASE(drain_should_match_exact_boundaries),
+	KUNIT_CASE(drain_should_miss_gaps_and_outside),
+	KUNIT_CASE(drain_should_reject_straddling_access),
+	KUNIT_CASE(drain_should_route_vaddr_reports_by_tgid),
+	KUNIT_CASE(drain_should_drop_stale_reports),
+	KUNIT_CASE(drain_should_count_every_sample_in_count_mode),
+	KUNIT_CASE(drain_should_credit_once_per_interval_in_presence_mode),
+	KUNIT_CASE(drain_should_count_probe_hits_per_probe),
+	KUNIT_CASE(drain_should_grow_snapshot_only_at_high_water_mark),
+	KUNIT_CASE_PARAM(filters_should_follow_first_match_and_last_default,
+			 filter_gen_params),
+	KUNIT_CASE(drain_should_apply_context_filters),
+	{}
+};
+
+static struct kunit_suite drain_suite = {
+	.name = "damon_perf_drain",
+	.test_cases = drain_cases,
+};
+
+kunit_test_suites(&drain_suite);

@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kernels: debug
+# debugfs perf_stats after a KUnit-driven load. The ring suites push real
+# reports through damon_perf_report_access() and print lower bounds of
+# what perf_stats must then show ("damon_perf_kunit: expect enqueue>=N
+# dequeue>=N overflow>=N", "expect busy_drop>=N"); the total row must reach
+# them, every queued report must have been dequeued, the table must be
+# well formed (Documentation/perf_stats.rst), and "reset" must zero it.
+. /tests/lib.sh
+
+F=/sys/kernel/debug/damon_perf/perf_stats
+
+# col NAME [ROW]: field NAME of row ROW (default total), by header name.
+col() {
+	awk -v c="$1" -v r="${2:-total}" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$1 == r { if (c in h) print $h[c]; exit }' "$F"
+}
+
+# well_formed: every row has as many fields as the header, rows are CPU
+# numbers then one final "total", and the total enqueue sums the rows.
+well_formed() {
+	awk '
+		NR == 1 { n = NF; if ($1 != "cpu" || $2 != "state") exit 1;
+			  for (i = 1; i <= NF; i++) h[$i] = i; next }
+		NF != n { print "row " NR ": " NF " fields, header " n; exit 1 }
+		total { print "row after total"; exit 1 }
+		$1 == "total" { total = 1;
+			if ($h["enqueue"] != sum) { print "total " $h["enqueue"] " != " sum; exit 1 }
+			next }
+		$1 !~ /^[0-9]+$/ { print "bad row name " $1; exit 1 }
+		{ sum += $h["enqueue"] }
+		END { if (!total) { print "no total row"; exit 1 } }' "$F"
+}
+
+load_module damon_perf || finish
+check "perf_stats exists" test -r "$F"
+check "perf_stats is well formed before any load" well_formed
+load_module damon_perf_kunit
+check "perf_stats is well formed after the KUnit load" well_formed
+diag "$(cat "$F")"
+
+expect=$(dmesg | sed -n 's/.*damon_perf_kunit: expect //p')
+if [ -n "$expect" ]; then
+	ok "KUnit printed its expectations"
+else
+	not_ok "KUnit printed its expectations (no 'damon_perf_kunit: expect' line)"
+fi
+for e in $expect; do
+	name=${e%%>=*}
+	want=${e#*>=}
+	got=$(col "$name")
+	if [ -n "$got" ] && [ "$got" -ge "$want" ]; then
+		ok "total $name $got >= $want"
+	else
+		not_ok "total $name '$got' >= $want"
+	fi
+done
+for c in enqueue dequeue overflow busy_drop; do
+	v=$(col "$c")
+	if [ -n "$v" ] && [ "$v" -gt 0 ]; then
+		ok "total $c is non-zero ($v)"
+	else
+		not_ok "total $c is non-zero ('$v')"
+	fi
+done
+enq=$(col enqueue)
+deq=$(col dequeue)
+if [ "$enq" = "$deq" ]; then
+	ok "every queued report was dequeued ($enq)"
+else
+	not_ok "every queued report was dequeued (enqueue $enq dequeue $deq)"
+fi
+st=$(col state)
+if [ "$st" = UNINIT ]; then
+	ok "state is UNINIT without perf events"
+else
+	not_ok "state is UNINIT without perf events ('$st')"
+fi
+
+check "perf_stats accepts reset" sh -c "echo reset > $F"
+check_fail "perf_stats refuses other writes" sh -c "echo bogus > $F"
+z=$(awk 'NR > 1 { for (i = 3; i <= NF; i++) s += $i } END { print s + 0 }' "$F")
+if [ "$z" = 0 ]; then
+	ok "counters read zero after reset"
+else
+	not_ok "counters read zero after reset (sum $z)"
+fi
+
+unload_module damon_perf_kunit
+unload_module damon_perf
+finish

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace damonctl {
+
+struct SpeDecodeOptions {
+	std::string file;
+	bool json = false;
+};
+
+// Adds `spe decode FILE [--json]` to @app.
+void setup_spe(CLI::App &app);
+int run_spe_decode(const SpeDecodeOptions &opt, std::ostream &out);
+
+} // namespace damonctl
