@@ -3,7 +3,7 @@
 # Build the VM's initramfs: busybox, an /init that runs one test script,
 # the modules, damonctl with its shared libraries, the workload, the tests.
 #
-#   scripts/initramfs.sh --ko KO_DIR --out FILE.cpio.gz
+#   scripts/initramfs.sh --ko KO_DIR --out FILE.cpio[.gz]
 #
 # Layout inside the image:
 #   /init                   mounts, runs $DAMON_PERF_TEST, prints
@@ -28,10 +28,10 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--ko) ko=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) echo "usage: $0 --ko KO_DIR --out FILE.cpio.gz" >&2; exit 2 ;;
+	*) echo "usage: $0 --ko KO_DIR --out FILE.cpio[.gz]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$ko" ] && [ -n "$out" ] || { echo "usage: $0 --ko KO_DIR --out FILE.cpio.gz" >&2; exit 2; }
+[ -n "$ko" ] && [ -n "$out" ] || { echo "usage: $0 --ko KO_DIR --out FILE.cpio[.gz]" >&2; exit 2; }
 [ -f "$ko/damon_perf.ko" ] || { echo "initramfs: $ko/damon_perf.ko missing" >&2; exit 1; }
 busybox=$(command -v busybox || true)
 [ -n "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
@@ -130,10 +130,10 @@ cd /tests
 start=$(cut -d. -f1 /proc/uptime)
 /bin/sh /tests/$test
 rc=$?
-# kmemleak only reports objects older than 5 s: wait that long after the
-# test, then scan, so a leak of the test's last step shows in this log.
+# kmemleak only reports objects older than 5 s (measured at scan start):
+# wait that long after the test, so a leak of its last step shows here.
 if [ -w /sys/kernel/debug/kmemleak ]; then
-	sleep 6
+	sleep 5
 	echo scan > /sys/kernel/debug/kmemleak
 	leaks=$(cat /sys/kernel/debug/kmemleak)
 	if [ -n "$leaks" ]; then

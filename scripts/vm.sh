@@ -12,6 +12,7 @@
 #              cached by scripts/kernel/build.sh)
 #   --numa     two NUMA nodes (one CPU and half the memory each)
 #   --timeout  seconds before the VM is killed (default 180 stock, 600 debug)
+#   --mem      guest memory in MiB (default 1024 stock, 768 debug)
 #   --log      console log (default build/logs/NAME-KERNEL.log)
 #   --ko       directory with the .ko files (default: scripts/kbuild.sh)
 #   --quiet    do not echo the console; print only the verdict
@@ -24,7 +25,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/kernels.sh"
 
-kernel=stock numa=0 timeout= log= ko= mem=2048 append= quiet=0 script=
+kernel=stock numa=0 timeout= log= ko= mem= append= quiet=0 script=
 usage() { sed -n '/^#   scripts/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -48,13 +49,16 @@ case "$kernel" in stock|debug) ;; *) echo "vm: --kernel stock|debug" >&2; exit 2
 [ -f "$script" ] || { echo "vm: no such test script $script" >&2; exit 2; }
 name=$(basename "$script" .sh)
 [ -n "$timeout" ] || { [ "$kernel" = debug ] && timeout=600 || timeout=180; }
+# Less memory boots faster and makes kmemleak scans shorter on the debug
+# kernel (it walks every struct page).
+[ -n "$mem" ] || { [ "$kernel" = debug ] && mem=768 || mem=1024; }
 [ -n "$log" ] || log=$top/build/logs/$name-$kernel.log
 mkdir -p "$(dirname "$log")" "$top/build/vm"
 
 image=$(kernel_boot_image "$kernel")
 [ -r "$image" ] || { echo "vm: kernel image $image not readable" >&2; exit 1; }
 [ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" "$kernel" | tail -n 1)
-initrd=$top/build/vm/$name-$kernel.cpio.gz
+initrd=$top/build/vm/$name-$kernel.cpio
 "$top/scripts/initramfs.sh" --ko "$ko" --out "$initrd"
 
 cmdline="console=ttyS0,115200 panic=-1 printk.time=1 loglevel=7"
