@@ -6,7 +6,10 @@
 #   scripts/initramfs.sh --ko KO_DIR --out FILE.cpio[.gz]
 #
 # Layout inside the image:
-#   /init                   mounts, runs $DAMON_PERF_TEST, prints
+#   /init                   mounts, runs each script of $DAMON_PERF_TEST
+#                           between DAMON_PERF_BEGIN/END markers, unloads
+#                           what a script left loaded (DAMON_PERF_LEFTOVER),
+#                           scans for leaks (kmemleak), prints
 #                           DAMON_PERF_EXIT=<rc>, powers off
 #   /bin/busybox + applets  /sbin /usr/bin /usr/sbin link to /bin
 #   /lib/damon_perf/*.ko    every module of KO_DIR (+ deps/ from the
@@ -18,7 +21,7 @@
 #   /etc/passwd, /etc/group root and nobody (65534), for EPERM tests
 #
 # The test to run and the kernel flavour come from the kernel command line
-# (DAMON_PERF_TEST=name.sh DAMON_PERF_KERNEL=stock|debug): the kernel hands
+# (DAMON_PERF_TEST=a.sh[,b.sh...] DAMON_PERF_KERNEL=stock|debug): the kernel hands
 # unknown name=value parameters to init as environment variables.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -119,19 +122,35 @@ mount -t tmpfs tmpfs /dev/shm 2>/dev/null
 ip link set lo up 2>/dev/null
 hostname damon-perf-vm
 export DAMON_PERF_KERNEL=${DAMON_PERF_KERNEL:-unknown}
-test=${DAMON_PERF_TEST:-basic.sh}
-echo "DAMON_PERF_START test=$test kernel=$DAMON_PERF_KERNEL release=$(uname -r) cpus=$(nproc)"
+# DAMON_PERF_TEST: one script, or several separated by commas (one boot for
+# a batch). Each is framed by BEGIN/END markers that scripts/logcheck reads.
+tests=$(echo "${DAMON_PERF_TEST:-basic.sh}" | tr ',' ' ')
+echo "DAMON_PERF_START tests=$tests kernel=$DAMON_PERF_KERNEL release=$(uname -r) cpus=$(nproc)"
 if [ -f /lib/damon_perf/deps/order ]; then
 	for d in $(cat /lib/damon_perf/deps/order); do
 		insmod /lib/damon_perf/deps/$d.ko || echo "# init: insmod $d failed"
 	done
 fi
-cd /tests
-start=$(cut -d. -f1 /proc/uptime)
-/bin/sh /tests/$test
-rc=$?
+ours=$(for m in /lib/damon_perf/*.ko; do basename "$m" .ko; done)
+worst=0
+for test in $tests; do
+	echo "DAMON_PERF_BEGIN test=$test"
+	start=$(cut -d. -f1 /proc/uptime)
+	(cd /tests && exec /bin/sh "/tests/$test")
+	rc=$?
+	# A test must unload what it loaded; say so, and clean up for the next.
+	for pass in 1 2 3; do
+		for m in $ours; do
+			grep -q "^$m " /proc/modules || continue
+			[ $pass -eq 1 ] && echo "DAMON_PERF_LEFTOVER test=$test module=$m"
+			rmmod "$m" 2>/dev/null
+		done
+	done
+	echo "DAMON_PERF_END test=$test rc=$rc took=$(( $(cut -d. -f1 /proc/uptime) - start ))s"
+	[ $rc -eq 0 ] || worst=$rc
+done
 # kmemleak only reports objects older than 5 s (measured at scan start):
-# wait that long after the test, so a leak of its last step shows here.
+# wait that long after the tests, so a leak of their last step shows here.
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	sleep 5
 	echo scan > /sys/kernel/debug/kmemleak
@@ -143,8 +162,7 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 		echo "# kmemleak: no leaks"
 	fi
 fi
-echo "# test took $(( $(cut -d. -f1 /proc/uptime) - start )) s"
-echo "DAMON_PERF_EXIT=$rc"
+echo "DAMON_PERF_EXIT=$worst"
 sync
 poweroff -f
 INIT
