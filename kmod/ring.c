@@ -310,7 +310,7 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 	struct damon_perf_ring *r;
 	unsigned int head, tail, n;
 
-	if (!rings->ring)
+	if (!rings->ring || cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return 0;
 	r = per_cpu_ptr(rings->ring, cpu);
 

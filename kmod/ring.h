@@ -101,8 +101,8 @@ struct damon_perf_ring {
  * @wake:	called from @wake_work (hard IRQ context) to wake the consumer.
  * @wake_arg:	argument of @wake.
  * @size:	entries per CPU, a power of two.
- * @ctx_id:	id of the owning context, for tracepoints; set by the owner
- *		(0 until then).
+ * @ctx_id:	id of the owning context, for tracepoints; kept across
+ *		alloc/free, set by damon_perf_debugfs_ctx_add() (0 until then).
  */
 struct damon_perf_rings {
 	struct damon_perf_ring __percpu *ring;

@@ -35,7 +35,7 @@
  * @pid:	tgid the event is bound to, 0 for CPU-wide.
  * @last_tid:	cache of the last CONTEXT id resolved to a tgid ...
  * @last_tgid:	... and that tgid.
- * @reenabled:	times the event was re-enabled after a full buffer.
+ * @reenabled:	times the event was re-enabled after a truncation.
  * @bounce:	copy of a record that wraps around the end of the buffer.
  */
 struct spe_buf {
@@ -173,6 +173,56 @@ static size_t parse_wrapped(struct spe_buf *buf, u64 tail, u64 avail,
 	return damon_perf_spe_parse(buf->bounce, n, tail, st, spe_record, d);
 }
 
+/* Copy @n bytes at data ring position @pos, wrapping around its end. */
+static void data_read(const struct damon_perf_aux_map *map, u64 pos,
+		      void *dst, size_t n)
+{
+	unsigned long mask = map->data_size - 1;
+	u8 *d = dst;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i] = map->data[(pos + i) & mask];
+}
+
+/*
+ * Consume the data ring, which only carries PERF_RECORD_AUX and the like
+ * here; true when one says the PMU truncated its AUX data (buffer full),
+ * which disables the event until its consumer enables it again.
+ */
+static bool scan_data(struct spe_buf *buf)
+{
+	struct damon_perf_aux_map *map = &buf->map;
+	struct perf_event_header hdr;
+	bool truncated = false;
+	u64 head, tail, flags;
+
+	if (!map->data_size)
+		return false;
+	head = READ_ONCE(map->up->data_head);
+	/* C: pairs with B (smp_wmb() before data_head) in the perf core */
+	smp_rmb();
+	tail = READ_ONCE(map->up->data_tail);
+	while (head - tail >= sizeof(hdr) && head - tail <= map->data_size) {
+		data_read(map, tail, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size > head - tail)
+			break;
+		/* PERF_RECORD_AUX: header, aux_offset, aux_size, flags */
+		if (hdr.type == PERF_RECORD_AUX &&
+		    hdr.size >= sizeof(hdr) + 3 * sizeof(u64)) {
+			data_read(map, tail + sizeof(hdr) + 2 * sizeof(u64),
+				  &flags, sizeof(flags));
+			if (flags & PERF_AUX_FLAG_TRUNCATED)
+				truncated = true;
+		}
+		tail += hdr.size;
+	}
+	/* D: record reads before the tail store; pairs with A in the core */
+	smp_mb();
+	WRITE_ONCE(map->up->data_tail, head);
+	return truncated;
+}
+
 static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 {
 	struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
@@ -182,8 +232,10 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	struct damon_perf_spe_stats st = { 0 };
 	struct spe_drain d = { .event = event, .buf = buf };
 	u64 head, tail = buf->tail, avail, chunk;
+	bool truncated;
 	size_t used;
 
+	truncated = scan_data(buf);
 	head = READ_ONCE(up->aux_head);
 	/* pairs with the PMU driver's barrier before perf_aux_output_end() */
 	smp_rmb();
@@ -227,13 +279,11 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		 */
 		smp_mb();
 		WRITE_ONCE(up->aux_tail, tail);
-		/* the data area's PERF_RECORD_AUX records are not used */
-		WRITE_ONCE(up->data_tail, READ_ONCE(up->data_head));
-		/* a full buffer disabled the event (truncated): restart it */
-		if (READ_ONCE(buf->event->state) == PERF_EVENT_STATE_OFF) {
-			perf_event_enable(buf->event);
-			buf->reenabled++;
-		}
+	}
+	/* the PMU stopped on a full buffer: restart it now there is room */
+	if (truncated) {
+		perf_event_enable(buf->event);
+		buf->reenabled++;
 	}
 	return d.accepted;
 }

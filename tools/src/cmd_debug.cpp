@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+// damonctl debug (hidden): raw requests for tests of the kernel's input
+// validation, and joining the "monitor" multicast group.
+#include <poll.h>
+
+#include <fmt/format.h>
+#include <netlink/msg.h>
+
+#include "commands.hpp"
+#include "errors.hpp"
+
+namespace damonctl {
+
+namespace {
+
+struct RawOptions {
+	unsigned cmd = 0;
+	bool dump = false;
+	std::vector<std::string> attrs;
+	unsigned version = 1;
+	unsigned reserved = 0;
+};
+
+struct JoinOptions {
+	double wait = 0;
+};
+
+uint64_t number(const std::string &s, const std::string &spec)
+{
+	char *end = nullptr;
+	errno = 0;
+	uint64_t v = std::strtoull(s.c_str(), &end, 0);
+
+	if (s.empty() || errno || *end)
+		throw UsageError("bad value in attribute '" + spec + "'");
+	return v;
+}
+
+std::vector<unsigned char> bytes_of(const std::string &spec, int &type)
+{
+	auto c1 = spec.find(':');
+	if (c1 == std::string::npos)
+		throw UsageError("attribute '" + spec +
+				 "': expected TYPE:KIND[:VALUE]");
+	type = int(number(spec.substr(0, c1), spec));
+	auto c2 = spec.find(':', c1 + 1);
+	std::string kind = spec.substr(c1 + 1, c2 == std::string::npos ?
+						       std::string::npos :
+						       c2 - c1 - 1);
+	std::string value = c2 == std::string::npos ? "" : spec.substr(c2 + 1);
+	std::vector<unsigned char> out;
+	auto put = [&](uint64_t v, size_t n) {
+		for (size_t i = 0; i < n; i++)
+			out.push_back((unsigned char)(v >> (8 * i)));
+	};
+	if (kind == "u8")
+		put(number(value, spec), 1);
+	else if (kind == "u16")
+		put(number(value, spec), 2);
+	else if (kind == "u32")
+		put(number(value, spec), 4);
+	else if (kind == "u64")
+		put(number(value, spec), 8);
+	else if (kind == "str") {
+		out.assign(value.begin(), value.end());
+		out.push_back(0);
+	} else if (kind == "strn")
+		out.assign(value.begin(), value.end());
+	else if (kind == "flag")
+		;
+	else if (kind == "hex") {
+		if (value.size() % 2)
+			throw UsageError("attribute '" + spec +
+					 "': odd number of hex digits");
+		for (size_t i = 0; i < value.size(); i += 2)
+			out.push_back((unsigned char)number(
+				"0x" + value.substr(i, 2), spec));
+	} else
+		throw UsageError("attribute '" + spec +
+				 "': kind must be u8, u16, u32, u64, str, "
+				 "strn, flag or hex");
+	return out;
+}
+
+void run_raw(const RawOptions &o)
+{
+	Client c;
+	auto msg = c.new_request(uint8_t(o.cmd), o.dump);
+	size_t replies = 0;
+
+	set_genl_header(msg.get(), uint8_t(o.version), uint16_t(o.reserved));
+	for (const auto &spec : o.attrs) {
+		int type = 0;
+		auto bytes = bytes_of(spec, type);
+		put_raw_attr(msg.get(), type, bytes.data(), bytes.size());
+	}
+	c.transact(std::move(msg), [&](const nlmsghdr *) { replies++; });
+	fmt::print("ok ({} replies)\n", replies);
+}
+
+void run_join(const JoinOptions &o)
+{
+	Client c;
+	int ret = c.join_monitor_group();
+
+	if (ret)
+		throw KernelError(-ret, "joining the monitor group refused");
+	fmt::print("joined the monitor group\n");
+	if (o.wait > 0) {
+		auto agg = c.next_aggregation(int(o.wait * 1000));
+		if (!agg)
+			throw std::runtime_error("no notification on the "
+						 "monitor group");
+		fmt::print("received aggregation {} of context {}\n", agg->seq,
+			   agg->ctx_id);
+	}
+}
+
+}  // namespace
+
+void setup_debug(CLI::App &app)
+{
+	auto *sub = app.add_subcommand("debug", "");  // hidden: no description
+	sub->group("");
+	sub->require_subcommand(1);
+
+	auto raw = std::make_shared<RawOptions>();
+	auto *r = sub->add_subcommand("raw", "Send one raw request");
+	r->add_option("--cmd", raw->cmd, "Command number")->required();
+	r->add_flag("--dump", raw->dump, "Send as a dump (NLM_F_DUMP)");
+	r->add_option("-a,--attr", raw->attrs,
+		      "TYPE:KIND[:VALUE], KIND u8|u16|u32|u64|str|strn|flag|hex");
+	r->add_option("--version", raw->version, "genlmsghdr.version");
+	r->add_option("--reserved", raw->reserved, "genlmsghdr.reserved");
+	r->callback([raw] { run_raw(*raw); });
+
+	auto join = std::make_shared<JoinOptions>();
+	auto *j = sub->add_subcommand("join-monitor",
+				      "Join the monitor multicast group");
+	j->add_option("--wait", join->wait,
+		      "Then wait this many seconds for one notification");
+	j->callback([join] { run_join(*join); });
+}
+
+}  // namespace damonctl

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+// damonctl status: contexts, states, targets, probes, arm failures.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "errors.hpp"
+#include "render.hpp"
+
+namespace damonctl {
+
+namespace {
+
+struct StatusOptions {
+	std::vector<std::string> names;
+	bool json = false;
+};
+
+void run_status(const StatusOptions &o)
+{
+	auto t = connect();
+	std::vector<CtxInfo> ctxs;
+
+	for (auto &c : t->ctx_list())
+		if (o.names.empty() ||
+		    std::find(o.names.begin(), o.names.end(), c.name) !=
+			    o.names.end())
+			ctxs.push_back(c);
+	for (const auto &name : o.names) {
+		bool found = false;
+		for (const auto &c : ctxs)
+			found = found || c.name == name;
+		if (!found)
+			throw UsageError("no context named '" + name + "'");
+	}
+	if (o.json) {
+		nlohmann::json j = {{"module", "loaded"},
+				    {"contexts", nlohmann::json::array()}};
+		for (const auto &c : ctxs)
+			j["contexts"].push_back(to_json(c));
+		std::cout << j.dump(2) << "\n";
+		return;
+	}
+	fmt::print("{}", render_status(ctxs));
+}
+
+}  // namespace
+
+void setup_status(CLI::App &app)
+{
+	auto o = std::make_shared<StatusOptions>();
+	auto *sub = app.add_subcommand(
+		"status", "Show contexts: state, targets, probes, filters");
+
+	sub->add_option("names", o->names, "Contexts to show (default: all)");
+	sub->add_flag("--json", o->json, "Print JSON");
+	sub->footer("Exit status 3 means the damon_perf module is not loaded.\n"
+		    "Example:\n  damonctl status --json\n");
+	sub->callback([o] { run_status(*o); });
+}
+
+}  // namespace damonctl

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+// damonctl tune: change the monitoring attributes of a context, also
+// while it runs (only the intervals may change then).
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "errors.hpp"
+
+namespace damonctl {
+
+namespace {
+
+struct TuneOptions {
+	std::string name;
+	Attrs attrs;
+	std::string mode;
+};
+
+void run_tune(const TuneOptions &o)
+{
+	Attrs a = o.attrs;
+
+	if (!o.mode.empty()) {
+		auto mode = mode_from_string(o.mode);
+		if (!mode)
+			throw UsageError("--mode must be presence or count");
+		a.mode = *mode;
+	}
+	if (a.empty())
+		throw UsageError("nothing to tune: give at least one of "
+				 "--sample-us, --aggr-us, --update-us, "
+				 "--min-nr-regions, --max-nr-regions, --mode, "
+				 "--ring-size");
+	auto t = connect();
+	t->set_attrs(CtxRef::by_name(o.name), a);
+	CtxInfo c = t->ctx_get(CtxRef::by_name(o.name));
+	fmt::print("context {} \"{}\": sample {} us, aggr {} us, update {} "
+		   "us, regions {}..{}\n",
+		   c.id, c.name, c.attrs.sample_us.value_or(0),
+		   c.attrs.aggr_us.value_or(0), c.attrs.update_us.value_or(0),
+		   c.attrs.min_nr_regions.value_or(0),
+		   c.attrs.max_nr_regions.value_or(0));
+}
+
+}  // namespace
+
+void setup_tune(CLI::App &app)
+{
+	auto o = std::make_shared<TuneOptions>();
+	auto *sub = app.add_subcommand(
+		"tune", "Change the intervals or region bounds of a context");
+
+	sub->add_option("name", o->name, "Context to tune")->required();
+	sub->add_option("--sample-us", o->attrs.sample_us,
+			"Sample (drain) interval in us");
+	sub->add_option("--aggr-us", o->attrs.aggr_us,
+			"Aggregation interval in us");
+	sub->add_option("--update-us", o->attrs.update_us,
+			"Target update interval in us");
+	sub->add_option("--min-nr-regions", o->attrs.min_nr_regions,
+			"Lower bound of regions per target (stopped only)");
+	sub->add_option("--max-nr-regions", o->attrs.max_nr_regions,
+			"Upper bound of regions per target (stopped only)");
+	sub->add_option("--mode", o->mode, "presence or count (stopped only)");
+	sub->add_option("--ring-size", o->attrs.ring_size,
+			"Report ring entries per CPU (stopped only)");
+	sub->footer("Example:\n"
+		    "  damonctl tune default --sample-us 5000 --aggr-us 200000\n");
+	sub->callback([o] { run_tune(*o); });
+}
+
+}  // namespace damonctl

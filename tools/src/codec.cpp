@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "codec.hpp"
+
+#include <cstring>
+#include <functional>
+
+#include <linux/damon_perf.h>
+#include <linux/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "errors.hpp"
+
+namespace damonctl {
+
+void NlMsgDeleter::operator()(nl_msg *msg) const
+{
+	nlmsg_free(msg);
+}
+
+namespace {
+
+void check(int ret, const char *what)
+{
+	if (ret < 0)
+		throw std::system_error(-ret, nl_category(),
+					std::string("building ") + what);
+}
+
+void put_u8(nl_msg *m, int type, uint8_t v)
+{
+	check(nla_put_u8(m, type, v), "u8 attribute");
+}
+
+void put_u32(nl_msg *m, int type, uint32_t v)
+{
+	check(nla_put_u32(m, type, v), "u32 attribute");
+}
+
+void put_u64(nl_msg *m, int type, uint64_t v)
+{
+	check(nla_put_u64(m, type, v), "u64 attribute");
+}
+
+void put_str(nl_msg *m, int type, const std::string &v)
+{
+	check(nla_put_string(m, type, v.c_str()), "string attribute");
+}
+
+void put_flag(nl_msg *m, int type, bool set)
+{
+	if (set)
+		check(nla_put_flag(m, type), "flag attribute");
+}
+
+nlattr *nest_start(nl_msg *m, int type)
+{
+	nlattr *nest = nla_nest_start(m, type);
+
+	if (!nest)
+		throw std::system_error(NLE_NOMEM, nl_category(),
+					"building nested attribute");
+	return nest;
+}
+
+void nest_end(nl_msg *m, nlattr *nest)
+{
+	check(nla_nest_end(m, nest), "nested attribute");
+}
+
+// ---- parsing helpers: explicit lengths ----
+
+[[noreturn]] void bad(const char *what, const nlattr *a)
+{
+	throw ProtocolError(std::string("malformed reply: attribute ") + what +
+			    " (type " + std::to_string(nla_type(a)) +
+			    ", length " + std::to_string(nla_len(a)) + ")");
+}
+
+uint8_t get_u8(const nlattr *a, const char *what)
+{
+	if (nla_len(a) != 1)
+		bad(what, a);
+	return nla_get_u8(const_cast<nlattr *>(a));
+}
+
+uint32_t get_u32(const nlattr *a, const char *what)
+{
+	if (nla_len(a) != 4)
+		bad(what, a);
+	return nla_get_u32(const_cast<nlattr *>(a));
+}
+
+uint64_t get_u64(const nlattr *a, const char *what)
+{
+	uint64_t v;
+
+	if (nla_len(a) != 8)
+		bad(what, a);
+	std::memcpy(&v, nla_data(a), sizeof(v));
+	return v;
+}
+
+std::string get_str(const nlattr *a, const char *what)
+{
+	const char *p = static_cast<const char *>(nla_data(a));
+	int len = nla_len(a);
+
+	if (len < 1 || p[len - 1] != '\0')
+		bad(what, a);
+	return std::string(p);
+}
+
+using AttrFn = std::function<void(int type, const nlattr *a)>;
+
+void each_nested(const nlattr *nest, const AttrFn &fn)
+{
+	nlattr *pos;
+	int rem;
+
+	nla_for_each_nested(pos, const_cast<nlattr *>(nest), rem)
+		fn(nla_type(pos), pos);
+}
+
+void each_top(const nlmsghdr *nlh, const AttrFn &fn)
+{
+	auto *hdr = const_cast<nlmsghdr *>(nlh);
+	nlattr *pos;
+	int rem;
+
+	if (!genlmsg_valid_hdr(hdr, 0))
+		throw ProtocolError("malformed reply: short generic netlink "
+				    "header");
+	auto *gnlh = static_cast<genlmsghdr *>(nlmsg_data(hdr));
+	nla_for_each_attr(pos, genlmsg_attrdata(gnlh, 0),
+			  genlmsg_attrlen(gnlh, 0), rem)
+		fn(nla_type(pos), pos);
+}
+
+Attrs parse_attrs(const nlattr *nest)
+{
+	Attrs a;
+
+	each_nested(nest, [&](int type, const nlattr *at) {
+		switch (type) {
+		case DAMON_PERF_ATTRS_A_SAMPLE_US:
+			a.sample_us = get_u64(at, "sample_us");
+			break;
+		case DAMON_PERF_ATTRS_A_AGGR_US:
+			a.aggr_us = get_u64(at, "aggr_us");
+			break;
+		case DAMON_PERF_ATTRS_A_UPDATE_US:
+			a.update_us = get_u64(at, "update_us");
+			break;
+		case DAMON_PERF_ATTRS_A_MIN_NR_REGIONS:
+			a.min_nr_regions = get_u32(at, "min_nr_regions");
+			break;
+		case DAMON_PERF_ATTRS_A_MAX_NR_REGIONS:
+			a.max_nr_regions = get_u32(at, "max_nr_regions");
+			break;
+		case DAMON_PERF_ATTRS_A_MODE:
+			a.mode = static_cast<Mode>(get_u32(at, "mode"));
+			break;
+		case DAMON_PERF_ATTRS_A_RING_SIZE:
+			a.ring_size = get_u32(at, "ring_size");
+			break;
+		default:
+			break;
+		}
+	});
+	return a;
+}
+
+Target parse_target(const nlattr *nest)
+{
+	Target t;
+
+	each_nested(nest, [&](int type, const nlattr *a) {
+		switch (type) {
+		case DAMON_PERF_TARGET_A_ID:
+			t.id = get_u32(a, "target id");
+			break;
+		case DAMON_PERF_TARGET_A_PID:
+			t.pid = get_u32(a, "target pid");
+			break;
+		case DAMON_PERF_TARGET_A_START:
+			t.start = get_u64(a, "target start");
+			break;
+		case DAMON_PERF_TARGET_A_END:
+			t.end = get_u64(a, "target end");
+			break;
+		case DAMON_PERF_TARGET_A_DEAD:
+			t.dead = true;
+			break;
+		case DAMON_PERF_TARGET_A_NR_REGIONS:
+			t.nr_regions = get_u32(a, "target nr_regions");
+			break;
+		default:
+			break;
+		}
+	});
+	return t;
+}
+
+Probe parse_probe(const nlattr *nest)
+{
+	Probe p;
+
+	p.weight = 0;
+	each_nested(nest, [&](int type, const nlattr *a) {
+		switch (type) {
+		case DAMON_PERF_PROBE_A_IDX:
+			p.idx = get_u32(a, "probe idx");
+			break;
+		case DAMON_PERF_PROBE_A_TYPE:
+			p.type = get_u32(a, "probe type");
+			break;
+		case DAMON_PERF_PROBE_A_CONFIG:
+			p.config = get_u64(a, "probe config");
+			break;
+		case DAMON_PERF_PROBE_A_CONFIG1:
+			p.config1 = get_u64(a, "probe config1");
+			break;
+		case DAMON_PERF_PROBE_A_CONFIG2:
+			p.config2 = get_u64(a, "probe config2");
+			break;
+		case DAMON_PERF_PROBE_A_SAMPLE_PERIOD:
+			p.sample_period = get_u64(a, "probe sample_period");
+			break;
+		case DAMON_PERF_PROBE_A_FREQ:
+			p.freq = true;
+			break;
+		case DAMON_PERF_PROBE_A_WAKEUP_EVENTS:
+			p.wakeup_events = get_u32(a, "probe wakeup_events");
+			break;
+		case DAMON_PERF_PROBE_A_WEIGHT:
+			p.weight = get_u32(a, "probe weight");
+			break;
+		case DAMON_PERF_PROBE_A_PRECISE_IP:
+			p.precise_ip = get_u8(a, "probe precise_ip");
+			break;
+		case DAMON_PERF_PROBE_A_SAMPLE_PHYS_ADDR:
+			p.sample_phys_addr = true;
+			break;
+		case DAMON_PERF_PROBE_A_SAMPLE_WEIGHT_STRUCT:
+			p.sample_weight_struct = true;
+			break;
+		case DAMON_PERF_PROBE_A_EXCLUDE_KERNEL:
+			p.exclude_kernel = true;
+			break;
+		case DAMON_PERF_PROBE_A_EXCLUDE_HV:
+			p.exclude_hv = true;
+			break;
+		default:
+			break;
+		}
+	});
+	return p;
+}
+
+Filter parse_filter(const nlattr *nest)
+{
+	Filter f;
+
+	f.allow = false;
+	each_nested(nest, [&](int type, const nlattr *a) {
+		switch (type) {
+		case DAMON_PERF_FILTER_A_TYPE:
+			f.type = static_cast<FilterType>(
+				get_u32(a, "filter type"));
+			break;
+		case DAMON_PERF_FILTER_A_ALLOW:
+			f.allow = true;
+			break;
+		case DAMON_PERF_FILTER_A_CPUS:
+			f.cpus = get_str(a, "filter cpus");
+			break;
+		case DAMON_PERF_FILTER_A_TID:
+			f.tids.push_back(get_u32(a, "filter tid"));
+			break;
+		default:
+			break;
+		}
+	});
+	return f;
+}
+
+Region parse_region(const nlattr *nest)
+{
+	Region r;
+
+	each_nested(nest, [&](int type, const nlattr *a) {
+		switch (type) {
+		case DAMON_PERF_REGION_A_TARGET_ID:
+			r.target_id = get_u32(a, "region target_id");
+			break;
+		case DAMON_PERF_REGION_A_START:
+			r.start = get_u64(a, "region start");
+			break;
+		case DAMON_PERF_REGION_A_END:
+			r.end = get_u64(a, "region end");
+			break;
+		case DAMON_PERF_REGION_A_NR_ACCESSES:
+			r.nr_accesses = get_u32(a, "region nr_accesses");
+			break;
+		case DAMON_PERF_REGION_A_AGE:
+			r.age = get_u32(a, "region age");
+			break;
+		case DAMON_PERF_REGION_A_RATE:
+			r.rate = get_u64(a, "region rate");
+			break;
+		case DAMON_PERF_REGION_A_PROBE_HITS:
+			each_nested(a, [&](int idx, const nlattr *h) {
+				// type 0 is padding; indexes are 1-based
+				if (idx < 1 || idx > 64)
+					return;
+				if (r.probe_hits.size() < size_t(idx))
+					r.probe_hits.resize(idx, 0);
+				r.probe_hits[idx - 1] = get_u64(h, "probe hits");
+			});
+			break;
+		default:
+			break;
+		}
+	});
+	return r;
+}
+
+}  // namespace
+
+NlMsg new_msg(int family, uint8_t cmd, int flags)
+{
+	NlMsg msg(nlmsg_alloc());
+
+	if (!msg)
+		throw std::system_error(NLE_NOMEM, nl_category(),
+					"allocating a message");
+	if (!genlmsg_put(msg.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
+			 flags, cmd, DAMON_PERF_GENL_VERSION))
+		throw std::system_error(NLE_NOMEM, nl_category(),
+					"building a message header");
+	return msg;
+}
+
+nlmsghdr *msg_hdr(const NlMsg &msg)
+{
+	return nlmsg_hdr(msg.get());
+}
+
+void put_u32_attr(nl_msg *msg, int type, uint32_t value)
+{
+	put_u32(msg, type, value);
+}
+
+void put_ctx_ref(nl_msg *msg, const CtxRef &ref)
+{
+	if (ref.id)
+		put_u32(msg, DAMON_PERF_A_CTX_ID, *ref.id);
+	if (ref.name)
+		put_str(msg, DAMON_PERF_A_CTX_NAME, *ref.name);
+}
+
+void put_ctx_new(nl_msg *msg, const std::string &name, Ops ops)
+{
+	put_str(msg, DAMON_PERF_A_CTX_NAME, name);
+	put_u32(msg, DAMON_PERF_A_CTX_OPS, static_cast<uint32_t>(ops));
+}
+
+void put_attrs(nl_msg *msg, const Attrs &a)
+{
+	nlattr *nest = nest_start(msg, DAMON_PERF_A_ATTRS);
+
+	if (a.sample_us)
+		put_u64(msg, DAMON_PERF_ATTRS_A_SAMPLE_US, *a.sample_us);
+	if (a.aggr_us)
+		put_u64(msg, DAMON_PERF_ATTRS_A_AGGR_US, *a.aggr_us);
+	if (a.update_us)
+		put_u64(msg, DAMON_PERF_ATTRS_A_UPDATE_US, *a.update_us);
+	if (a.min_nr_regions)
+		put_u32(msg, DAMON_PERF_ATTRS_A_MIN_NR_REGIONS,
+			*a.min_nr_regions);
+	if (a.max_nr_regions)
+		put_u32(msg, DAMON_PERF_ATTRS_A_MAX_NR_REGIONS,
+			*a.max_nr_regions);
+	if (a.mode)
+		put_u32(msg, DAMON_PERF_ATTRS_A_MODE,
+			static_cast<uint32_t>(*a.mode));
+	if (a.ring_size)
+		put_u32(msg, DAMON_PERF_ATTRS_A_RING_SIZE, *a.ring_size);
+	nest_end(msg, nest);
+}
+
+void put_target(nl_msg *msg, const Target &t)
+{
+	nlattr *nest = nest_start(msg, DAMON_PERF_A_TARGET);
+
+	if (t.id)
+		put_u32(msg, DAMON_PERF_TARGET_A_ID, t.id);
+	if (t.pid)
+		put_u32(msg, DAMON_PERF_TARGET_A_PID, *t.pid);
+	if (t.start)
+		put_u64(msg, DAMON_PERF_TARGET_A_START, *t.start);
+	if (t.end)
+		put_u64(msg, DAMON_PERF_TARGET_A_END, *t.end);
+	put_flag(msg, DAMON_PERF_TARGET_A_DEAD, t.dead);
+	if (t.nr_regions)
+		put_u32(msg, DAMON_PERF_TARGET_A_NR_REGIONS, t.nr_regions);
+	nest_end(msg, nest);
+}
+
+void put_probe(nl_msg *msg, const Probe &p)
+{
+	nlattr *nest = nest_start(msg, DAMON_PERF_A_PROBE);
+
+	if (p.idx)
+		put_u32(msg, DAMON_PERF_PROBE_A_IDX, p.idx);
+	put_u32(msg, DAMON_PERF_PROBE_A_TYPE, p.type);
+	put_u64(msg, DAMON_PERF_PROBE_A_CONFIG, p.config);
+	put_u64(msg, DAMON_PERF_PROBE_A_CONFIG1, p.config1);
+	put_u64(msg, DAMON_PERF_PROBE_A_CONFIG2, p.config2);
+	put_u64(msg, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, p.sample_period);
+	put_flag(msg, DAMON_PERF_PROBE_A_FREQ, p.freq);
+	put_u32(msg, DAMON_PERF_PROBE_A_WAKEUP_EVENTS, p.wakeup_events);
+	put_u32(msg, DAMON_PERF_PROBE_A_WEIGHT, p.weight);
+	put_u8(msg, DAMON_PERF_PROBE_A_PRECISE_IP, p.precise_ip);
+	put_flag(msg, DAMON_PERF_PROBE_A_SAMPLE_PHYS_ADDR, p.sample_phys_addr);
+	put_flag(msg, DAMON_PERF_PROBE_A_SAMPLE_WEIGHT_STRUCT,
+		 p.sample_weight_struct);
+	put_flag(msg, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL, p.exclude_kernel);
+	put_flag(msg, DAMON_PERF_PROBE_A_EXCLUDE_HV, p.exclude_hv);
+	nest_end(msg, nest);
+}
+
+void put_filters(nl_msg *msg, const std::vector<Filter> &filters)
+{
+	nlattr *nest = nest_start(msg, DAMON_PERF_A_FILTERS);
+
+	for (const auto &f : filters) {
+		nlattr *fn = nest_start(msg, DAMON_PERF_FILTERS_A_FILTER);
+
+		put_u32(msg, DAMON_PERF_FILTER_A_TYPE,
+			static_cast<uint32_t>(f.type));
+		put_flag(msg, DAMON_PERF_FILTER_A_ALLOW, f.allow);
+		if (!f.cpus.empty())
+			put_str(msg, DAMON_PERF_FILTER_A_CPUS, f.cpus);
+		for (auto tid : f.tids)
+			put_u32(msg, DAMON_PERF_FILTER_A_TID, tid);
+		nest_end(msg, fn);
+	}
+	nest_end(msg, nest);
+}
+
+void put_ctx_info(nl_msg *msg, const CtxInfo &c)
+{
+	put_u32(msg, DAMON_PERF_A_CTX_ID, c.id);
+	put_str(msg, DAMON_PERF_A_CTX_NAME, c.name);
+	put_u32(msg, DAMON_PERF_A_CTX_OPS, static_cast<uint32_t>(c.ops));
+	put_u32(msg, DAMON_PERF_A_CTX_STATE, static_cast<uint32_t>(c.state));
+	put_attrs(msg, c.attrs);
+	for (const auto &t : c.targets)
+		put_target(msg, t);
+	for (const auto &p : c.probes)
+		put_probe(msg, p);
+	put_filters(msg, c.filters);
+	put_u32(msg, DAMON_PERF_A_ARM_FAILURES, c.arm_failures);
+	put_u64(msg, DAMON_PERF_A_STALE_DROPS, c.stale_drops);
+}
+
+void put_aggregation(nl_msg *msg, const Aggregation &agg, bool with_targets)
+{
+	put_u32(msg, DAMON_PERF_A_CTX_ID, agg.ctx_id);
+	if (!agg.ctx_name.empty())
+		put_str(msg, DAMON_PERF_A_CTX_NAME, agg.ctx_name);
+	nlattr *snap = nest_start(msg, DAMON_PERF_A_SNAPSHOT);
+	put_u64(msg, DAMON_PERF_SNAP_A_SEQ, agg.seq);
+	put_u64(msg, DAMON_PERF_SNAP_A_TIME_NS, agg.time_ns);
+	put_u64(msg, DAMON_PERF_SNAP_A_AGGR_US, agg.aggr_us);
+	put_u32(msg, DAMON_PERF_SNAP_A_NR_REGIONS, agg.nr_regions);
+	nest_end(msg, snap);
+	if (with_targets)
+		for (const auto &t : agg.targets)
+			put_target(msg, t);
+	for (const auto &r : agg.regions) {
+		nlattr *nest = nest_start(msg, DAMON_PERF_A_REGION);
+
+		put_u32(msg, DAMON_PERF_REGION_A_TARGET_ID, r.target_id);
+		put_u64(msg, DAMON_PERF_REGION_A_START, r.start);
+		put_u64(msg, DAMON_PERF_REGION_A_END, r.end);
+		put_u32(msg, DAMON_PERF_REGION_A_NR_ACCESSES, r.nr_accesses);
+		put_u32(msg, DAMON_PERF_REGION_A_AGE, r.age);
+		put_u64(msg, DAMON_PERF_REGION_A_RATE, r.rate);
+		nlattr *hits = nest_start(msg, DAMON_PERF_REGION_A_PROBE_HITS);
+		for (size_t i = 0; i < r.probe_hits.size(); i++)
+			put_u64(msg, int(i + 1), r.probe_hits[i]);
+		nest_end(msg, hits);
+		nest_end(msg, nest);
+	}
+	put_flag(msg, DAMON_PERF_A_TRUNCATED, agg.truncated);
+}
+
+void put_stats_row(nl_msg *msg, const StatsRow &row)
+{
+	nlattr *nest = nest_start(msg, DAMON_PERF_A_STATS);
+
+	if (row.cpu)
+		put_u32(msg, DAMON_PERF_STATS_A_CPU, *row.cpu);
+	else
+		put_flag(msg, DAMON_PERF_STATS_A_TOTAL, true);
+	put_u32(msg, DAMON_PERF_STATS_A_STATE, row.state);
+	put_str(msg, DAMON_PERF_STATS_A_STATE_NAME, row.state_name);
+	for (const auto &c : row.counters) {
+		nlattr *cn = nest_start(msg, DAMON_PERF_STATS_A_COUNTER);
+
+		put_str(msg, DAMON_PERF_COUNTER_A_NAME, c.first);
+		put_u64(msg, DAMON_PERF_COUNTER_A_VALUE, c.second);
+		nest_end(msg, cn);
+	}
+	nest_end(msg, nest);
+}
+
+uint8_t msg_cmd(const nlmsghdr *nlh)
+{
+	if (!genlmsg_valid_hdr(const_cast<nlmsghdr *>(nlh), 0))
+		throw ProtocolError("malformed reply: short generic netlink "
+				    "header");
+	return static_cast<const genlmsghdr *>(
+		       nlmsg_data(const_cast<nlmsghdr *>(nlh)))
+		->cmd;
+}
+
+CtxInfo parse_ctx_info(const nlmsghdr *nlh)
+{
+	CtxInfo c;
+	bool have_id = false;
+
+	each_top(nlh, [&](int type, const nlattr *a) {
+		switch (type) {
+		case DAMON_PERF_A_CTX_ID:
+			c.id = get_u32(a, "ctx id");
+			have_id = true;
+			break;
+		case DAMON_PERF_A_CTX_NAME:
+			c.name = get_str(a, "ctx name");
+			break;
+		case DAMON_PERF_A_CTX_OPS:
+			c.ops = static_cast<Ops>(get_u32(a, "ctx ops"));
+			break;
+		case DAMON_PERF_A_CTX_STATE:
+			c.state = static_cast<CtxState>(
+				get_u32(a, "ctx state"));
+			break;
+		case DAMON_PERF_A_ATTRS:
+			c.attrs = parse_attrs(a);
+			break;
+		case DAMON_PERF_A_TARGET:
+			c.targets.push_back(parse_target(a));
+			break;
+		case DAMON_PERF_A_PROBE:
+			c.probes.push_back(parse_probe(a));
+			break;
+		case DAMON_PERF_A_FILTERS:
+			each_nested(a, [&](int ft, const nlattr *f) {
+				if (ft == DAMON_PERF_FILTERS_A_FILTER)
+					c.filters.push_back(parse_filter(f));
+			});
+			break;
+		case DAMON_PERF_A_ARM_FAILURES:
+			c.arm_failures = get_u32(a, "arm_failures");
+			break;
+		case DAMON_PERF_A_STALE_DROPS:
+			c.stale_drops = get_u64(a, "stale_drops");
+			break;
+		default:
+			break;
+		}
+	});
+	if (!have_id)
+		throw ProtocolError("malformed reply: context without an id");
+	return c;
+}
+
+void parse_aggregation(const nlmsghdr *nlh, Aggregation &agg)
+{
+	each_top(nlh, [&](int type, const nlattr *a) {
+		switch (type) {
+		case DAMON_PERF_A_CTX_ID:
+			agg.ctx_id = get_u32(a, "ctx id");
+			break;
+		case DAMON_PERF_A_CTX_NAME:
+			agg.ctx_name = get_str(a, "ctx name");
+			break;
+		case DAMON_PERF_A_SNAPSHOT:
+			each_nested(a, [&](int st, const nlattr *s) {
+				switch (st) {
+				case DAMON_PERF_SNAP_A_SEQ:
+					agg.seq = get_u64(s, "seq");
+					break;
+				case DAMON_PERF_SNAP_A_TIME_NS:
+					agg.time_ns = get_u64(s, "time_ns");
+					break;
+				case DAMON_PERF_SNAP_A_AGGR_US:
+					agg.aggr_us = get_u64(s, "aggr_us");
+					break;
+				case DAMON_PERF_SNAP_A_NR_REGIONS:
+					agg.nr_regions =
+						get_u32(s, "nr_regions");
+					break;
+				default:
+					break;
+				}
+			});
+			break;
+		case DAMON_PERF_A_TARGET:
+			agg.targets.push_back(parse_target(a));
+			break;
+		case DAMON_PERF_A_REGION:
+			agg.regions.push_back(parse_region(a));
+			break;
+		case DAMON_PERF_A_TRUNCATED:
+			agg.truncated = true;
+			break;
+		default:
+			break;
+		}
+	});
+}
+
+StatsRow parse_stats_row(const nlmsghdr *nlh)
+{
+	StatsRow row;
+	bool found = false;
+
+	each_top(nlh, [&](int type, const nlattr *a) {
+		if (type != DAMON_PERF_A_STATS)
+			return;
+		found = true;
+		each_nested(a, [&](int st, const nlattr *s) {
+			switch (st) {
+			case DAMON_PERF_STATS_A_CPU:
+				row.cpu = get_u32(s, "stats cpu");
+				break;
+			case DAMON_PERF_STATS_A_STATE:
+				row.state = get_u32(s, "stats state");
+				break;
+			case DAMON_PERF_STATS_A_STATE_NAME:
+				row.state_name = get_str(s, "stats state name");
+				break;
+			case DAMON_PERF_STATS_A_COUNTER: {
+				std::string name;
+				uint64_t value = 0;
+
+				each_nested(s, [&](int ct, const nlattr *c) {
+					if (ct == DAMON_PERF_COUNTER_A_NAME)
+						name = get_str(c, "counter name");
+					else if (ct == DAMON_PERF_COUNTER_A_VALUE)
+						value = get_u64(c, "counter value");
+				});
+				row.counters.emplace_back(name, value);
+				break;
+			}
+			default:
+				break;
+			}
+		});
+	});
+	if (!found)
+		throw ProtocolError("malformed reply: no stats row");
+	return row;
+}
+
+std::optional<uint32_t> parse_probe_idx(const nlmsghdr *nlh)
+{
+	std::optional<uint32_t> idx;
+
+	each_top(nlh, [&](int type, const nlattr *a) {
+		if (type == DAMON_PERF_A_PROBE_IDX)
+			idx = get_u32(a, "probe idx");
+	});
+	return idx;
+}
+
+Ack parse_ack(const nlmsghdr *nlh)
+{
+	Ack ack;
+	const auto *base = reinterpret_cast<const unsigned char *>(nlh);
+	size_t len = nlh->nlmsg_len;
+	size_t off;
+
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		if (len < NLMSG_HDRLEN + sizeof(nlmsgerr))
+			throw ProtocolError("malformed reply: short error");
+		const auto *e = reinterpret_cast<const nlmsgerr *>(
+			base + NLMSG_HDRLEN);
+		ack.error = e->error;
+		off = NLMSG_HDRLEN + sizeof(nlmsgerr);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN;
+	} else if (nlh->nlmsg_type == NLMSG_DONE) {
+		if (len < NLMSG_HDRLEN + sizeof(int))
+			return ack;
+		std::memcpy(&ack.error, base + NLMSG_HDRLEN, sizeof(int));
+		off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(int));
+	} else {
+		return ack;
+	}
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= len)
+		return ack;
+	nlattr *pos;
+	int rem;
+	nla_for_each_attr(pos,
+			  reinterpret_cast<nlattr *>(const_cast<unsigned char *>(
+				  base + off)),
+			  int(len - off), rem)
+	{
+		if (nla_type(pos) == NLMSGERR_ATTR_MSG && nla_len(pos) > 0) {
+			const char *p = static_cast<const char *>(nla_data(pos));
+			ack.message.assign(p, strnlen(p, nla_len(pos)));
+		} else if (nla_type(pos) == NLMSGERR_ATTR_OFFS &&
+			   nla_len(pos) == 4) {
+			ack.bad_attr_offset = nla_get_u32(pos);
+		}
+	}
+	return ack;
+}
+
+}  // namespace damonctl
+
+namespace damonctl {
+
+void put_raw_attr(nl_msg *msg, int type, const void *data, size_t len)
+{
+	check(nla_put(msg, type, int(len), data), "raw attribute");
+}
+
+void set_genl_header(nl_msg *msg, uint8_t version, uint16_t reserved)
+{
+	auto *gnlh = static_cast<genlmsghdr *>(nlmsg_data(nlmsg_hdr(msg)));
+
+	gnlh->version = version;
+	gnlh->reserved = reserved;
+}
+
+}  // namespace damonctl

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "config.hpp"
+
+#include <fstream>
+#include <set>
+
+#include <linux/perf_event.h>
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+#include "events.hpp"
+
+using nlohmann::json;
+
+namespace damonctl {
+
+namespace {
+
+const size_t MAX_NAME = 31;
+const size_t MAX_PROBES = 3;
+const size_t MAX_FILTERS = 8;
+const size_t MAX_TIDS = 16;
+const size_t MAX_TARGETS = 16;
+
+[[noreturn]] void fail(const std::string &where, const std::string &what)
+{
+	throw UsageError("config " + where + ": " + what);
+}
+
+void only_keys(const json &obj, const std::string &where,
+	       std::initializer_list<const char *> keys)
+{
+	if (!obj.is_object())
+		fail(where, "must be an object");
+	for (auto it = obj.begin(); it != obj.end(); ++it) {
+		bool known = false;
+		for (const char *k : keys)
+			known = known || it.key() == k;
+		if (!known) {
+			std::string list;
+			for (const char *k : keys)
+				list += (list.empty() ? "" : ", ") +
+					std::string(k);
+			fail(where, "unknown key '" + it.key() +
+					    "' (expected one of: " + list +
+					    ")");
+		}
+	}
+}
+
+uint64_t get_uint(const json &v, const std::string &where,
+		  uint64_t max = UINT64_MAX)
+{
+	uint64_t n;
+
+	if (v.is_number_unsigned()) {
+		n = v.get<uint64_t>();
+	} else if (v.is_number_integer()) {
+		fail(where, "must not be negative");
+	} else if (v.is_string()) {
+		const std::string s = v.get<std::string>();
+		char *end = nullptr;
+		errno = 0;
+		n = std::strtoull(s.c_str(), &end, 0);
+		if (s.empty() || s[0] == '-' || errno || *end)
+			fail(where, "'" + s + "' is not a number");
+	} else {
+		fail(where, "must be a number");
+	}
+	if (n > max)
+		fail(where, std::to_string(n) + " is above " +
+				    std::to_string(max));
+	return n;
+}
+
+std::string get_string(const json &v, const std::string &where)
+{
+	if (!v.is_string())
+		fail(where, "must be a string");
+	return v.get<std::string>();
+}
+
+bool get_bool(const json &v, const std::string &where)
+{
+	if (!v.is_boolean())
+		fail(where, "must be true or false");
+	return v.get<bool>();
+}
+
+Target parse_target_json(const json &t, const std::string &where, Ops ops)
+{
+	Target target;
+
+	only_keys(t, where, {"pid", "start", "end"});
+	if (t.contains("pid"))
+		target.pid = uint32_t(get_uint(t["pid"], where + ".pid",
+					       4194304));
+	if (t.contains("start"))
+		target.start = get_uint(t["start"], where + ".start");
+	if (t.contains("end"))
+		target.end = get_uint(t["end"], where + ".end");
+	if (ops == Ops::vaddr && (!target.pid || target.start || target.end))
+		fail(where, "a vaddr target needs \"pid\" (and no range)");
+	if (ops == Ops::paddr &&
+	    (target.pid || !target.start.has_value() || !target.end))
+		fail(where, "a paddr target needs \"start\" and \"end\"");
+	if (target.pid && *target.pid == 0)
+		fail(where + ".pid", "must be at least 1");
+	return target;
+}
+
+ProbeSpec parse_probe_json(const json &p, const std::string &where)
+{
+	ProbeSpec spec;
+
+	if (p.is_string()) {
+		spec.event = p.get<std::string>();
+		return spec;
+	}
+	only_keys(p, where,
+		  {"event", "period", "freq", "weight", "wakeup_events",
+		   "precise_ip", "phys_addr", "sample_weight_struct",
+		   "exclude_kernel", "exclude_hv"});
+	if (!p.contains("event"))
+		fail(where, "missing \"event\"");
+	spec.event = get_string(p["event"], where + ".event");
+	if (p.contains("period"))
+		spec.period = get_uint(p["period"], where + ".period");
+	if (p.contains("freq"))
+		spec.freq = get_uint(p["freq"], where + ".freq");
+	if (spec.period && spec.freq)
+		fail(where, "give \"period\" or \"freq\", not both");
+	if (p.contains("weight"))
+		spec.weight = uint32_t(
+			get_uint(p["weight"], where + ".weight", 65535));
+	if (p.contains("wakeup_events"))
+		spec.wakeup_events = uint32_t(get_uint(
+			p["wakeup_events"], where + ".wakeup_events",
+			UINT32_MAX));
+	if (p.contains("precise_ip"))
+		spec.precise_ip = uint8_t(
+			get_uint(p["precise_ip"], where + ".precise_ip", 3));
+	if (p.contains("phys_addr"))
+		spec.phys_addr = get_bool(p["phys_addr"], where + ".phys_addr");
+	if (p.contains("sample_weight_struct"))
+		spec.sample_weight_struct =
+			get_bool(p["sample_weight_struct"],
+				 where + ".sample_weight_struct");
+	if (p.contains("exclude_kernel"))
+		spec.exclude_kernel = get_bool(p["exclude_kernel"],
+					       where + ".exclude_kernel");
+	if (p.contains("exclude_hv"))
+		spec.exclude_hv =
+			get_bool(p["exclude_hv"], where + ".exclude_hv");
+	return spec;
+}
+
+Filter parse_filter_json(const json &f, const std::string &where)
+{
+	Filter filter;
+
+	only_keys(f, where, {"type", "allow", "cpus", "tids"});
+	if (!f.contains("type"))
+		fail(where, "missing \"type\" (cpumask, tid or write)");
+	auto type = filter_type_from_string(get_string(f["type"],
+						       where + ".type"));
+	if (!type)
+		fail(where + ".type", "must be cpumask, tid or write");
+	filter.type = *type;
+	if (f.contains("allow"))
+		filter.allow = get_bool(f["allow"], where + ".allow");
+	if (f.contains("cpus") != (filter.type == FilterType::cpumask))
+		fail(where, "\"cpus\" goes with (and only with) a cpumask "
+			    "filter");
+	if (f.contains("tids") != (filter.type == FilterType::tid))
+		fail(where, "\"tids\" goes with (and only with) a tid filter");
+	if (f.contains("cpus")) {
+		try {
+			filter.cpus = canonical_cpulist(
+				get_string(f["cpus"], where + ".cpus"));
+		} catch (const UsageError &e) {
+			fail(where + ".cpus", e.what());
+		}
+	}
+	if (f.contains("tids")) {
+		const json &tids = f["tids"];
+		if (!tids.is_array() || tids.empty())
+			fail(where + ".tids", "must be a non-empty array");
+		for (size_t i = 0; i < tids.size(); i++) {
+			auto tid = get_uint(tids[i], where + ".tids[" +
+							     std::to_string(i) +
+							     "]",
+					    4194304);
+			if (!tid)
+				fail(where + ".tids", "tid 0 is not valid");
+			filter.tids.push_back(uint32_t(tid));
+		}
+	}
+	return filter;
+}
+
+CtxConfig parse_context(const json &c, const std::string &where,
+			const std::string &root)
+{
+	CtxConfig cfg;
+
+	only_keys(c, where,
+		  {"name", "ops", "targets", "intervals", "nr_regions", "mode",
+		   "ring_size", "probes", "filters"});
+	if (!c.contains("name"))
+		fail(where, "missing \"name\"");
+	cfg.name = get_string(c["name"], where + ".name");
+	if (c.contains("ops")) {
+		auto ops = ops_from_string(get_string(c["ops"], where + ".ops"));
+		if (!ops)
+			fail(where + ".ops", "must be vaddr or paddr");
+		cfg.ops = *ops;
+	}
+	if (c.contains("intervals")) {
+		const json &iv = c["intervals"];
+		std::string w = where + ".intervals";
+		only_keys(iv, w, {"sample_us", "aggr_us", "update_us"});
+		if (iv.contains("sample_us"))
+			cfg.attrs.sample_us =
+				get_uint(iv["sample_us"], w + ".sample_us");
+		if (iv.contains("aggr_us"))
+			cfg.attrs.aggr_us =
+				get_uint(iv["aggr_us"], w + ".aggr_us");
+		if (iv.contains("update_us"))
+			cfg.attrs.update_us =
+				get_uint(iv["update_us"], w + ".update_us");
+	}
+	if (c.contains("nr_regions")) {
+		const json &nr = c["nr_regions"];
+		std::string w = where + ".nr_regions";
+		only_keys(nr, w, {"min", "max"});
+		if (nr.contains("min"))
+			cfg.attrs.min_nr_regions = uint32_t(
+				get_uint(nr["min"], w + ".min", UINT32_MAX));
+		if (nr.contains("max"))
+			cfg.attrs.max_nr_regions = uint32_t(
+				get_uint(nr["max"], w + ".max", UINT32_MAX));
+	}
+	if (c.contains("mode")) {
+		auto mode =
+			mode_from_string(get_string(c["mode"], where + ".mode"));
+		if (!mode)
+			fail(where + ".mode", "must be presence or count");
+		cfg.attrs.mode = *mode;
+	}
+	if (c.contains("ring_size"))
+		cfg.attrs.ring_size = uint32_t(get_uint(
+			c["ring_size"], where + ".ring_size", UINT32_MAX));
+	if (!c.contains("targets") || !c["targets"].is_array())
+		fail(where, "\"targets\" must be an array of targets");
+	for (size_t i = 0; i < c["targets"].size(); i++)
+		cfg.targets.push_back(parse_target_json(
+			c["targets"][i],
+			where + ".targets[" + std::to_string(i) + "]",
+			cfg.ops));
+	if (!c.contains("probes") || !c["probes"].is_array())
+		fail(where, "\"probes\" must be an array of event strings or "
+			    "probe objects");
+	for (size_t i = 0; i < c["probes"].size(); i++) {
+		std::string w = where + ".probes[" + std::to_string(i) + "]";
+		ProbeSpec spec = parse_probe_json(c["probes"][i], w);
+		try {
+			cfg.probes.push_back(make_probe(spec, root));
+		} catch (const UsageError &e) {
+			fail(w, e.what());
+		}
+	}
+	if (c.contains("filters")) {
+		if (!c["filters"].is_array())
+			fail(where + ".filters", "must be an array");
+		for (size_t i = 0; i < c["filters"].size(); i++)
+			cfg.filters.push_back(parse_filter_json(
+				c["filters"][i], where + ".filters[" +
+							 std::to_string(i) +
+							 "]"));
+	}
+	validate(cfg, where);
+	return cfg;
+}
+
+}  // namespace
+
+Probe make_probe(const ProbeSpec &spec, const std::string &root)
+{
+	ResolvedEvent ev = resolve_event(spec.event, root);
+	Probe p;
+
+	p.event = spec.event;
+	p.type = ev.type;
+	p.config = ev.config;
+	p.config1 = ev.config1;
+	p.config2 = ev.config2;
+	p.precise_ip = spec.precise_ip.value_or(ev.precise_ip);
+	p.exclude_kernel = spec.exclude_kernel || ev.exclude_kernel;
+	p.exclude_hv = spec.exclude_hv || ev.exclude_hv;
+	p.sample_phys_addr = spec.phys_addr;
+	p.sample_weight_struct = spec.sample_weight_struct;
+	p.weight = spec.weight.value_or(1);
+	p.wakeup_events = spec.wakeup_events.value_or(0);
+
+	std::optional<uint64_t> period = spec.period, freq = spec.freq;
+	if (!period && !freq) {
+		period = ev.sample_period;
+		freq = ev.sample_freq;
+	}
+	if (period && freq)
+		throw UsageError("event '" + spec.event +
+				 "': give a period or a frequency, not both");
+	if (freq) {
+		p.freq = true;
+		p.sample_period = *freq;
+	} else if (period) {
+		p.sample_period = *period;
+	} else {
+		p.sample_period = ev.type == PERF_TYPE_SOFTWARE ? 1 : 10007;
+	}
+	if (!p.sample_period)
+		throw UsageError("event '" + spec.event +
+				 "': the period or frequency must be at "
+				 "least 1");
+	if (p.weight == 0)
+		throw UsageError("probe weight must be at least 1");
+	return p;
+}
+
+std::string canonical_cpulist(const std::string &list)
+{
+	std::set<unsigned> cpus;
+	std::string item;
+	size_t pos = 0;
+
+	if (list.empty())
+		throw UsageError("empty cpu list");
+	while (pos <= list.size()) {
+		size_t comma = list.find(',', pos);
+		item = list.substr(pos, comma == std::string::npos ?
+						std::string::npos :
+						comma - pos);
+		pos = comma == std::string::npos ? list.size() + 1 : comma + 1;
+		unsigned lo, hi;
+		char dash, extra;
+		int n = std::sscanf(item.c_str(), "%u%c%u%c", &lo, &dash, &hi,
+				    &extra);
+		if (n == 1 && item.find_first_not_of("0123456789") ==
+				      std::string::npos) {
+			hi = lo;
+		} else if (n == 3 && dash == '-' &&
+			   item.find_first_not_of("0123456789-") ==
+				   std::string::npos) {
+		} else {
+			throw UsageError("bad cpu list '" + list + "' at '" +
+					 item + "'");
+		}
+		if (lo > hi || hi >= 8192)
+			throw UsageError("bad cpu range '" + item + "'");
+		for (unsigned c = lo; c <= hi; c++)
+			cpus.insert(c);
+	}
+	std::string out;
+	for (auto it = cpus.begin(); it != cpus.end();) {
+		unsigned lo = *it, hi = lo;
+		++it;
+		while (it != cpus.end() && *it == hi + 1)
+			hi = *it++;
+		out += (out.empty() ? "" : ",") + std::to_string(lo);
+		if (hi != lo)
+			out += "-" + std::to_string(hi);
+	}
+	return out;
+}
+
+Target parse_range(const std::string &range)
+{
+	auto sep = range.find_first_of("-,");
+	if (sep == std::string::npos)
+		throw UsageError("bad range '" + range +
+				 "': expected START-END");
+	auto num = [&](const std::string &s) {
+		char *end = nullptr;
+		errno = 0;
+		uint64_t v = std::strtoull(s.c_str(), &end, 0);
+		if (s.empty() || errno || *end)
+			throw UsageError("bad range '" + range +
+					 "': '" + s + "' is not a number");
+		return v;
+	};
+	Target t;
+	t.start = num(range.substr(0, sep));
+	t.end = num(range.substr(sep + 1));
+	if (*t.start >= *t.end)
+		throw UsageError("bad range '" + range +
+				 "': end must be above start");
+	return t;
+}
+
+Filter parse_filter_spec(const std::string &spec_in)
+{
+	std::string spec = spec_in;
+	Filter f;
+
+	f.allow = true;
+	if (!spec.empty() && spec[0] == '!') {
+		f.allow = false;
+		spec.erase(0, 1);
+	}
+	auto colon = spec.find(':');
+	std::string kind = spec.substr(0, colon);
+	std::string arg = colon == std::string::npos ? "" :
+						       spec.substr(colon + 1);
+	auto type = filter_type_from_string(kind);
+	if (!type)
+		throw UsageError("bad filter '" + spec_in +
+				 "': type must be cpumask, tid or write");
+	f.type = *type;
+	if (f.type == FilterType::cpumask) {
+		f.cpus = canonical_cpulist(arg);
+	} else if (f.type == FilterType::tid) {
+		size_t pos = 0;
+		if (arg.empty())
+			throw UsageError("bad filter '" + spec_in +
+					 "': tid needs tid[,tid...]");
+		while (pos <= arg.size()) {
+			size_t comma = arg.find(',', pos);
+			std::string t = arg.substr(
+				pos, comma == std::string::npos ?
+					     std::string::npos :
+					     comma - pos);
+			char *end = nullptr;
+			errno = 0;
+			unsigned long v = std::strtoul(t.c_str(), &end, 10);
+			if (t.empty() || errno || *end || !v || v > 4194304)
+				throw UsageError("bad filter '" + spec_in +
+						 "': bad tid '" + t + "'");
+			f.tids.push_back(uint32_t(v));
+			pos = comma == std::string::npos ? arg.size() + 1 :
+							   comma + 1;
+		}
+	} else if (!arg.empty()) {
+		throw UsageError("bad filter '" + spec_in +
+				 "': write takes no argument");
+	}
+	return f;
+}
+
+void validate(const CtxConfig &cfg, const std::string &where)
+{
+	const Attrs &a = cfg.attrs;
+
+	if (cfg.name.empty() || cfg.name.size() > MAX_NAME)
+		fail(where + ".name", "must be 1 to 31 characters");
+	if (cfg.targets.empty())
+		fail(where, "needs at least one target");
+	if (cfg.targets.size() > MAX_TARGETS)
+		fail(where, "at most 16 targets");
+	if (cfg.probes.empty())
+		fail(where, "needs at least one probe");
+	if (cfg.probes.size() > MAX_PROBES)
+		fail(where, "at most 3 probes");
+	if (cfg.filters.size() > MAX_FILTERS)
+		fail(where, "at most 8 filters");
+	for (const auto &f : cfg.filters)
+		if (f.tids.size() > MAX_TIDS)
+			fail(where, "at most 16 tids per filter");
+	if (a.sample_us && (*a.sample_us < 100 || *a.sample_us > 10000000))
+		fail(where, "sample_us must be 100 .. 10000000");
+	if (a.aggr_us && (*a.aggr_us < 100 || *a.aggr_us > 3600000000ULL))
+		fail(where, "aggr_us must be 100 .. 3600000000");
+	if (a.update_us && (*a.update_us < 100 || *a.update_us > 3600000000ULL))
+		fail(where, "update_us must be 100 .. 3600000000");
+	if (a.sample_us && a.aggr_us && *a.aggr_us < *a.sample_us)
+		fail(where, "aggr_us must be at least sample_us");
+	if (a.sample_us && a.update_us && *a.update_us < *a.sample_us)
+		fail(where, "update_us must be at least sample_us");
+	if (a.min_nr_regions && (*a.min_nr_regions < 3 ||
+				 *a.min_nr_regions > 10000))
+		fail(where, "nr_regions.min must be 3 .. 10000");
+	if (a.max_nr_regions && (*a.max_nr_regions < 3 ||
+				 *a.max_nr_regions > 10000))
+		fail(where, "nr_regions.max must be 3 .. 10000");
+	if (a.min_nr_regions && a.max_nr_regions &&
+	    *a.min_nr_regions > *a.max_nr_regions)
+		fail(where, "nr_regions.min is above nr_regions.max");
+	if (a.ring_size && (*a.ring_size < 16 || *a.ring_size > (1u << 20) ||
+			    (*a.ring_size & (*a.ring_size - 1))))
+		fail(where, "ring_size must be a power of two, 16 .. 1048576");
+}
+
+std::vector<CtxConfig> parse_config(const json &doc, const std::string &root)
+{
+	std::vector<CtxConfig> out;
+	std::set<std::string> names;
+
+	only_keys(doc, "(top level)", {"contexts"});
+	if (!doc.contains("contexts") || !doc["contexts"].is_array() ||
+	    doc["contexts"].empty())
+		fail("(top level)", "\"contexts\" must be a non-empty array");
+	for (size_t i = 0; i < doc["contexts"].size(); i++) {
+		std::string where = "contexts[" + std::to_string(i) + "]";
+		out.push_back(parse_context(doc["contexts"][i], where, root));
+		if (!names.insert(out.back().name).second)
+			fail(where + ".name",
+			     "duplicate context name '" + out.back().name + "'");
+	}
+	return out;
+}
+
+std::vector<CtxConfig> load_config_file(const std::string &path,
+					const std::string &root)
+{
+	std::ifstream in(path);
+
+	if (!in)
+		throw UsageError("cannot read config file '" + path + "'");
+	json doc;
+	try {
+		doc = json::parse(in);
+	} catch (const json::parse_error &e) {
+		throw UsageError("config file '" + path +
+				 "' is not valid JSON: " + e.what());
+	}
+	return parse_config(doc, root);
+}
+
+}  // namespace damonctl

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "model.hpp"
+
+#include <tuple>
+
+namespace damonctl {
+
+std::string to_string(Ops ops)
+{
+	return ops == Ops::paddr ? "paddr" : "vaddr";
+}
+
+std::string to_string(CtxState state)
+{
+	switch (state) {
+	case CtxState::configured:
+		return "configured";
+	case CtxState::running:
+		return "running";
+	case CtxState::stopped:
+		return "stopped";
+	}
+	return "unknown(" + std::to_string(static_cast<uint32_t>(state)) + ")";
+}
+
+std::string to_string(Mode mode)
+{
+	return mode == Mode::count ? "count" : "presence";
+}
+
+std::string to_string(FilterType type)
+{
+	switch (type) {
+	case FilterType::cpumask:
+		return "cpumask";
+	case FilterType::tid:
+		return "tid";
+	case FilterType::write:
+		return "write";
+	}
+	return "unknown";
+}
+
+std::optional<Ops> ops_from_string(const std::string &s)
+{
+	if (s == "vaddr")
+		return Ops::vaddr;
+	if (s == "paddr")
+		return Ops::paddr;
+	return std::nullopt;
+}
+
+std::optional<Mode> mode_from_string(const std::string &s)
+{
+	if (s == "presence")
+		return Mode::presence;
+	if (s == "count")
+		return Mode::count;
+	return std::nullopt;
+}
+
+std::optional<FilterType> filter_type_from_string(const std::string &s)
+{
+	if (s == "cpumask")
+		return FilterType::cpumask;
+	if (s == "tid")
+		return FilterType::tid;
+	if (s == "write")
+		return FilterType::write;
+	return std::nullopt;
+}
+
+bool operator==(const Attrs &a, const Attrs &b)
+{
+	return std::tie(a.sample_us, a.aggr_us, a.update_us, a.min_nr_regions,
+			a.max_nr_regions, a.mode, a.ring_size) ==
+	       std::tie(b.sample_us, b.aggr_us, b.update_us, b.min_nr_regions,
+			b.max_nr_regions, b.mode, b.ring_size);
+}
+
+bool operator==(const Target &a, const Target &b)
+{
+	return std::tie(a.id, a.pid, a.start, a.end, a.dead, a.nr_regions) ==
+	       std::tie(b.id, b.pid, b.start, b.end, b.dead, b.nr_regions);
+}
+
+bool operator==(const Probe &a, const Probe &b)
+{
+	return std::tie(a.idx, a.type, a.config, a.config1, a.config2,
+			a.sample_period, a.freq, a.wakeup_events, a.weight,
+			a.precise_ip, a.sample_phys_addr, a.sample_weight_struct,
+			a.exclude_kernel, a.exclude_hv) ==
+	       std::tie(b.idx, b.type, b.config, b.config1, b.config2,
+			b.sample_period, b.freq, b.wakeup_events, b.weight,
+			b.precise_ip, b.sample_phys_addr, b.sample_weight_struct,
+			b.exclude_kernel, b.exclude_hv);
+}
+
+bool operator==(const Filter &a, const Filter &b)
+{
+	return std::tie(a.type, a.allow, a.cpus, a.tids) ==
+	       std::tie(b.type, b.allow, b.cpus, b.tids);
+}
+
+bool operator==(const CtxInfo &a, const CtxInfo &b)
+{
+	return std::tie(a.id, a.name, a.ops, a.state, a.attrs, a.targets,
+			a.probes, a.filters, a.arm_failures, a.stale_drops) ==
+	       std::tie(b.id, b.name, b.ops, b.state, b.attrs, b.targets,
+			b.probes, b.filters, b.arm_failures, b.stale_drops);
+}
+
+bool operator==(const Region &a, const Region &b)
+{
+	return std::tie(a.target_id, a.start, a.end, a.nr_accesses, a.age,
+			a.rate, a.probe_hits) ==
+	       std::tie(b.target_id, b.start, b.end, b.nr_accesses, b.age,
+			b.rate, b.probe_hits);
+}
+
+bool operator==(const Aggregation &a, const Aggregation &b)
+{
+	return std::tie(a.ctx_id, a.ctx_name, a.seq, a.time_ns, a.aggr_us,
+			a.nr_regions, a.truncated, a.targets, a.regions) ==
+	       std::tie(b.ctx_id, b.ctx_name, b.seq, b.time_ns, b.aggr_us,
+			b.nr_regions, b.truncated, b.targets, b.regions);
+}
+
+bool operator==(const StatsRow &a, const StatsRow &b)
+{
+	return std::tie(a.cpu, a.state, a.state_name, a.counters) ==
+	       std::tie(b.cpu, b.state, b.state_name, b.counters);
+}
+
+bool operator==(const CtxConfig &a, const CtxConfig &b)
+{
+	return std::tie(a.name, a.ops, a.attrs, a.targets, a.probes,
+			a.filters) == std::tie(b.name, b.ops, b.attrs,
+					       b.targets, b.probes, b.filters);
+}
+
+}  // namespace damonctl

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+// Data model shared by the client library, the config parser and the
+// renderers. Plain values, no netlink.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace damonctl {
+
+enum class Ops : uint32_t { vaddr = 0, paddr = 1 };
+enum class CtxState : uint32_t { configured = 0, running = 1, stopped = 2 };
+enum class Mode : uint32_t { presence = 0, count = 1 };
+enum class FilterType : uint32_t { cpumask = 0, tid = 1, write = 2 };
+
+std::string to_string(Ops ops);
+std::string to_string(CtxState state);
+std::string to_string(Mode mode);
+std::string to_string(FilterType type);
+std::optional<Ops> ops_from_string(const std::string &s);
+std::optional<Mode> mode_from_string(const std::string &s);
+std::optional<FilterType> filter_type_from_string(const std::string &s);
+
+// Monitoring attributes; unset fields are left unchanged by SET_ATTRS.
+struct Attrs {
+	std::optional<uint64_t> sample_us;
+	std::optional<uint64_t> aggr_us;
+	std::optional<uint64_t> update_us;
+	std::optional<uint32_t> min_nr_regions;
+	std::optional<uint32_t> max_nr_regions;
+	std::optional<Mode> mode;
+	std::optional<uint32_t> ring_size;
+
+	bool empty() const
+	{
+		return !sample_us && !aggr_us && !update_us && !min_nr_regions &&
+		       !max_nr_regions && !mode && !ring_size;
+	}
+};
+
+struct Target {
+	uint32_t id = 0;  // reply only
+	std::optional<uint32_t> pid;
+	std::optional<uint64_t> start;
+	std::optional<uint64_t> end;
+	bool dead = false;
+	uint32_t nr_regions = 0;
+};
+
+// Every field of the kernel's struct damon_perf_probe_attr.
+struct Probe {
+	uint32_t idx = 0;  // reply only, 1-based
+	uint32_t type = 0;
+	uint64_t config = 0;
+	uint64_t config1 = 0;
+	uint64_t config2 = 0;
+	uint64_t sample_period = 0;  // frequency in Hz when freq
+	bool freq = false;
+	uint32_t wakeup_events = 0;
+	uint32_t weight = 1;
+	uint8_t precise_ip = 0;
+	bool sample_phys_addr = false;
+	bool sample_weight_struct = false;
+	bool exclude_kernel = false;
+	bool exclude_hv = false;
+	std::string event;  // the event string it came from (userspace only)
+};
+
+struct Filter {
+	FilterType type = FilterType::cpumask;
+	bool allow = true;
+	std::string cpus;  // cpu list, cpumask filters
+	std::vector<uint32_t> tids;
+};
+
+struct CtxInfo {
+	uint32_t id = 0;
+	std::string name;
+	Ops ops = Ops::vaddr;
+	CtxState state = CtxState::configured;
+	Attrs attrs;
+	std::vector<Target> targets;
+	std::vector<Probe> probes;
+	std::vector<Filter> filters;
+	uint32_t arm_failures = 0;
+	uint64_t stale_drops = 0;
+};
+
+struct Region {
+	uint32_t target_id = 0;
+	uint64_t start = 0;
+	uint64_t end = 0;
+	uint32_t nr_accesses = 0;
+	uint32_t age = 0;
+	uint64_t rate = 0;
+	std::vector<uint64_t> probe_hits;  // index = probe idx - 1
+	uint64_t size() const { return end - start; }
+};
+
+// One aggregation: a SNAPSHOT_GET dump or an AGGREGATION notification.
+struct Aggregation {
+	uint32_t ctx_id = 0;
+	std::string ctx_name;
+	uint64_t seq = 0;
+	uint64_t time_ns = 0;
+	uint64_t aggr_us = 0;
+	uint32_t nr_regions = 0;
+	bool truncated = false;
+	std::vector<Target> targets;
+	std::vector<Region> regions;
+};
+
+struct StatsRow {
+	std::optional<uint32_t> cpu;  // empty: the total row
+	uint32_t state = 0;
+	std::string state_name;
+	std::vector<std::pair<std::string, uint64_t>> counters;
+};
+
+// Full configuration of one context, as `start` applies it.
+struct CtxConfig {
+	std::string name;
+	Ops ops = Ops::vaddr;
+	Attrs attrs;
+	std::vector<Target> targets;
+	std::vector<Probe> probes;
+	std::vector<Filter> filters;
+};
+
+bool operator==(const Attrs &a, const Attrs &b);
+bool operator==(const Target &a, const Target &b);
+bool operator==(const Probe &a, const Probe &b);
+bool operator==(const Filter &a, const Filter &b);
+bool operator==(const CtxInfo &a, const CtxInfo &b);
+bool operator==(const Region &a, const Region &b);
+bool operator==(const Aggregation &a, const Aggregation &b);
+bool operator==(const StatsRow &a, const StatsRow &b);
+bool operator==(const CtxConfig &a, const CtxConfig &b);
+
+}  // namespace damonctl

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+// Output: human tables (fmt), JSON (nlohmann) and OpenMetrics text. Pure
+// functions of the data model so tests can check them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "events.hpp"
+#include "model.hpp"
+
+namespace damonctl {
+
+nlohmann::json to_json(const CtxInfo &ctx);
+nlohmann::json to_json(const Aggregation &agg);
+nlohmann::json to_json(const StatsRow &row);
+nlohmann::json to_json(const ResolvedEvent &ev);
+nlohmann::json to_json(const Pmu &pmu);
+// Inverse of to_json(Aggregation) for recordings; throws UsageError.
+Aggregation aggregation_from_json(const nlohmann::json &j);
+
+std::string render_status(const std::vector<CtxInfo> &ctxs);
+
+// Regions with at least @min_accesses accesses, in bytes.
+uint64_t working_set_size(const Aggregation &agg, uint32_t min_accesses = 1);
+// Regions table; @hot > 0 keeps the @hot most accessed regions.
+std::string render_regions(const Aggregation &agg, size_t hot = 0);
+// Address (rows) over time (columns) heatmap of nr_accesses.
+std::string render_heatmap(const std::vector<Aggregation> &aggs,
+			   size_t rows = 20, size_t cols = 60,
+			   bool color = false);
+
+std::string render_stats(const std::vector<StatsRow> &rows, bool per_cpu);
+std::string render_openmetrics(const std::vector<StatsRow> &rows);
+
+std::string render_pmus(const std::vector<Pmu> &pmus);
+std::string render_resolved(const ResolvedEvent &ev);
+
+std::string human_size(uint64_t bytes);
+
+}  // namespace damonctl
