@@ -17,6 +17,7 @@
 #   /bin/damonctl           build/tools/damonctl when built, with what ldd
 #                           lists (and the loader) at the same paths
 #   /bin/workload           tests/vm/workload.c, static
+#   /bin/<name>             every other tests/vm/*.c and tests/testpmu/*_user.c
 #   /tests/*.sh             tests/vm/*.sh (lib.sh included)
 #   /etc/passwd, /etc/group root and nobody (65534), for EPERM tests
 #
@@ -82,12 +83,25 @@ add_deps() {
 }
 for m in "$ko"/*.ko; do add_deps "$m"; done
 
-# The workload, static.
-wl=$top/build/workload
-if [ ! -x "$wl" ] || [ "$top/tests/vm/workload.c" -nt "$wl" ]; then
-	gcc -O2 -Wall -Wextra -static -pthread -o "$wl" "$top/tests/vm/workload.c"
-fi
-cp "$wl" "$stage/bin/workload"
+# Test programs, static: tests/vm/*.c (workload.c is /bin/workload) and
+# tests/testpmu/*_user.c, each as /bin/<name>. One that does not build is
+# named in /etc/damon_perf_missing, which /init reports (a failure).
+mkdir -p "$top/build/bin"
+for c in "$top"/tests/vm/*.c "$top"/tests/testpmu/*_user.c; do
+	[ -f "$c" ] || continue
+	b=$(basename "$c" .c)
+	bin=$top/build/bin/$b
+	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ]; then
+		if ! gcc -O2 -Wall -Wextra -static -pthread -I"$top/include/uapi" \
+			-o "$bin" "$c" 2>"$bin.err"; then
+			cat "$bin.err" >&2
+			echo "initramfs: $c does not build; /bin/$b missing" >&2
+			echo "$b" >> "$stage/etc/damon_perf_missing"
+			continue
+		fi
+	fi
+	cp "$bin" "$stage/bin/$b"
+done
 
 # damonctl and its shared libraries at their host paths.
 ctl=${DAMONCTL:-$top/build/tools/damonctl}
@@ -131,6 +145,9 @@ if [ -f /lib/damon_perf/deps/order ]; then
 		insmod /lib/damon_perf/deps/$d.ko || echo "# init: insmod $d failed"
 	done
 fi
+for m in $(cat /etc/damon_perf_missing 2>/dev/null); do
+	echo "DAMON_PERF_MISSING $m (did not build)"
+done
 ours=$(for m in /lib/damon_perf/*.ko; do basename "$m" .ko; done)
 worst=0
 for test in $tests; do
