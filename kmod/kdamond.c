@@ -135,12 +135,15 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 		damon_perf_snapshot_put(old);
 		damon_perf_netlink_notify(ctx, snap);
 	}
-	damon_perf_for_each_target(t, ctx)
-		damon_perf_for_each_region(r, t)
-			trace_damon_perf_aggregated(ctx->id, t->id,
-						    t->nr_regions, r->start,
-						    r->end, r->nr_accesses,
-						    r->age);
+	if (trace_damon_perf_aggregated_enabled()) {
+		damon_perf_for_each_target(t, ctx)
+			damon_perf_for_each_region(r, t)
+				trace_damon_perf_aggregated(ctx->id, t->id,
+							    t->nr_regions,
+							    r->start, r->end,
+							    r->nr_accesses,
+							    r->age);
+	}
 
 	damon_perf_for_each_target(t, ctx) {
 		damon_perf_regions_reset(t);

@@ -117,6 +117,15 @@ struct damon_perf_rings {
 /**
  * struct damon_perf_ring_stats - Counters of one ring, or of a context's
  * rings summed over CPUs (then @peak is the maximum and @occupancy the sum).
+ * @enqueue:	reports accepted.
+ * @dequeue:	reports consumed.
+ * @overflow:	reports refused, ring full.
+ * @busy_drop:	reports refused, nested producer.
+ * @early_wake:	high-watermark wake-ups.
+ * @no_probe:	reports refused, probe_idx 0.
+ * @peak:	highest occupancy.
+ * @occupancy:	reports waiting when read.
+ * @size:	entries of the ring.
  */
 struct damon_perf_ring_stats {
 	unsigned long enqueue;

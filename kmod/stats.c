@@ -560,6 +560,9 @@ int damon_perf_stats_init(void)
 	BUILD_BUG_ON(ARRAY_SIZE(stat_names) != NR_DAMON_PERF_STATS);
 	BUILD_BUG_ON(ARRAY_SIZE(stat_offs) != NR_DAMON_PERF_STATS);
 	BUILD_BUG_ON(ARRAY_SIZE(state_names) != NR_DAMON_PERF_STATES);
+	/* Every listed counter has a field (stat_offs) and nothing else does. */
+	BUILD_BUG_ON(offsetof(struct damon_perf_stats, cpu_state) !=
+		     NR_DAMON_PERF_STATS * sizeof(unsigned long));
 	return 0;
 }
 

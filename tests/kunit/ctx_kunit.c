@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/perf_event.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -13,6 +14,7 @@
 #include <linux/umh.h>
 
 #include "ctx.h"
+#include "perf_source.h"
 #include "regions.h"
 
 #define BASE	(1UL << 30)
@@ -282,7 +284,8 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
 			BASE + 64 * PG, NULL) > 0);
 	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
-	KUNIT_EXPECT_EQ(test, ctx->state, (u32)DAMON_PERF_CTX_STATE_RUNNING);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->state),
+			(u32)DAMON_PERF_CTX_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(ctx, NULL), -EBUSY);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(ctx, BASE + 64 * PG,
 			BASE + 65 * PG, NULL), -EBUSY);
@@ -455,19 +458,15 @@ static int spawn_init(struct subprocess_info *info, struct cred *new)
 	return 0;
 }
 
-/* Start /bin/sleep @secs as a user process; 0 when that is impossible. */
-static pid_t spawn_sleep(const char *secs)
+/* Start @argv[0] as a user process; its pid, 0 when that is impossible. */
+static pid_t spawn(char **argv)
 {
 	struct subprocess_info *info;
 	struct spawn s = {};
-	char *argv[3], *envp[2];
+	char *envp[2];
 
-	argv[0] = "/bin/sleep";
-	argv[1] = (char *)secs;
-	argv[2] = NULL;
 	envp[0] = "PATH=/bin:/usr/bin";
 	envp[1] = NULL;
-
 	info = call_usermodehelper_setup(argv[0], argv, envp, GFP_KERNEL,
 					 spawn_init, NULL, &s);
 	if (!info)
@@ -475,6 +474,16 @@ static pid_t spawn_sleep(const char *secs)
 	if (call_usermodehelper_exec(info, UMH_WAIT_EXEC))
 		return 0;
 	return s.tgid;
+}
+
+static pid_t spawn_sleep(const char *secs)
+{
+	char *argv[3];
+
+	argv[0] = "/bin/sleep";
+	argv[1] = (char *)secs;
+	argv[2] = NULL;
+	return spawn(argv);
 }
 
 static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
@@ -603,6 +612,67 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(
 	mutex_unlock(&damon_perf_lock);
 }
 
+/*
+ * Real samples: a page-fault probe on a process that faults in 128 MiB.
+ * Its samples reach the regions through the perf source and the rings.
+ */
+static void vaddr_run_should_credit_real_page_fault_samples(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-pf",
+					     DAMON_PERF_OPS_VADDR);
+	struct damon_perf_probe_attr pa = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_period = 1,
+		.exclude_hv = true,
+	};
+	struct damon_perf_snapshot *snap;
+	char *argv[4];
+	u64 hits = 0, best = 0;
+	pid_t pid;
+	u32 i, j;
+	int id;
+
+	/* through the shell, so the workload has valid stdio */
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = "exec /bin/workload -s 128 -h 1 -t 4 >/dev/null 2>&1";
+	argv[3] = NULL;
+	pid = spawn(argv);
+	if (!pid)
+		kunit_skip(test, "cannot run /bin/workload");
+
+	mutex_lock(&damon_perf_lock);
+	set_fast(test, ctx, 10000, 100000);
+	id = damon_perf_target_add_pid(ctx, pid, NULL);
+	ASSERT_LOCKED(test, id > 0);
+	ASSERT_LOCKED(test, damon_perf_probe_add(ctx, &pa, NULL) == 1);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	mutex_unlock(&damon_perf_lock);
+
+	/* faulting 32768 pages in takes a while under emulation */
+	for (i = 0; i < 30 && !best; i++) {
+		msleep(100);
+		snap = damon_perf_snapshot_get(ctx);
+		if (!snap)
+			continue;
+		for (j = 0; j < snap->nr_regions; j++) {
+			hits += snap->regions[j].probe_hits[0];
+			best = max_t(u64, best, snap->regions[j].nr_accesses);
+		}
+		damon_perf_snapshot_put(snap);
+	}
+	KUNIT_EXPECT_GT(test, hits, 0ULL);
+	KUNIT_EXPECT_GT(test, best, 0ULL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->state),
+			(u32)DAMON_PERF_CTX_STATE_RUNNING);
+
+	mutex_lock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+}
+
 static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(ctx_new_should_validate_names),
 	KUNIT_CASE(ctx_new_should_refuse_beyond_the_limit),
@@ -615,6 +685,7 @@ static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(paddr_run_should_find_the_hot_range),
 	KUNIT_CASE(vaddr_ctx_should_stop_when_its_process_exits),
 	KUNIT_CASE(vaddr_run_should_find_the_hot_range_of_a_process),
+	KUNIT_CASE(vaddr_run_should_credit_real_page_fault_samples),
 	{}
 };
 

@@ -134,6 +134,9 @@ static void ring_alloc_should_accept_only_power_of_two_sizes(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, damon_perf_rings_alloc(&rings, 0, NULL, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rings.size, (unsigned int)DAMON_PERF_RING_DEF_SIZE);
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_alloc(&rings, 16, NULL, NULL),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, rings.size, (unsigned int)DAMON_PERF_RING_DEF_SIZE);
 	damon_perf_rings_free(&rings);
 	KUNIT_EXPECT_TRUE(test, !rings.ring);
 	/* A second free is harmless. */
