@@ -158,8 +158,19 @@ worst=0
 for test in $tests; do
 	echo "DAMON_PERF_BEGIN test=$test"
 	start=$(cut -d. -f1 /proc/uptime)
-	(cd /tests && exec /bin/sh "/tests/$test")
+	# Per-script time limit: its "# timeout: SECS" header, or a default.
+	to=$(sed -n 's/^# *timeout: *\([0-9][0-9]*\).*/\1/p' "/tests/$test" | head -n 1)
+	[ -n "$to" ] || { [ "$DAMON_PERF_KERNEL" = debug ] && to=300 || to=120; }
+	(cd /tests && exec timeout -s KILL "$to" /bin/sh "/tests/$test")
 	rc=$?
+	[ $rc -eq 137 ] && echo "DAMON_PERF_TIMEOUT test=$test after ${to}s"
+	# Nothing a script started may outlive it (kernel threads have no
+	# command line).
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		[ "$p" -eq 1 ] || [ "$p" -eq $$ ] && continue
+		[ -s /proc/$p/cmdline ] && kill -9 "$p" 2>/dev/null
+	done
 	# A test must unload what it loaded; say so, and clean up for the next.
 	for pass in 1 2 3; do
 		for m in $ours; do
