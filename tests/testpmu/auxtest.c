@@ -10,7 +10,9 @@
  *                              the rings, print the running totals
  *   damon_perf_auxtest/detach  write anything: tear every buffer down
  *
- * Reports are classified by the module parameters hot_start/hot_len.
+ * Reports are classified by the module parameters hot_start/hot_len;
+ * ring_size sets the report rings' size (a small one makes drains stop at
+ * a full ring and keep the rest of the AUX data for the next drain).
  */
 #include <linux/debugfs.h>
 #include <linux/file.h>
@@ -29,6 +31,10 @@ MODULE_PARM_DESC(hot_start, "first address of the hot range");
 static unsigned long hot_len = 64UL << 12;
 module_param(hot_len, ulong, 0644);
 MODULE_PARM_DESC(hot_len, "hot range length in bytes");
+
+static unsigned int ring_size = 4096;
+module_param(ring_size, uint, 0444);
+MODULE_PARM_DESC(ring_size, "report ring entries per CPU (power of two)");
 
 static DEFINE_MUTEX(lock);
 static struct dentry *dir;
@@ -81,7 +87,7 @@ static ssize_t attach_write(struct file *file, const char __user *ubuf,
 
 	mutex_lock(&lock);
 	if (!have_rings) {
-		ret = damon_perf_rings_alloc(&rings, 4096, NULL, NULL);
+		ret = damon_perf_rings_alloc(&rings, ring_size, NULL, NULL);
 		if (ret)
 			goto out;
 		have_rings = true;

@@ -23,7 +23,7 @@ check "test PMU is registered" \
 out=$(/bin/auxtest_user 4 4 2>&1)
 echo "$out" | sed 's/^/# /'
 val() { echo "$out" | sed -n "s/^$1=\([-0-9]*\).*/\1/p" | head -n 1; }
-fin() { echo "$out" | sed -n "s/^final .* $1 \([0-9]*\).*/\1/p"; }
+fin() { echo "$out" | sed -n "s/^final.* $1 \([0-9]*\).*/\1/p"; }
 expect() {	# expect DESC KEY VALUE
 	if [ "$(val "$2")" = "$3" ]; then ok "$1"; else
 		not_ok "$1 ($2=$(val "$2"), want $3)"; fi
@@ -77,6 +77,31 @@ out=$(/bin/auxtest_user 1 2 --no-detach 2>&1)
 echo "$out" | sed 's/^/# /'
 expect "re-attach after detach succeeds" attach_cpu0 0
 check "drain after the process exited" cat /sys/kernel/debug/damon_perf_auxtest/drain
+unload_module damon_perf_auxtest
+
+# A 16-entry ring: every drain stops at the first refused report and the
+# AUX tail stays on that record, so what the ring took is exactly what the
+# parser consumed, and the data behind it is drained later.
+load_module damon_perf_auxtest ring_size=16 || finish
+out=$(/bin/auxtest_user 2 4 2>&1)
+echo "$out" | sed 's/^/# /'
+reports=$(fin reports); records=$(fin records); refused=$(fin refused)
+drains=$(fin drains); errors=$(fin errors)
+diag "reports=$reports records=$records refused=$refused drains=$drains"
+if [ "${refused:-0}" -gt 0 ]; then ok "a full ring stops the drain ($refused times)"
+else not_ok "a full ring stops the drain (refused=$refused)"; fi
+if [ -n "$reports" ] && [ "$reports" = "$records" ] && [ "$reports" -gt 0 ]; then
+	ok "records consumed = reports accepted ($reports)"
+else
+	not_ok "records consumed = reports accepted ($records vs $reports)"
+fi
+if [ -n "$reports" ] && [ "$reports" -le $(( ${drains:-0} * 16 * 2 )) ]; then
+	ok "no drain took more than the ring holds"
+else
+	not_ok "no drain took more than the ring holds ($reports in $drains drains)"
+fi
+if [ "${errors:-1}" = 0 ]; then ok "resuming at a refused record loses no sync"
+else not_ok "resuming at a refused record: $errors bytes skipped"; fi
 unload_module damon_perf_auxtest
 unload_module damon_perf_testpmu
 unload_module damon_perf
