@@ -256,6 +256,8 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 			continue;
 		if (chunk == avail)
 			break;		/* a record still being written */
+		/* a record cut by the end of the buffer, none of it consumed */
+		avail = head - tail;
 		used = parse_wrapped(buf, tail, avail, &st, &d);
 		if (!used && !st.refused) {
 			if (avail <= SPE_BOUNCE)
@@ -326,6 +328,7 @@ int damon_perf_spe_test_attach(struct damon_perf_aux_event *event, int cpu,
 	buf->map.base = aux;
 	buf->map.size = aux_size;
 	buf->tail = READ_ONCE(up->aux_tail);
+	buf->pid = event->pid;
 	per_cpu_ptr(event->pcpu, cpu)->priv = buf;
 	event->ops = &spe_ops;
 	cpumask_set_cpu(cpu, &event->aux_cpumask);
