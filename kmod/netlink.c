@@ -335,10 +335,23 @@ static int fill_filter(struct sk_buff *skb, const struct damon_perf_filter *f)
 	return 0;
 }
 
+/*
+ * The attributes in effect, or about to be: a running context takes tuned
+ * intervals at its next sample interval.
+ */
+static void current_attrs(struct damon_perf_ctx *ctx,
+			  struct damon_perf_attrs *a)
+{
+	spin_lock(&ctx->pending_lock);
+	*a = ctx->attrs_pending ? ctx->pending_attrs : ctx->attrs;
+	spin_unlock(&ctx->pending_lock);
+}
+
 /* The CTX_GET reply body; damon_perf_lock held. */
 static int fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
 {
 	struct damon_perf_target *t;
+	struct damon_perf_attrs a;
 	struct nlattr *nest;
 	unsigned int i;
 	int ret;
@@ -346,8 +359,10 @@ static int fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
 	if (nla_put_u32(skb, DAMON_PERF_A_CTX_ID, ctx->id) ||
 	    nla_put_string(skb, DAMON_PERF_A_CTX_NAME, ctx->name) ||
 	    nla_put_u32(skb, DAMON_PERF_A_CTX_OPS, ctx->ops) ||
-	    nla_put_u32(skb, DAMON_PERF_A_CTX_STATE, ctx->state) ||
-	    fill_attrs(skb, &ctx->attrs))
+	    nla_put_u32(skb, DAMON_PERF_A_CTX_STATE, ctx->state))
+		return -EMSGSIZE;
+	current_attrs(ctx, &a);
+	if (fill_attrs(skb, &a))
 		return -EMSGSIZE;
 	damon_perf_for_each_target(t, ctx)
 		if (fill_target(skb, t))
@@ -471,7 +486,7 @@ static int set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		return ret;
 
-	a = ctx->attrs;
+	current_attrs(ctx, &a);
 	if (tb[DAMON_PERF_ATTRS_A_SAMPLE_US])
 		a.sample_us = nla_get_u64(tb[DAMON_PERF_ATTRS_A_SAMPLE_US]);
 	if (tb[DAMON_PERF_ATTRS_A_AGGR_US])

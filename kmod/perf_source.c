@@ -127,24 +127,6 @@ static __printf(2, 3) void errmsg(struct netlink_ext_ack *extack,
 }
 #endif
 
-static const char *err_name(int err)
-{
-	switch (-err) {
-	case EINVAL:		return "EINVAL";
-	case EOPNOTSUPP:	return "EOPNOTSUPP";
-	case EACCES:		return "EACCES";
-	case EPERM:		return "EPERM";
-	case ENOENT:		return "ENOENT";
-	case ENODEV:		return "ENODEV";
-	case EBUSY:		return "EBUSY";
-	case ENOMEM:		return "ENOMEM";
-	case E2BIG:		return "E2BIG";
-	case ENOSPC:		return "ENOSPC";
-	case EMFILE:		return "EMFILE";
-	default:		return "error";
-	}
-}
-
 /* Address of a sample, by what the sample says it carries. */
 static bool sample_has(const struct perf_sample_data *data, u64 flag)
 {
@@ -725,8 +707,9 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	mutex_unlock(&src->lock);
 	if (!err)
 		return 0;
-	errmsg(extack, "probe %u on cpu %d: PMU type %u %s (%s)", idx, cpu,
-	       probe->attr.type, why_failed(err), err_name(err));
+	/* The errno itself reaches userspace as the request's error. */
+	errmsg(extack, "probe %u on cpu %d: PMU type %u %s", idx, cpu,
+	       probe->attr.type, why_failed(err));
 	return err;
 }
 

@@ -39,9 +39,10 @@ void nl_check(int ret, const char *what)
 		throw std::system_error(-ret, nl_category(), what);
 }
 
-}  // namespace
+} // namespace
 
-Client::Client() : sock_(nl_socket_alloc())
+Client::Client()
+	: sock_(nl_socket_alloc())
 {
 	int one = 1;
 
@@ -85,7 +86,7 @@ void Client::transact(NlMsg msg, const ReplyFn &on_reply)
 		auto *nlh = reinterpret_cast<nlmsghdr *>(buf.get());
 		for (; nlmsg_ok(nlh, n); nlh = nlmsg_next(nlh, &n)) {
 			if (nlh->nlmsg_seq != seq)
-				continue;  // a notification or a stale reply
+				continue; // a notification or a stale reply
 			if (nlh->nlmsg_type == NLMSG_ERROR ||
 			    nlh->nlmsg_type == NLMSG_DONE) {
 				Ack ack = parse_ack(nlh);
@@ -298,9 +299,9 @@ std::optional<Aggregation> Client::next_aggregation(int timeout_ms)
 int Client::join_monitor_group()
 {
 	if (mcgrp_ < 0) {
-		mcgrp_ = genl_ctrl_resolve_grp(sock_.get(),
-					       DAMON_PERF_GENL_NAME,
-					       DAMON_PERF_GENL_MCGRP_MONITOR);
+		mcgrp_ =
+			genl_ctrl_resolve_grp(sock_.get(), DAMON_PERF_GENL_NAME,
+					      DAMON_PERF_GENL_MCGRP_MONITOR);
 		if (mcgrp_ < 0)
 			return -ENOENT;
 	}
@@ -310,4 +311,4 @@ int Client::join_monitor_group()
 	return ret == -NLE_PERM ? -EPERM : -EINVAL;
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -87,4 +87,4 @@ private:
 	int mcgrp_ = -1;
 };
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -3,6 +3,8 @@
 // validation, and joining the "monitor" multicast group.
 #include <poll.h>
 
+#include <linux/netlink.h>
+
 #include <fmt/format.h>
 #include <netlink/msg.h>
 
@@ -44,9 +46,9 @@ std::vector<unsigned char> bytes_of(const std::string &spec, int &type)
 				 "': expected TYPE:KIND[:VALUE]");
 	type = int(number(spec.substr(0, c1), spec));
 	auto c2 = spec.find(':', c1 + 1);
-	std::string kind = spec.substr(c1 + 1, c2 == std::string::npos ?
-						       std::string::npos :
-						       c2 - c1 - 1);
+	std::string kind =
+		spec.substr(c1 + 1, c2 == std::string::npos ? std::string::npos
+							    : c2 - c1 - 1);
 	std::string value = c2 == std::string::npos ? "" : spec.substr(c2 + 1);
 	std::vector<unsigned char> out;
 	auto put = [&](uint64_t v, size_t n) {
@@ -68,7 +70,9 @@ std::vector<unsigned char> bytes_of(const std::string &spec, int &type)
 		out.assign(value.begin(), value.end());
 	else if (kind == "flag")
 		;
-	else if (kind == "hex") {
+	else if (kind == "hex" || kind == "nest") {
+		if (kind == "nest")
+			type |= NLA_F_NESTED;
 		if (value.size() % 2)
 			throw UsageError("attribute '" + spec +
 					 "': odd number of hex digits");
@@ -76,9 +80,10 @@ std::vector<unsigned char> bytes_of(const std::string &spec, int &type)
 			out.push_back((unsigned char)number(
 				"0x" + value.substr(i, 2), spec));
 	} else
-		throw UsageError("attribute '" + spec +
-				 "': kind must be u8, u16, u32, u64, str, "
-				 "strn, flag or hex");
+		throw UsageError(
+			"attribute '" + spec +
+			"': kind must be u8, u16, u32, u64, str, "
+			"strn, flag, hex or nest (hex with NLA_F_NESTED)");
 	return out;
 }
 
@@ -116,11 +121,11 @@ void run_join(const JoinOptions &o)
 	}
 }
 
-}  // namespace
+} // namespace
 
 void setup_debug(CLI::App &app)
 {
-	auto *sub = app.add_subcommand("debug", "");  // hidden: no description
+	auto *sub = app.add_subcommand("debug", ""); // hidden: no description
 	sub->group("");
 	sub->require_subcommand(1);
 
@@ -129,7 +134,8 @@ void setup_debug(CLI::App &app)
 	r->add_option("--cmd", raw->cmd, "Command number")->required();
 	r->add_flag("--dump", raw->dump, "Send as a dump (NLM_F_DUMP)");
 	r->add_option("-a,--attr", raw->attrs,
-		      "TYPE:KIND[:VALUE], KIND u8|u16|u32|u64|str|strn|flag|hex");
+		      "TYPE:KIND[:VALUE], KIND "
+		      "u8|u16|u32|u64|str|strn|flag|hex|nest");
 	r->add_option("--version", raw->version, "genlmsghdr.version");
 	r->add_option("--reserved", raw->reserved, "genlmsghdr.reserved");
 	r->callback([raw] { run_raw(*raw); });
@@ -142,4 +148,4 @@ void setup_debug(CLI::App &app)
 	j->callback([join] { run_join(*join); });
 }
 
-}  // namespace damonctl
+} // namespace damonctl

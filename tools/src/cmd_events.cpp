@@ -33,8 +33,8 @@ void run_events(const EventsOptions &o)
 		return;
 	}
 	std::vector<Pmu> pmus;
-	std::vector<std::string> names = o.pmus.empty() ? list_pmus(root) :
-							  o.pmus;
+	std::vector<std::string> names =
+		o.pmus.empty() ? list_pmus(root) : o.pmus;
 	for (const auto &n : names)
 		pmus.push_back(load_pmu(root, n));
 	if (o.json) {
@@ -49,7 +49,7 @@ void run_events(const EventsOptions &o)
 	fmt::print("{}", render_pmus(pmus));
 }
 
-}  // namespace
+} // namespace
 
 void setup_events(CLI::App &app)
 {
@@ -75,9 +75,10 @@ void setup_events(CLI::App &app)
 		"precise_ip 1-3, P the maximum (3), u excludes the kernel.\n"
 		"DAMONCTL_SYSFS_ROOT=DIR reads DIR/bus/event_source/devices "
 		"instead of /sys/...\n"
-		"Example:\n  damonctl events --resolve 'cpu/mem-loads,ldlat=30/P' "
+		"Example:\n  damonctl events --resolve "
+		"'cpu/mem-loads,ldlat=30/P' "
 		"--json");
 	sub->callback([o] { run_events(*o); });
 }
 
-}  // namespace damonctl
+} // namespace damonctl

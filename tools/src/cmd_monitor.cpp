@@ -59,11 +59,11 @@ void run_monitor(const MonitorOptions &o)
 		std::fflush(stdout);
 	}
 	if (o.count && n < o.count)
-		throw std::runtime_error(fmt::format(
-			"got {} of {} aggregations", n, o.count));
+		throw std::runtime_error(
+			fmt::format("got {} of {} aggregations", n, o.count));
 }
 
-}  // namespace
+} // namespace
 
 void setup_monitor(CLI::App &app)
 {
@@ -89,4 +89,4 @@ void setup_monitor(CLI::App &app)
 	sub->callback([o] { run_monitor(*o); });
 }
 
-}  // namespace damonctl
+} // namespace damonctl

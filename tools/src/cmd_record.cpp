@@ -46,7 +46,7 @@ void run_record(const RecordOptions &o)
 		out = &file;
 	}
 	auto t = connect();
-	auto snapshots = connect();  // dumps may not interleave notifications
+	auto snapshots = connect(); // dumps may not interleave notifications
 	t->subscribe();
 	install_interrupt_handler();
 	auto end = std::chrono::steady_clock::now() +
@@ -73,7 +73,7 @@ void run_record(const RecordOptions &o)
 			   o.output);
 }
 
-}  // namespace
+} // namespace
 
 void setup_record(CLI::App &app)
 {
@@ -96,4 +96,4 @@ void setup_record(CLI::App &app)
 	sub->callback([o] { run_record(*o); });
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -40,16 +40,16 @@ void print(const ReportOptions &o, const std::vector<Aggregation> &latest)
 		nlohmann::json j = nlohmann::json::array();
 		for (const auto &a : latest) {
 			auto ja = to_json(a);
-			ja["working_set_bytes"] = working_set_size(a, o.wss_min);
+			ja["working_set_bytes"] =
+				working_set_size(a, o.wss_min);
 			if (o.hot) {
 				Aggregation h = a;
-				std::stable_sort(h.regions.begin(),
-						 h.regions.end(),
-						 [](const Region &x,
-						    const Region &y) {
-							 return x.nr_accesses >
-								y.nr_accesses;
-						 });
+				std::stable_sort(
+					h.regions.begin(), h.regions.end(),
+					[](const Region &x, const Region &y) {
+						return x.nr_accesses >
+						       y.nr_accesses;
+					});
 				if (h.regions.size() > o.hot)
 					h.regions.resize(o.hot);
 				ja["regions"] = to_json(h)["regions"];
@@ -119,7 +119,7 @@ void run_report(const ReportOptions &o)
 	print(o, latest);
 }
 
-}  // namespace
+} // namespace
 
 void setup_report(CLI::App &app)
 {
@@ -146,8 +146,9 @@ void setup_report(CLI::App &app)
 	sub->add_option("--rows", o->rows, "Heatmap rows")
 		->capture_default_str()
 		->check(CLI::Range(1, 500));
-	sub->add_option("--cols", o->cols, "Heatmap columns (at most one "
-					   "per aggregation)")
+	sub->add_option("--cols", o->cols,
+			"Heatmap columns (at most one "
+			"per aggregation)")
 		->capture_default_str()
 		->check(CLI::Range(1, 1000));
 	sub->footer("Examples:\n"
@@ -157,4 +158,4 @@ void setup_report(CLI::App &app)
 	sub->callback([o] { run_report(*o); });
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -55,9 +55,10 @@ CtxConfig config_from_flags(const StartOptions &o)
 		cfg.targets.push_back(parse_range(r));
 	}
 	if (cfg.targets.empty())
-		throw UsageError(cfg.ops == Ops::vaddr ?
-					 "give at least one --pid (or --config)" :
-					 "give at least one --range (or --config)");
+		throw UsageError(
+			cfg.ops == Ops::vaddr
+				? "give at least one --pid (or --config)"
+				: "give at least one --range (or --config)");
 	std::vector<std::string> events = o.events;
 	if (events.empty())
 		events.push_back("page-faults");
@@ -143,7 +144,7 @@ void run_start(const StartOptions &o)
 		apply(*t, cfg, o.replace);
 }
 
-}  // namespace
+} // namespace
 
 void setup_start(CLI::App &app)
 {
@@ -178,8 +179,9 @@ void setup_start(CLI::App &app)
 					"Sample frequency (Hz) for every "
 					"--event")
 				->excludes("--period"));
-	flags.push_back(sub->add_option("--weight", o->weight,
-					"Credit weight of each probe's samples"));
+	flags.push_back(
+		sub->add_option("--weight", o->weight,
+				"Credit weight of each probe's samples"));
 	flags.push_back(sub->add_flag("--phys-addr", o->phys_addr,
 				      "Ask the PMU for physical addresses"));
 	flags.push_back(sub->add_flag("--exclude-kernel", o->exclude_kernel,
@@ -194,9 +196,10 @@ void setup_start(CLI::App &app)
 					"Lower bound of regions per target"));
 	flags.push_back(sub->add_option("--max-nr-regions", o->max_nr_regions,
 					"Upper bound of regions per target"));
-	flags.push_back(sub->add_option("--mode", o->mode,
-					"presence (at most one access per "
-					"region per sample interval) or count"));
+	flags.push_back(
+		sub->add_option("--mode", o->mode,
+				"presence (at most one access per "
+				"region per sample interval) or count"));
 	flags.push_back(sub->add_option("--ring-size", o->ring_size,
 					"Report ring entries per CPU (power "
 					"of two)"));
@@ -204,12 +207,14 @@ void setup_start(CLI::App &app)
 		"-f,--filter", o->filters,
 		"Sample filter: [!]cpumask:LIST, [!]tid:TID[,TID], [!]write "
 		"('!' rejects what matches)"));
-	sub->add_flag("--replace", o->replace,
-		      "Stop and delete existing contexts of the same name first");
+	sub->add_flag(
+		"--replace", o->replace,
+		"Stop and delete existing contexts of the same name first");
 	sub->footer(
 		"Examples:\n"
 		"  damonctl start --pid 1234\n"
-		"      monitor process 1234 with the page-faults software event\n"
+		"      monitor process 1234 with the page-faults software "
+		"event\n"
 		"  damonctl start -n db -p 1234 -e 'cpu/mem-loads,ldlat=30/P' "
 		"--period 1000\n"
 		"  damonctl start --ops paddr -r 0x100000000-0x140000000 "
@@ -226,4 +231,4 @@ void setup_start(CLI::App &app)
 	});
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -39,7 +39,7 @@ void run_stats(const StatsOptions &o)
 	fmt::print("{}", render_stats(rows, o.per_cpu));
 }
 
-}  // namespace
+} // namespace
 
 void setup_stats(CLI::App &app)
 {
@@ -61,4 +61,4 @@ void setup_stats(CLI::App &app)
 	sub->callback([o] { run_stats(*o); });
 }
 
-}  // namespace damonctl
+} // namespace damonctl

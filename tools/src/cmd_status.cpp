@@ -23,9 +23,8 @@ void run_status(const StatusOptions &o)
 	std::vector<CtxInfo> ctxs;
 
 	for (auto &c : t->ctx_list())
-		if (o.names.empty() ||
-		    std::find(o.names.begin(), o.names.end(), c.name) !=
-			    o.names.end())
+		if (o.names.empty() || std::find(o.names.begin(), o.names.end(),
+						 c.name) != o.names.end())
 			ctxs.push_back(c);
 	for (const auto &name : o.names) {
 		bool found = false;
@@ -45,7 +44,7 @@ void run_status(const StatusOptions &o)
 	fmt::print("{}", render_status(ctxs));
 }
 
-}  // namespace
+} // namespace
 
 void setup_status(CLI::App &app)
 {
@@ -60,4 +59,4 @@ void setup_status(CLI::App &app)
 	sub->callback([o] { run_status(*o); });
 }
 
-}  // namespace damonctl
+} // namespace damonctl

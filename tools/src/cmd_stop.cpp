@@ -46,7 +46,7 @@ void run_stop(const StopOptions &o)
 		fmt::print("no contexts\n");
 }
 
-}  // namespace
+} // namespace
 
 void setup_stop(CLI::App &app)
 {
@@ -65,4 +65,4 @@ void setup_stop(CLI::App &app)
 	sub->callback([o] { run_stop(*o); });
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -42,7 +42,7 @@ void run_tune(const TuneOptions &o)
 		   c.attrs.max_nr_regions.value_or(0));
 }
 
-}  // namespace
+} // namespace
 
 void setup_tune(CLI::App &app)
 {
@@ -64,9 +64,10 @@ void setup_tune(CLI::App &app)
 	sub->add_option("--mode", o->mode, "presence or count (stopped only)");
 	sub->add_option("--ring-size", o->attrs.ring_size,
 			"Report ring entries per CPU (stopped only)");
-	sub->footer("Example:\n"
-		    "  damonctl tune default --sample-us 5000 --aggr-us 200000\n");
+	sub->footer(
+		"Example:\n"
+		"  damonctl tune default --sample-us 5000 --aggr-us 200000\n");
 	sub->callback([o] { run_tune(*o); });
 }
 
-}  // namespace damonctl
+} // namespace damonctl

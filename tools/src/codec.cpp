@@ -69,6 +69,13 @@ void nest_end(nl_msg *m, nlattr *nest)
 	check(nla_nest_end(m, nest), "nested attribute");
 }
 
+// An empty nest means something (SET_FILTERS with no filters clears them);
+// nla_nest_end() would drop it.
+void nest_end_keep_empty(nl_msg *m, nlattr *nest)
+{
+	check(nla_nest_end_keep_empty(m, nest), "nested attribute");
+}
+
 // ---- parsing helpers: explicit lengths ----
 
 [[noreturn]] void bad(const char *what, const nlattr *a)
@@ -119,7 +126,7 @@ void each_nested(const nlattr *nest, const AttrFn &fn)
 	nlattr *pos;
 	int rem;
 
-	nla_for_each_nested(pos, const_cast<nlattr *>(nest), rem)
+	nla_for_each_nested (pos, const_cast<nlattr *>(nest), rem)
 		fn(nla_type(pos), pos);
 }
 
@@ -133,8 +140,8 @@ void each_top(const nlmsghdr *nlh, const AttrFn &fn)
 		throw ProtocolError("malformed reply: short generic netlink "
 				    "header");
 	auto *gnlh = static_cast<genlmsghdr *>(nlmsg_data(hdr));
-	nla_for_each_attr(pos, genlmsg_attrdata(gnlh, 0),
-			  genlmsg_attrlen(gnlh, 0), rem)
+	nla_for_each_attr (pos, genlmsg_attrdata(gnlh, 0),
+			   genlmsg_attrlen(gnlh, 0), rem)
 		fn(nla_type(pos), pos);
 }
 
@@ -317,7 +324,8 @@ Region parse_region(const nlattr *nest)
 					return;
 				if (r.probe_hits.size() < size_t(idx))
 					r.probe_hits.resize(idx, 0);
-				r.probe_hits[idx - 1] = get_u64(h, "probe hits");
+				r.probe_hits[idx - 1] =
+					get_u64(h, "probe hits");
 			});
 			break;
 		default:
@@ -327,7 +335,7 @@ Region parse_region(const nlattr *nest)
 	return r;
 }
 
-}  // namespace
+} // namespace
 
 NlMsg new_msg(int family, uint8_t cmd, int flags)
 {
@@ -336,8 +344,8 @@ NlMsg new_msg(int family, uint8_t cmd, int flags)
 	if (!msg)
 		throw std::system_error(NLE_NOMEM, nl_category(),
 					"allocating a message");
-	if (!genlmsg_put(msg.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
-			 flags, cmd, DAMON_PERF_GENL_VERSION))
+	if (!genlmsg_put(msg.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags,
+			 cmd, DAMON_PERF_GENL_VERSION))
 		throw std::system_error(NLE_NOMEM, nl_category(),
 					"building a message header");
 	return msg;
@@ -448,7 +456,7 @@ void put_filters(nl_msg *msg, const std::vector<Filter> &filters)
 			put_u32(msg, DAMON_PERF_FILTER_A_TID, tid);
 		nest_end(msg, fn);
 	}
-	nest_end(msg, nest);
+	nest_end_keep_empty(msg, nest);
 }
 
 void put_ctx_info(nl_msg *msg, const CtxInfo &c)
@@ -547,8 +555,8 @@ CtxInfo parse_ctx_info(const nlmsghdr *nlh)
 			c.ops = static_cast<Ops>(get_u32(a, "ctx ops"));
 			break;
 		case DAMON_PERF_A_CTX_STATE:
-			c.state = static_cast<CtxState>(
-				get_u32(a, "ctx state"));
+			c.state =
+				static_cast<CtxState>(get_u32(a, "ctx state"));
 			break;
 		case DAMON_PERF_A_ATTRS:
 			c.attrs = parse_attrs(a);
@@ -652,9 +660,12 @@ StatsRow parse_stats_row(const nlmsghdr *nlh)
 
 				each_nested(s, [&](int ct, const nlattr *c) {
 					if (ct == DAMON_PERF_COUNTER_A_NAME)
-						name = get_str(c, "counter name");
-					else if (ct == DAMON_PERF_COUNTER_A_VALUE)
-						value = get_u64(c, "counter value");
+						name = get_str(c,
+							       "counter name");
+					else if (ct ==
+						 DAMON_PERF_COUNTER_A_VALUE)
+						value = get_u64(
+							c, "counter value");
 				});
 				row.counters.emplace_back(name, value);
 				break;
@@ -690,8 +701,8 @@ Ack parse_ack(const nlmsghdr *nlh)
 	if (nlh->nlmsg_type == NLMSG_ERROR) {
 		if (len < NLMSG_HDRLEN + sizeof(nlmsgerr))
 			throw ProtocolError("malformed reply: short error");
-		const auto *e = reinterpret_cast<const nlmsgerr *>(
-			base + NLMSG_HDRLEN);
+		const auto *e =
+			reinterpret_cast<const nlmsgerr *>(base + NLMSG_HDRLEN);
 		ack.error = e->error;
 		off = NLMSG_HDRLEN + sizeof(nlmsgerr);
 		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
@@ -708,13 +719,13 @@ Ack parse_ack(const nlmsghdr *nlh)
 		return ack;
 	nlattr *pos;
 	int rem;
-	nla_for_each_attr(pos,
-			  reinterpret_cast<nlattr *>(const_cast<unsigned char *>(
-				  base + off)),
-			  int(len - off), rem)
-	{
+	nla_for_each_attr (pos,
+			   reinterpret_cast<nlattr *>(
+				   const_cast<unsigned char *>(base + off)),
+			   int(len - off), rem) {
 		if (nla_type(pos) == NLMSGERR_ATTR_MSG && nla_len(pos) > 0) {
-			const char *p = static_cast<const char *>(nla_data(pos));
+			const char *p =
+				static_cast<const char *>(nla_data(pos));
 			ack.message.assign(p, strnlen(p, nla_len(pos)));
 		} else if (nla_type(pos) == NLMSGERR_ATTR_OFFS &&
 			   nla_len(pos) == 4) {
@@ -724,7 +735,7 @@ Ack parse_ack(const nlmsghdr *nlh)
 	return ack;
 }
 
-}  // namespace damonctl
+} // namespace damonctl
 
 namespace damonctl {
 
@@ -741,4 +752,4 @@ void set_genl_header(nl_msg *msg, uint8_t version, uint16_t reserved)
 	gnlh->reserved = reserved;
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -26,7 +26,10 @@ using NlMsg = std::unique_ptr<nl_msg, NlMsgDeleter>;
 struct CtxRef {
 	std::optional<uint32_t> id;
 	std::optional<std::string> name;
-	static CtxRef by_name(const std::string &n) { return {std::nullopt, n}; }
+	static CtxRef by_name(const std::string &n)
+	{
+		return {std::nullopt, n};
+	}
 	static CtxRef by_id(uint32_t i) { return {i, std::nullopt}; }
 };
 
@@ -61,13 +64,13 @@ std::optional<uint32_t> parse_probe_idx(const nlmsghdr *nlh);
 
 // Extended ack of an NLMSG_ERROR or NLMSG_DONE message.
 struct Ack {
-	int error = 0;  // 0 or a negative errno
+	int error = 0; // 0 or a negative errno
 	std::string message;
 	std::optional<uint32_t> bad_attr_offset;
 };
 Ack parse_ack(const nlmsghdr *nlh);
 
-}  // namespace damonctl
+} // namespace damonctl
 
 namespace damonctl {
 
@@ -75,4 +78,4 @@ namespace damonctl {
 void put_raw_attr(nl_msg *msg, int type, const void *data, size_t len);
 void set_genl_header(nl_msg *msg, uint8_t version, uint16_t reserved);
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -32,4 +32,4 @@ void setup_stats(CLI::App &app);
 void setup_events(CLI::App &app);
 void setup_debug(CLI::App &app);
 
-}  // namespace damonctl
+} // namespace damonctl

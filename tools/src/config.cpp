@@ -68,8 +68,8 @@ uint64_t get_uint(const json &v, const std::string &where,
 		fail(where, "must be a number");
 	}
 	if (n > max)
-		fail(where, std::to_string(n) + " is above " +
-				    std::to_string(max));
+		fail(where,
+		     std::to_string(n) + " is above " + std::to_string(max));
 	return n;
 }
 
@@ -93,8 +93,8 @@ Target parse_target_json(const json &t, const std::string &where, Ops ops)
 
 	only_keys(t, where, {"pid", "start", "end"});
 	if (t.contains("pid"))
-		target.pid = uint32_t(get_uint(t["pid"], where + ".pid",
-					       4194304));
+		target.pid =
+			uint32_t(get_uint(t["pid"], where + ".pid", 4194304));
 	if (t.contains("start"))
 		target.start = get_uint(t["start"], where + ".start");
 	if (t.contains("end"))
@@ -134,9 +134,9 @@ ProbeSpec parse_probe_json(const json &p, const std::string &where)
 		spec.weight = uint32_t(
 			get_uint(p["weight"], where + ".weight", 65535));
 	if (p.contains("wakeup_events"))
-		spec.wakeup_events = uint32_t(get_uint(
-			p["wakeup_events"], where + ".wakeup_events",
-			UINT32_MAX));
+		spec.wakeup_events = uint32_t(get_uint(p["wakeup_events"],
+						       where + ".wakeup_events",
+						       UINT32_MAX));
 	if (p.contains("precise_ip"))
 		spec.precise_ip = uint8_t(
 			get_uint(p["precise_ip"], where + ".precise_ip", 3));
@@ -162,8 +162,8 @@ Filter parse_filter_json(const json &f, const std::string &where)
 	only_keys(f, where, {"type", "allow", "cpus", "tids"});
 	if (!f.contains("type"))
 		fail(where, "missing \"type\" (cpumask, tid or write)");
-	auto type = filter_type_from_string(get_string(f["type"],
-						       where + ".type"));
+	auto type =
+		filter_type_from_string(get_string(f["type"], where + ".type"));
 	if (!type)
 		fail(where + ".type", "must be cpumask, tid or write");
 	filter.type = *type;
@@ -187,9 +187,9 @@ Filter parse_filter_json(const json &f, const std::string &where)
 		if (!tids.is_array() || tids.empty())
 			fail(where + ".tids", "must be a non-empty array");
 		for (size_t i = 0; i < tids.size(); i++) {
-			auto tid = get_uint(tids[i], where + ".tids[" +
-							     std::to_string(i) +
-							     "]",
+			auto tid = get_uint(tids[i],
+					    where + ".tids[" +
+						    std::to_string(i) + "]",
 					    4194304);
 			if (!tid)
 				fail(where + ".tids", "tid 0 is not valid");
@@ -211,7 +211,8 @@ CtxConfig parse_context(const json &c, const std::string &where,
 		fail(where, "missing \"name\"");
 	cfg.name = get_string(c["name"], where + ".name");
 	if (c.contains("ops")) {
-		auto ops = ops_from_string(get_string(c["ops"], where + ".ops"));
+		auto ops =
+			ops_from_string(get_string(c["ops"], where + ".ops"));
 		if (!ops)
 			fail(where + ".ops", "must be vaddr or paddr");
 		cfg.ops = *ops;
@@ -242,8 +243,8 @@ CtxConfig parse_context(const json &c, const std::string &where,
 				get_uint(nr["max"], w + ".max", UINT32_MAX));
 	}
 	if (c.contains("mode")) {
-		auto mode =
-			mode_from_string(get_string(c["mode"], where + ".mode"));
+		auto mode = mode_from_string(
+			get_string(c["mode"], where + ".mode"));
 		if (!mode)
 			fail(where + ".mode", "must be presence or count");
 		cfg.attrs.mode = *mode;
@@ -275,15 +276,14 @@ CtxConfig parse_context(const json &c, const std::string &where,
 			fail(where + ".filters", "must be an array");
 		for (size_t i = 0; i < c["filters"].size(); i++)
 			cfg.filters.push_back(parse_filter_json(
-				c["filters"][i], where + ".filters[" +
-							 std::to_string(i) +
-							 "]"));
+				c["filters"][i],
+				where + ".filters[" + std::to_string(i) + "]"));
 	}
 	validate(cfg, where);
 	return cfg;
 }
 
-}  // namespace
+} // namespace
 
 Probe make_probe(const ProbeSpec &spec, const std::string &root)
 {
@@ -338,16 +338,16 @@ std::string canonical_cpulist(const std::string &list)
 		throw UsageError("empty cpu list");
 	while (pos <= list.size()) {
 		size_t comma = list.find(',', pos);
-		item = list.substr(pos, comma == std::string::npos ?
-						std::string::npos :
-						comma - pos);
+		item = list.substr(pos, comma == std::string::npos
+						? std::string::npos
+						: comma - pos);
 		pos = comma == std::string::npos ? list.size() + 1 : comma + 1;
 		unsigned lo, hi;
 		char dash, extra;
 		int n = std::sscanf(item.c_str(), "%u%c%u%c", &lo, &dash, &hi,
 				    &extra);
-		if (n == 1 && item.find_first_not_of("0123456789") ==
-				      std::string::npos) {
+		if (n == 1 &&
+		    item.find_first_not_of("0123456789") == std::string::npos) {
 			hi = lo;
 		} else if (n == 3 && dash == '-' &&
 			   item.find_first_not_of("0123456789-") ==
@@ -385,8 +385,8 @@ Target parse_range(const std::string &range)
 		errno = 0;
 		uint64_t v = std::strtoull(s.c_str(), &end, 0);
 		if (s.empty() || errno || *end)
-			throw UsageError("bad range '" + range +
-					 "': '" + s + "' is not a number");
+			throw UsageError("bad range '" + range + "': '" + s +
+					 "' is not a number");
 		return v;
 	};
 	Target t;
@@ -410,8 +410,8 @@ Filter parse_filter_spec(const std::string &spec_in)
 	}
 	auto colon = spec.find(':');
 	std::string kind = spec.substr(0, colon);
-	std::string arg = colon == std::string::npos ? "" :
-						       spec.substr(colon + 1);
+	std::string arg =
+		colon == std::string::npos ? "" : spec.substr(colon + 1);
 	auto type = filter_type_from_string(kind);
 	if (!type)
 		throw UsageError("bad filter '" + spec_in +
@@ -426,10 +426,10 @@ Filter parse_filter_spec(const std::string &spec_in)
 					 "': tid needs tid[,tid...]");
 		while (pos <= arg.size()) {
 			size_t comma = arg.find(',', pos);
-			std::string t = arg.substr(
-				pos, comma == std::string::npos ?
-					     std::string::npos :
-					     comma - pos);
+			std::string t =
+				arg.substr(pos, comma == std::string::npos
+							? std::string::npos
+							: comma - pos);
 			char *end = nullptr;
 			errno = 0;
 			unsigned long v = std::strtoul(t.c_str(), &end, 10);
@@ -437,8 +437,8 @@ Filter parse_filter_spec(const std::string &spec_in)
 				throw UsageError("bad filter '" + spec_in +
 						 "': bad tid '" + t + "'");
 			f.tids.push_back(uint32_t(v));
-			pos = comma == std::string::npos ? arg.size() + 1 :
-							   comma + 1;
+			pos = comma == std::string::npos ? arg.size() + 1
+							 : comma + 1;
 		}
 	} else if (!arg.empty()) {
 		throw UsageError("bad filter '" + spec_in +
@@ -476,11 +476,11 @@ void validate(const CtxConfig &cfg, const std::string &where)
 		fail(where, "aggr_us must be at least sample_us");
 	if (a.sample_us && a.update_us && *a.update_us < *a.sample_us)
 		fail(where, "update_us must be at least sample_us");
-	if (a.min_nr_regions && (*a.min_nr_regions < 3 ||
-				 *a.min_nr_regions > 10000))
+	if (a.min_nr_regions &&
+	    (*a.min_nr_regions < 3 || *a.min_nr_regions > 10000))
 		fail(where, "nr_regions.min must be 3 .. 10000");
-	if (a.max_nr_regions && (*a.max_nr_regions < 3 ||
-				 *a.max_nr_regions > 10000))
+	if (a.max_nr_regions &&
+	    (*a.max_nr_regions < 3 || *a.max_nr_regions > 10000))
 		fail(where, "nr_regions.max must be 3 .. 10000");
 	if (a.min_nr_regions && a.max_nr_regions &&
 	    *a.min_nr_regions > *a.max_nr_regions)
@@ -503,8 +503,8 @@ std::vector<CtxConfig> parse_config(const json &doc, const std::string &root)
 		std::string where = "contexts[" + std::to_string(i) + "]";
 		out.push_back(parse_context(doc["contexts"][i], where, root));
 		if (!names.insert(out.back().name).second)
-			fail(where + ".name",
-			     "duplicate context name '" + out.back().name + "'");
+			fail(where + ".name", "duplicate context name '" +
+						      out.back().name + "'");
 	}
 	return out;
 }
@@ -526,4 +526,4 @@ std::vector<CtxConfig> load_config_file(const std::string &path,
 	return parse_config(doc, root);
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -49,4 +49,4 @@ std::vector<CtxConfig> load_config_file(const std::string &path,
 // Checks relations between fields (intervals, region bounds, limits).
 void validate(const CtxConfig &cfg, const std::string &where);
 
-}  // namespace damonctl
+} // namespace damonctl

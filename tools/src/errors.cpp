@@ -18,7 +18,7 @@ public:
 	}
 };
 
-}  // namespace
+} // namespace
 
 const std::error_category &nl_category()
 {
@@ -28,8 +28,8 @@ const std::error_category &nl_category()
 
 KernelError::KernelError(int err, const std::string &extack)
 	: std::system_error(err, std::generic_category(),
-			    extack.empty() ? std::strerror(err) : extack),
-	  extack_(extack)
+			    extack.empty() ? std::strerror(err) : extack)
+	, extack_(extack)
 {
 }
 
@@ -39,4 +39,4 @@ std::string errno_name(int err)
 	return name ? name : "errno " + std::to_string(err);
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -57,4 +57,4 @@ public:
 // "EINVAL" for EINVAL, or the number.
 std::string errno_name(int err);
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -114,7 +114,7 @@ void apply_modifiers(const std::string &event, const std::string &mods,
 			p++;
 			break;
 		case 'P':
-			p = 3;  // the most precise the PMU supports
+			p = 3; // the most precise the PMU supports
 			break;
 		case 'u':
 			ev.exclude_kernel = true;
@@ -244,10 +244,11 @@ ResolvedEvent resolve_pmu_event(const std::string &event,
 				known += (known.empty() ? "" : ", ") + f.first;
 			for (auto &a : pmu.aliases)
 				known += (known.empty() ? "" : ", ") + a.first;
-			throw UsageError("event '" + event + "': unknown term '" +
-					 name + "' for PMU " + pmu.name +
-					 (known.empty() ? "" :
-							  " (known: " + known + ")"));
+			throw UsageError(
+				"event '" + event + "': unknown term '" + name +
+				"' for PMU " + pmu.name +
+				(known.empty() ? ""
+					       : " (known: " + known + ")"));
 		}
 		apply_format(event, name, fmt->second, value, ev);
 	}
@@ -255,7 +256,7 @@ ResolvedEvent resolve_pmu_event(const std::string &event,
 	return ev;
 }
 
-}  // namespace
+} // namespace
 
 int FormatField::width() const
 {
@@ -296,19 +297,18 @@ FormatField parse_format(const std::string &spec_in)
 	if (colon == std::string::npos || colon == 0)
 		throw UsageError("bad format '" + spec + "'");
 	f.field = spec.substr(0, colon);
-	if (f.field != "config" && f.field != "config1" &&
-	    f.field != "config2")
+	if (f.field != "config" && f.field != "config1" && f.field != "config2")
 		throw UsageError("bad format '" + spec +
 				 "': field is not config, config1 or config2");
 	for (auto &range : split(spec.substr(colon + 1), ',')) {
 		auto dash = range.find('-');
 		auto lo = parse_number(trim(range.substr(0, dash)));
-		auto hi = dash == std::string::npos ?
-				  lo :
-				  parse_number(trim(range.substr(dash + 1)));
+		auto hi = dash == std::string::npos
+				  ? lo
+				  : parse_number(trim(range.substr(dash + 1)));
 		if (!lo || !hi || *lo > *hi || *hi > 63)
-			throw UsageError("bad format '" + spec + "': bit range '" +
-					 range + "'");
+			throw UsageError("bad format '" + spec +
+					 "': bit range '" + range + "'");
 		f.bits.emplace_back(int(*lo), int(*hi));
 	}
 	if (f.bits.empty())
@@ -348,7 +348,8 @@ Pmu load_pmu(const std::string &root, const std::string &name)
 	}
 	auto t = parse_number(*type);
 	if (!t || *t > UINT32_MAX)
-		throw UsageError("PMU '" + name + "': bad type '" + *type + "'");
+		throw UsageError("PMU '" + name + "': bad type '" + *type +
+				 "'");
 	pmu.name = name;
 	pmu.type = uint32_t(*t);
 	for (auto &e : fs::directory_iterator(dir / "format", ec)) {
@@ -389,10 +390,10 @@ ResolvedEvent resolve_event(const std::string &event_in,
 		std::string mods = event.substr(slash2 + 1);
 		if (!mods.empty() && mods[0] == ':')
 			mods.erase(0, 1);
-		return resolve_pmu_event(event, event.substr(0, slash),
-					 event.substr(slash + 1,
-						      slash2 - slash - 1),
-					 mods, root);
+		return resolve_pmu_event(
+			event, event.substr(0, slash),
+			event.substr(slash + 1, slash2 - slash - 1), mods,
+			root);
 	}
 
 	ResolvedEvent ev;
@@ -405,8 +406,8 @@ ResolvedEvent resolve_event(const std::string &event_in,
 	bool found = false;
 	for (const auto &g : GENERIC) {
 		if (name == g.name) {
-			ev.pmu = g.type == PERF_TYPE_SOFTWARE ? "software" :
-								"hardware";
+			ev.pmu = g.type == PERF_TYPE_SOFTWARE ? "software"
+							      : "hardware";
 			ev.type = g.type;
 			ev.config = g.config;
 			found = true;
@@ -430,4 +431,4 @@ ResolvedEvent resolve_event(const std::string &event_in,
 	return ev;
 }
 
-}  // namespace damonctl
+} // namespace damonctl

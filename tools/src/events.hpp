@@ -18,19 +18,19 @@ struct FormatField {
 	std::string field;                     // config, config1, config2
 	std::vector<std::pair<int, int>> bits; // inclusive [lo, hi] ranges
 	int width() const;
-	std::string spec() const;  // "config:0-7,32-35"
+	std::string spec() const; // "config:0-7,32-35"
 };
 
 struct Pmu {
 	std::string name;
 	uint32_t type = 0;
 	std::map<std::string, FormatField> formats;
-	std::map<std::string, std::string> aliases;  // name -> terms
+	std::map<std::string, std::string> aliases; // name -> terms
 };
 
 // What an event string resolves to (fields of struct perf_event_attr).
 struct ResolvedEvent {
-	std::string pmu;  // PMU name, or "hardware"/"software"/"raw"
+	std::string pmu; // PMU name, or "hardware"/"software"/"raw"
 	uint32_t type = 0;
 	uint64_t config = 0;
 	uint64_t config1 = 0;
@@ -56,4 +56,4 @@ Pmu load_pmu(const std::string &root, const std::string &name);
 // unknown term, value wider than its format, bad modifier.
 ResolvedEvent resolve_event(const std::string &event, const std::string &root);
 
-}  // namespace damonctl
+} // namespace damonctl

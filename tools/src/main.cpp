@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cmd_spe.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 
@@ -20,7 +21,7 @@ void on_signal(int)
 	stop_requested = 1;
 }
 
-}  // namespace
+} // namespace
 
 TransportFactory &transport_factory()
 {
@@ -44,12 +45,12 @@ void install_interrupt_handler()
 {
 	struct sigaction sa = {};
 
-	sa.sa_handler = on_signal;  // no SA_RESTART: poll() returns EINTR
+	sa.sa_handler = on_signal; // no SA_RESTART: poll() returns EINTR
 	sigaction(SIGINT, &sa, nullptr);
 	sigaction(SIGTERM, &sa, nullptr);
 }
 
-}  // namespace damonctl
+} // namespace damonctl
 
 int main(int argc, char **argv)
 {
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
 	setup_record(app);
 	setup_stats(app);
 	setup_events(app);
+	setup_spe(app);
 	setup_debug(app);
 
 	try {
@@ -84,8 +86,8 @@ int main(int argc, char **argv)
 	} catch (const KernelError &e) {
 		std::fflush(stdout);
 		fmt::print(stderr, "damonctl: {} ({})\n",
-			   e.extack().empty() ? std::strerror(e.err()) :
-						e.extack(),
+			   e.extack().empty() ? std::strerror(e.err())
+					      : e.extack(),
 			   errno_name(e.err()));
 		return EXIT_KERNEL;
 	} catch (const UsageError &e) {

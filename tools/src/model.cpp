@@ -88,12 +88,13 @@ bool operator==(const Probe &a, const Probe &b)
 {
 	return std::tie(a.idx, a.type, a.config, a.config1, a.config2,
 			a.sample_period, a.freq, a.wakeup_events, a.weight,
-			a.precise_ip, a.sample_phys_addr, a.sample_weight_struct,
-			a.exclude_kernel, a.exclude_hv) ==
+			a.precise_ip, a.sample_phys_addr,
+			a.sample_weight_struct, a.exclude_kernel,
+			a.exclude_hv) ==
 	       std::tie(b.idx, b.type, b.config, b.config1, b.config2,
 			b.sample_period, b.freq, b.wakeup_events, b.weight,
-			b.precise_ip, b.sample_phys_addr, b.sample_weight_struct,
-			b.exclude_kernel, b.exclude_hv);
+			b.precise_ip, b.sample_phys_addr,
+			b.sample_weight_struct, b.exclude_kernel, b.exclude_hv);
 }
 
 bool operator==(const Filter &a, const Filter &b)
@@ -135,8 +136,8 @@ bool operator==(const StatsRow &a, const StatsRow &b)
 bool operator==(const CtxConfig &a, const CtxConfig &b)
 {
 	return std::tie(a.name, a.ops, a.attrs, a.targets, a.probes,
-			a.filters) == std::tie(b.name, b.ops, b.attrs,
-					       b.targets, b.probes, b.filters);
+			a.filters) ==
+	       std::tie(b.name, b.ops, b.attrs, b.targets, b.probes, b.filters);
 }
 
-}  // namespace damonctl
+} // namespace damonctl

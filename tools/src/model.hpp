@@ -35,13 +35,14 @@ struct Attrs {
 
 	bool empty() const
 	{
-		return !sample_us && !aggr_us && !update_us && !min_nr_regions &&
-		       !max_nr_regions && !mode && !ring_size;
+		return !sample_us && !aggr_us && !update_us &&
+		       !min_nr_regions && !max_nr_regions && !mode &&
+		       !ring_size;
 	}
 };
 
 struct Target {
-	uint32_t id = 0;  // reply only
+	uint32_t id = 0; // reply only
 	std::optional<uint32_t> pid;
 	std::optional<uint64_t> start;
 	std::optional<uint64_t> end;
@@ -51,12 +52,12 @@ struct Target {
 
 // Every field of the kernel's struct damon_perf_probe_attr.
 struct Probe {
-	uint32_t idx = 0;  // reply only, 1-based
+	uint32_t idx = 0; // reply only, 1-based
 	uint32_t type = 0;
 	uint64_t config = 0;
 	uint64_t config1 = 0;
 	uint64_t config2 = 0;
-	uint64_t sample_period = 0;  // frequency in Hz when freq
+	uint64_t sample_period = 0; // frequency in Hz when freq
 	bool freq = false;
 	uint32_t wakeup_events = 0;
 	uint32_t weight = 1;
@@ -65,13 +66,13 @@ struct Probe {
 	bool sample_weight_struct = false;
 	bool exclude_kernel = false;
 	bool exclude_hv = false;
-	std::string event;  // the event string it came from (userspace only)
+	std::string event; // the event string it came from (userspace only)
 };
 
 struct Filter {
 	FilterType type = FilterType::cpumask;
 	bool allow = true;
-	std::string cpus;  // cpu list, cpumask filters
+	std::string cpus; // cpu list, cpumask filters
 	std::vector<uint32_t> tids;
 };
 
@@ -95,7 +96,7 @@ struct Region {
 	uint32_t nr_accesses = 0;
 	uint32_t age = 0;
 	uint64_t rate = 0;
-	std::vector<uint64_t> probe_hits;  // index = probe idx - 1
+	std::vector<uint64_t> probe_hits; // index = probe idx - 1
 	uint64_t size() const { return end - start; }
 };
 
@@ -113,7 +114,7 @@ struct Aggregation {
 };
 
 struct StatsRow {
-	std::optional<uint32_t> cpu;  // empty: the total row
+	std::optional<uint32_t> cpu; // empty: the total row
 	uint32_t state = 0;
 	std::string state_name;
 	std::vector<std::pair<std::string, uint64_t>> counters;
@@ -139,4 +140,4 @@ bool operator==(const Aggregation &a, const Aggregation &b);
 bool operator==(const StatsRow &a, const StatsRow &b);
 bool operator==(const CtxConfig &a, const CtxConfig &b);
 
-}  // namespace damonctl
+} // namespace damonctl

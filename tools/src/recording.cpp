@@ -48,4 +48,4 @@ std::vector<Aggregation> read_recording_file(const std::string &path)
 	return read_recording(in);
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -16,4 +16,4 @@ void write_aggregation(std::ostream &out, const Aggregation &agg);
 std::vector<Aggregation> read_recording(std::istream &in);
 std::vector<Aggregation> read_recording_file(const std::string &path);
 
-}  // namespace damonctl
+} // namespace damonctl

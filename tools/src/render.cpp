@@ -42,7 +42,8 @@ std::string hex(uint64_t v)
 std::string target_desc(const Target &t)
 {
 	if (t.pid)
-		return fmt::format("pid {}{}", *t.pid, t.dead ? " (exited)" : "");
+		return fmt::format("pid {}{}", *t.pid,
+				   t.dead ? " (exited)" : "");
 	return fmt::format("{}-{}", hex(t.start.value_or(0)),
 			   hex(t.end.value_or(0)));
 }
@@ -93,7 +94,7 @@ uint64_t get_u64(const json &j, const char *key, bool required = true)
 	return j[key].get<uint64_t>();
 }
 
-}  // namespace
+} // namespace
 
 std::string human_size(uint64_t bytes)
 {
@@ -127,21 +128,21 @@ json to_json(const CtxInfo &c)
 		targets.push_back(target_json(t));
 	json probes = json::array();
 	for (const auto &p : c.probes)
-		probes.push_back({{"idx", p.idx},
-				  {"type", p.type},
-				  {"config", p.config},
-				  {"config1", p.config1},
-				  {"config2", p.config2},
-				  {"sample_period", p.sample_period},
-				  {"freq", p.freq},
-				  {"wakeup_events", p.wakeup_events},
-				  {"weight", p.weight},
-				  {"precise_ip", p.precise_ip},
-				  {"sample_phys_addr", p.sample_phys_addr},
-				  {"sample_weight_struct",
-				   p.sample_weight_struct},
-				  {"exclude_kernel", p.exclude_kernel},
-				  {"exclude_hv", p.exclude_hv}});
+		probes.push_back(
+			{{"idx", p.idx},
+			 {"type", p.type},
+			 {"config", p.config},
+			 {"config1", p.config1},
+			 {"config2", p.config2},
+			 {"sample_period", p.sample_period},
+			 {"freq", p.freq},
+			 {"wakeup_events", p.wakeup_events},
+			 {"weight", p.weight},
+			 {"precise_ip", p.precise_ip},
+			 {"sample_phys_addr", p.sample_phys_addr},
+			 {"sample_weight_struct", p.sample_weight_struct},
+			 {"exclude_kernel", p.exclude_kernel},
+			 {"exclude_hv", p.exclude_hv}});
 	json filters = json::array();
 	for (const auto &f : c.filters) {
 		json jf = {{"type", to_string(f.type)}, {"allow", f.allow}};
@@ -214,7 +215,8 @@ Aggregation aggregation_from_json(const json &j)
 			if (t.contains("end"))
 				tt.end = get_u64(t, "end");
 			tt.dead = t.value("dead", false);
-			tt.nr_regions = uint32_t(get_u64(t, "nr_regions", false));
+			tt.nr_regions =
+				uint32_t(get_u64(t, "nr_regions", false));
 			a.targets.push_back(tt);
 		}
 	if (!j.contains("regions") || !j["regions"].is_array())
@@ -230,9 +232,9 @@ Aggregation aggregation_from_json(const json &j)
 		if (r.contains("probe_hits") && r["probe_hits"].is_array())
 			for (const auto &h : r["probe_hits"])
 				rr.probe_hits.push_back(
-					h.is_number_unsigned() ?
-						h.get<uint64_t>() :
-						0);
+					h.is_number_unsigned()
+						? h.get<uint64_t>()
+						: 0);
 		if (rr.end < rr.start)
 			throw UsageError("recording: region end below start");
 		a.regions.push_back(rr);
@@ -266,10 +268,10 @@ json to_json(const ResolvedEvent &ev)
 		  {"precise_ip", ev.precise_ip},
 		  {"exclude_kernel", ev.exclude_kernel},
 		  {"exclude_hv", ev.exclude_hv}};
-	j["sample_period"] = ev.sample_period ? json(*ev.sample_period) :
-						json(nullptr);
-	j["sample_freq"] = ev.sample_freq ? json(*ev.sample_freq) :
-					    json(nullptr);
+	j["sample_period"] =
+		ev.sample_period ? json(*ev.sample_period) : json(nullptr);
+	j["sample_freq"] =
+		ev.sample_freq ? json(*ev.sample_freq) : json(nullptr);
 	j["freq"] = ev.sample_freq.has_value();
 	return j;
 }
@@ -349,18 +351,19 @@ std::string render_regions(const Aggregation &agg, size_t hot)
 		if (regions.size() > hot)
 			regions.resize(hot);
 	}
-	out += fmt::format("context {}{} aggregation {} ({} regions{})\n",
-			   agg.ctx_id,
-			   agg.ctx_name.empty() ? "" : " \"" + agg.ctx_name + "\"",
-			   agg.seq, agg.nr_regions,
-			   agg.truncated ? ", truncated" : "");
-	out += fmt::format("{:>6} {:>18} {:>18} {:>10} {:>11} {:>6} {:>12}  {}\n",
-			   "target", "start", "end", "size", "nr_accesses",
-			   "age", "rate/s", "probe_hits");
+	out += fmt::format(
+		"context {}{} aggregation {} ({} regions{})\n", agg.ctx_id,
+		agg.ctx_name.empty() ? "" : " \"" + agg.ctx_name + "\"",
+		agg.seq, agg.nr_regions, agg.truncated ? ", truncated" : "");
+	out += fmt::format(
+		"{:>6} {:>18} {:>18} {:>10} {:>11} {:>6} {:>12}  {}\n",
+		"target", "start", "end", "size", "nr_accesses", "age",
+		"rate/s", "probe_hits");
 	for (const auto &r : regions) {
 		std::string hits;
 		for (size_t i = 0; i < r.probe_hits.size(); i++)
-			hits += (i ? "," : "") + std::to_string(r.probe_hits[i]);
+			hits += (i ? "," : "") +
+				std::to_string(r.probe_hits[i]);
 		out += fmt::format(
 			"{:>6} {:>18} {:>18} {:>10} {:>11} {:>6} {:>12}  {}\n",
 			r.target_id, hex(r.start), hex(r.end),
@@ -404,8 +407,8 @@ std::string render_heatmap(const std::vector<Aggregation> &aggs, size_t rows,
 				double ov = std::min<double>(chi, r.end) -
 					    std::max<double>(clo, r.start);
 				if (ov > 0)
-					cell[row][col] +=
-						r.nr_accesses * ov / (chi - clo);
+					cell[row][col] += r.nr_accesses * ov /
+							  (chi - clo);
 			}
 		}
 	}
@@ -417,8 +420,8 @@ std::string render_heatmap(const std::vector<Aggregation> &aggs, size_t rows,
 			   "aggregations, max {:.1f} accesses\n",
 			   hex(lo), hex(hi), aggs.size(), maxv);
 	for (size_t row = 0; row < rows; row++) {
-		out += fmt::format("{:>18} |", hex(lo + uint64_t(span * row /
-								   rows)));
+		out += fmt::format("{:>18} |",
+				   hex(lo + uint64_t(span * row / rows)));
 		for (size_t col = 0; col < cols; col++) {
 			double v = maxv > 0 ? cell[row][col] / maxv : 0;
 			int idx = int(std::lround(v * 9));
@@ -447,8 +450,8 @@ std::string render_stats(const std::vector<StatsRow> &rows, bool per_cpu)
 	out += fmt::format("{:<20}", "counter");
 	for (const auto *r : shown)
 		out += fmt::format(" {:>12}",
-				   r->cpu ? "cpu" + std::to_string(*r->cpu) :
-					    "total");
+				   r->cpu ? "cpu" + std::to_string(*r->cpu)
+					  : "total");
 	out += "\n";
 	out += fmt::format("{:<20}", "state");
 	for (const auto *r : shown)
@@ -457,9 +460,10 @@ std::string render_stats(const std::vector<StatsRow> &rows, bool per_cpu)
 	for (size_t i = 0; i < shown[0]->counters.size(); i++) {
 		out += fmt::format("{:<20}", shown[0]->counters[i].first);
 		for (const auto *r : shown)
-			out += fmt::format(" {:>12}", i < r->counters.size() ?
-							      r->counters[i].second :
-							      0);
+			out += fmt::format(" {:>12}",
+					   i < r->counters.size()
+						   ? r->counters[i].second
+						   : 0);
 		out += "\n";
 	}
 	return out;
@@ -474,12 +478,12 @@ std::string render_openmetrics(const std::vector<StatsRow> &rows)
 
 	for (const auto &r : rows) {
 		if (!r.cpu)
-			continue;  // the total is the sum; scrapers add
+			continue; // the total is the sum; scrapers add
 		for (const auto &c : r.counters) {
 			if (!by_counter.count(c.first))
 				order.push_back(c.first);
-			by_counter[c.first].emplace_back(
-				std::to_string(*r.cpu), c.second);
+			by_counter[c.first].emplace_back(std::to_string(*r.cpu),
+							 c.second);
 		}
 	}
 	for (const auto &name : order) {
@@ -490,8 +494,8 @@ std::string render_openmetrics(const std::vector<StatsRow> &rows)
 				   gauge ? "gauge" : "counter");
 		out += fmt::format("# HELP {} damon_perf per-CPU {} ({})\n",
 				   metric, name,
-				   gauge ? "peak report ring occupancy" :
-					   "events since module load");
+				   gauge ? "peak report ring occupancy"
+					 : "events since module load");
 		for (const auto &[cpu, v] : by_counter[name])
 			out += fmt::format("{}{}{{cpu=\"{}\"}} {}\n", metric,
 					   gauge ? "" : "_total", cpu, v);
@@ -501,9 +505,9 @@ std::string render_openmetrics(const std::vector<StatsRow> &rows)
 	       "CPU (0 uninit .. 4 running)\n";
 	for (const auto &r : rows)
 		if (r.cpu)
-			out += fmt::format(
-				"damon_perf_cpu_state{{cpu=\"{}\",state=\"{}\"}} {}\n",
-				*r.cpu, r.state_name, r.state);
+			out += fmt::format("damon_perf_cpu_state{{cpu=\"{}\","
+					   "state=\"{}\"}} {}\n",
+					   *r.cpu, r.state_name, r.state);
 	out += "# EOF\n";
 	return out;
 }
@@ -551,4 +555,4 @@ std::string render_resolved(const ResolvedEvent &ev)
 	return out + "\n";
 }
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -40,4 +40,4 @@ std::string render_resolved(const ResolvedEvent &ev);
 
 std::string human_size(uint64_t bytes);
 
-}  // namespace damonctl
+} // namespace damonctl

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+// Output rendering: status and regions tables, working-set size, JSON,
+// OpenMetrics, heatmap, and recordings read back.
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "errors.hpp"
+#include "recording.hpp"
+#include "render.hpp"
+
+using namespace damonctl;
+
+namespace {
+
+Aggregation agg(uint64_t seq, std::vector<uint32_t> accesses,
+		uint64_t base = 0x10000, uint64_t size = 0x1000)
+{
+	Aggregation a;
+
+	a.ctx_id = 1;
+	a.ctx_name = "t";
+	a.seq = seq;
+	a.time_ns = seq * 100000000ULL;
+	a.aggr_us = 100000;
+	a.nr_regions = uint32_t(accesses.size());
+	for (size_t i = 0; i < accesses.size(); i++) {
+		Region r;
+		r.target_id = 1;
+		r.start = base + i * size;
+		r.end = r.start + size;
+		r.nr_accesses = accesses[i];
+		r.probe_hits = {accesses[i]};
+		a.regions.push_back(r);
+	}
+	return a;
+}
+
+size_t count(const std::string &s, const std::string &needle)
+{
+	size_t n = 0;
+
+	for (size_t p = s.find(needle); p != std::string::npos;
+	     p = s.find(needle, p + 1))
+		n++;
+	return n;
+}
+
+} // namespace
+
+TEST(Render, WorkingSetCountsAccessedRegions)
+{
+	Aggregation a = agg(1, {0, 3, 1, 0, 7});
+
+	EXPECT_EQ(working_set_size(a), 3u * 0x1000);
+	EXPECT_EQ(working_set_size(a, 3), 2u * 0x1000);
+	EXPECT_EQ(working_set_size(a, 8), 0u);
+}
+
+TEST(Render, HotKeepsTheMostAccessedRegionsInOrder)
+{
+	std::string out = render_regions(agg(1, {0, 3, 1, 0, 7}), 2);
+
+	// header line, column line, two regions, working set
+	EXPECT_EQ(count(out, "\n"), 5u);
+	EXPECT_LT(out.find("0x14000"), out.find("0x11000"));
+	EXPECT_EQ(out.find("0x13000"), std::string::npos);
+	EXPECT_NE(out.find("working set: 12.0 KiB"), std::string::npos);
+}
+
+TEST(Render, RegionsTableShowsEveryRegionWithoutHot)
+{
+	std::string out = render_regions(agg(4, {1, 2, 3}), 0);
+
+	EXPECT_NE(out.find("aggregation 4 (3 regions)"), std::string::npos);
+	EXPECT_EQ(count(out, "4.0 KiB"), 3u);
+}
+
+TEST(Render, StatusShowsTargetsProbesAndArmFailures)
+{
+	CtxInfo c;
+	c.id = 2;
+	c.name = "db";
+	c.state = CtxState::running;
+	Target t;
+	t.id = 1;
+	t.pid = 99;
+	t.nr_regions = 10;
+	c.targets.push_back(t);
+	Probe p;
+	p.idx = 1;
+	p.type = 1;
+	p.config = 2;
+	p.sample_period = 1;
+	c.probes.push_back(p);
+	c.arm_failures = 3;
+	std::string out = render_status({c});
+
+	EXPECT_NE(out.find("context 2 \"db\": vaddr running"),
+		  std::string::npos);
+	EXPECT_NE(out.find("target 1: pid 99, 10 regions"), std::string::npos);
+	EXPECT_NE(out.find("probe 1: type=1 config=0x2 period=1"),
+		  std::string::npos);
+	EXPECT_NE(out.find("arm failures: 3"), std::string::npos);
+	EXPECT_NE(render_status({}).find("no contexts"), std::string::npos);
+
+	auto j = to_json(c);
+	EXPECT_EQ(j["state"], "running");
+	EXPECT_EQ(j["targets"][0]["pid"], 99);
+	EXPECT_EQ(j["arm_failures"], 3);
+}
+
+TEST(Render, StatsTableTotalOnlyOrPerCpu)
+{
+	StatsRow c0{0, 4, "running", {{"callback", 5}, {"enqueue", 4}}};
+	StatsRow c1{1, 4, "running", {{"callback", 6}, {"enqueue", 6}}};
+	StatsRow tot{std::nullopt,
+		     4,
+		     "running",
+		     {{"callback", 11}, {"enqueue", 10}}};
+	std::vector<StatsRow> rows{c0, c1, tot};
+
+	std::string total = render_stats(rows, false);
+	EXPECT_EQ(total.find("cpu0"), std::string::npos);
+	EXPECT_NE(total.find("total"), std::string::npos);
+	EXPECT_NE(total.find("11"), std::string::npos);
+	std::string per = render_stats(rows, true);
+	EXPECT_NE(per.find("cpu0"), std::string::npos);
+	EXPECT_NE(per.find("cpu1"), std::string::npos);
+
+	auto j = to_json(tot);
+	EXPECT_EQ(j["cpu"], "total");
+	EXPECT_EQ(j["counters"]["enqueue"], 10);
+}
+
+TEST(Render, OpenMetricsIsWellFormed)
+{
+	StatsRow c0{0, 4, "running", {{"callback", 5}, {"ring_peak", 9}}};
+	StatsRow tot{std::nullopt,
+		     4,
+		     "running",
+		     {{"callback", 5}, {"ring_peak", 9}}};
+	std::string out = render_openmetrics({c0, tot});
+
+	EXPECT_NE(out.find("# TYPE damon_perf_callback counter\n"),
+		  std::string::npos);
+	EXPECT_NE(out.find("damon_perf_callback_total{cpu=\"0\"} 5\n"),
+		  std::string::npos);
+	EXPECT_NE(out.find("# TYPE damon_perf_ring_peak gauge\n"),
+		  std::string::npos);
+	EXPECT_NE(out.find("damon_perf_ring_peak{cpu=\"0\"} 9\n"),
+		  std::string::npos);
+	EXPECT_NE(
+		out.find("damon_perf_cpu_state{cpu=\"0\",state=\"running\"} 4"),
+		std::string::npos);
+	// the total row is not exported (it would double count)
+	EXPECT_EQ(count(out, "damon_perf_callback_total{"), 1u);
+	ASSERT_GE(out.size(), 6u);
+	EXPECT_EQ(out.substr(out.size() - 6), "# EOF\n");
+}
+
+TEST(Render, HeatmapHasTheAskedSizeAndFollowsTheHotSpot)
+{
+	std::vector<Aggregation> aggs;
+	// the hot region moves from the first to the last of 4 regions
+	for (uint64_t i = 0; i < 4; i++) {
+		std::vector<uint32_t> acc(4, 0);
+		acc[i] = 10;
+		aggs.push_back(agg(i + 1, acc));
+	}
+	std::string out = render_heatmap(aggs, 4, 4);
+	std::istringstream in(out);
+	std::string line;
+	std::vector<std::string> rows;
+
+	std::getline(in, line); // title
+	while (std::getline(in, line))
+		rows.push_back(line.substr(line.find('|') + 1, 4));
+	ASSERT_EQ(rows.size(), 4u);
+	for (size_t r = 0; r < 4; r++)
+		for (size_t c = 0; c < 4; c++)
+			EXPECT_EQ(rows[r][c] == '@', r == c)
+				<< "row " << r << " col " << c << "\n"
+				<< out;
+	EXPECT_EQ(render_heatmap({}, 4, 4), "no regions to draw\n");
+}
+
+TEST(Recording, RoundTripsThroughJsonLines)
+{
+	std::vector<Aggregation> in{agg(1, {1, 2}), agg(2, {0, 5, 3})};
+	Target t;
+	t.id = 1;
+	t.pid = 42;
+	in[1].targets.push_back(t);
+	std::stringstream ss;
+
+	for (const auto &a : in)
+		write_aggregation(ss, a);
+	ss << "\n"; // blank lines are fine
+	EXPECT_EQ(read_recording(ss), in);
+}
+
+TEST(Recording, BadLinesAreUsageErrorsNamingTheLine)
+{
+	std::stringstream bad("{\"ctx_id\": 1}\n");
+	std::stringstream notjson("\n\nnot json\n");
+
+	try {
+		read_recording(bad);
+		FAIL();
+	} catch (const UsageError &e) {
+		EXPECT_NE(std::string(e.what()).find("line 1"),
+			  std::string::npos);
+	}
+	try {
+		read_recording(notjson);
+		FAIL();
+	} catch (const UsageError &e) {
+		EXPECT_NE(std::string(e.what()).find("line 3"),
+			  std::string::npos)
+			<< e.what();
+	}
+}
+
+TEST(Render, HumanSizes)
+{
+	EXPECT_EQ(human_size(512), "512 B");
+	EXPECT_EQ(human_size(4096), "4.0 KiB");
+	EXPECT_EQ(human_size(3ULL << 30), "3.0 GiB");
+}
