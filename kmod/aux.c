@@ -29,7 +29,8 @@
 #include "kunit_export.h"
 #include "spe.h"
 
-static const struct damon_perf_backend_ops *backends[DAMON_PERF_AUX_MAX_BACKENDS];
+static const struct damon_perf_backend_ops *
+	backends[DAMON_PERF_AUX_MAX_BACKENDS];
 static DEFINE_MUTEX(backends_lock);
 
 static LIST_HEAD(aux_events);
@@ -59,7 +60,8 @@ int damon_perf_aux_register_backend(const struct damon_perf_backend_ops *ops)
 				free = i;
 			continue;
 		}
-		if (backends[i] == ops || !strcmp(backends[i]->name, ops->name)) {
+		if (backends[i] == ops ||
+		    !strcmp(backends[i]->name, ops->name)) {
 			ret = -EEXIST;
 			goto out;
 		}
@@ -80,7 +82,8 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_register_backend);
  *
  * Context: process context; takes backends_lock.
  */
-void damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops)
+void
+damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops)
 {
 	int i;
 
@@ -155,9 +158,9 @@ static void drain_work(struct work_struct *work)
  * Context: process context, may sleep.
  * Return: the event, or NULL on allocation failure.
  */
-struct damon_perf_aux_event *damon_perf_aux_event_new(struct damon_perf_ctx *ctx,
-						      u8 probe_idx, u32 portid,
-						      pid_t pid)
+struct damon_perf_aux_event *
+damon_perf_aux_event_new(struct damon_perf_ctx *ctx, u8 probe_idx, u32 portid,
+			 pid_t pid)
 {
 	struct damon_perf_aux_event *event;
 	int cpu;
@@ -285,7 +288,8 @@ unsigned int damon_perf_aux_event_drain(struct damon_perf_aux_event *event,
 	event->rings = rings;
 	cpus_read_lock();
 	for_each_cpu_and(cpu, &event->aux_cpumask, cpu_online_mask)
-		queue_work_on(cpu, aux_wq, &per_cpu_ptr(event->pcpu, cpu)->work);
+		queue_work_on(cpu, aux_wq,
+			      &per_cpu_ptr(event->pcpu, cpu)->work);
 	for_each_cpu_and(cpu, &event->aux_cpumask, cpu_online_mask) {
 		struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
 
@@ -353,7 +357,8 @@ static bool is_perf_file(struct file *file)
 {
 	struct inode *inode = file_inode(file);
 
-	return inode && inode->i_sb && inode->i_sb->s_magic == ANON_INODE_FS_MAGIC &&
+	return inode && inode->i_sb &&
+	       inode->i_sb->s_magic == ANON_INODE_FS_MAGIC &&
 	       !strcmp(file_dentry(file)->d_name.name, "[perf_event]") &&
 	       file->private_data;
 }
@@ -401,7 +406,8 @@ int damon_perf_aux_args_get(const struct damon_perf_aux_req *req,
 	}
 	args->event = args->file->private_data;
 	if (args->event->cpu != req->cpu) {
-		NL_SET_ERR_MSG(extack, "AUX: perf event is not bound to this CPU");
+		NL_SET_ERR_MSG(extack,
+			       "AUX: perf event is not bound to this CPU");
 		goto err;
 	}
 	args->user_page = req->user_page;
@@ -591,7 +597,7 @@ static void *pin_map(unsigned long addr, unsigned int nr,
 			goto err;
 	}
 	if (nr > nr_write) {
-		more = pin_user_pages_fast(addr + ((unsigned long)got << PAGE_SHIFT),
+		more = pin_user_pages_fast(addr + (got << PAGE_SHIFT),
 					   nr - got, 0, pages + got);
 		if (more > 0)
 			got += more;
@@ -619,11 +625,11 @@ err:
  * data mapping at page offset 0 (the user page and a power-of-two data
  * ring), the AUX mapping at the user page's aux_offset with its aux_size.
  * Pins the user page for writing (aux_tail, data_tail), the data ring and
- * the AUX pages for reading, and maps each mapping contiguously. The pins keep the pages
- * alive even after the process unmaps them or exits. FOLL_LONGTERM is
- * not used: newer kernels refuse it for writable shared mappings with
- * page_mkwrite, which perf mappings are, and these kernel-allocated perf
- * pages are never migrated anyway.
+ * the AUX pages for reading, and maps each mapping contiguously. The pins
+ * keep the pages alive even after the process unmaps them or exits.
+ * FOLL_LONGTERM is not used: newer kernels refuse it for writable shared
+ * mappings with page_mkwrite, which perf mappings are, and these
+ * kernel-allocated perf pages are never migrated anyway.
  *
  * Context: process context of the mapping task, may sleep.
  * Return: 0 or a negative errno; nothing is left pinned on error.

@@ -88,6 +88,7 @@ struct damon_perf_backend_ops {
  * @reports:	reports accepted by the ring.
  * @refused:	drains stopped by a full ring (data kept for the next one).
  * @errors:	bytes the parser skipped.
+ * @restarts:	times the event was re-enabled after a truncation.
  */
 struct damon_perf_aux_cpu {
 	struct work_struct work;
@@ -100,6 +101,7 @@ struct damon_perf_aux_cpu {
 	u64 reports;
 	u64 refused;
 	u64 errors;
+	u64 restarts;
 };
 
 /**
@@ -185,15 +187,16 @@ int damon_perf_aux_init(void);
 void damon_perf_aux_exit(void);
 
 int damon_perf_aux_register_backend(const struct damon_perf_backend_ops *ops);
-void damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops);
+void
+damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops);
 const struct damon_perf_backend_ops *
 damon_perf_aux_find_backend(struct perf_event *perf_event);
 void damon_perf_aux_select(struct damon_perf_aux_event *event,
 			   struct perf_event *perf_event);
 
-struct damon_perf_aux_event *damon_perf_aux_event_new(struct damon_perf_ctx *ctx,
-						      u8 probe_idx, u32 portid,
-						      pid_t pid);
+struct damon_perf_aux_event *
+damon_perf_aux_event_new(struct damon_perf_ctx *ctx, u8 probe_idx, u32 portid,
+			 pid_t pid);
 int damon_perf_aux_event_add_cpu(struct damon_perf_aux_event *event, int cpu,
 				 const struct damon_perf_aux_args *args);
 void damon_perf_aux_event_free(struct damon_perf_aux_event *event);

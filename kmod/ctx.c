@@ -22,6 +22,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
+#include "aux.h"
 #include "ctx.h"
 #include "debugfs.h"
 #include "drain.h"
@@ -844,6 +845,8 @@ int damon_perf_ctx_stop(struct damon_perf_ctx *ctx)
 	if (!running(ctx))
 		return -EINVAL;
 	damon_perf_kdamond_stop(ctx);
+	/* AUX consumers write into the rings: gone before they are */
+	damon_perf_aux_release_ctx(ctx);
 	if (ctx->source_armed) {
 		damon_perf_source_disarm(ctx);
 		ctx->source_armed = false;

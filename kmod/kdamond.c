@@ -22,6 +22,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
+#include "aux.h"
 #include "drain.h"
 #include "kdamond.h"
 #include "kunit_export.h"
@@ -223,6 +224,8 @@ static int kdamond_fn(void *data)
 			break;
 		/* cleared before draining: a later watermark wakes us again */
 		WRITE_ONCE(ctx->kdamond_wake, false);
+		/* AUX buffers feed the same rings: decode them first */
+		damon_perf_aux_drain(ctx);
 		damon_perf_drain_rings(ctx);
 
 		now = ktime_get_ns();

@@ -21,6 +21,7 @@
 #include <linux/string.h>
 
 #include "aux.h"
+#include "kunit_export.h"
 #include "spe.h"
 #include "spe_parse.h"
 
@@ -35,7 +36,7 @@
  * @pid:	tgid the event is bound to, 0 for CPU-wide.
  * @last_tid:	cache of the last CONTEXT id resolved to a tgid ...
  * @last_tgid:	... and that tgid.
- * @reenabled:	times the event was re-enabled after a truncation.
+ * @test:	@map is plain memory from a test, not pinned pages.
  * @bounce:	copy of a record that wraps around the end of the buffer.
  */
 struct spe_buf {
@@ -45,7 +46,7 @@ struct spe_buf {
 	pid_t pid;
 	pid_t last_tid;
 	pid_t last_tgid;
-	unsigned long reenabled;
+	bool test;
 	u8 bounce[SPE_BOUNCE];
 };
 
@@ -94,7 +95,8 @@ static void spe_cleanup(struct damon_perf_aux_event *event, int cpu)
 
 	if (!buf)
 		return;
-	damon_perf_aux_map_unpin(&buf->map);
+	if (!buf->test)
+		damon_perf_aux_map_unpin(&buf->map);
 	kfree(buf);
 	pc->priv = NULL;
 }
@@ -254,6 +256,8 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 			continue;
 		if (chunk == avail)
 			break;		/* a record still being written */
+		/* a record cut by the end of the buffer, none of it consumed */
+		avail = head - tail;
 		used = parse_wrapped(buf, tail, avail, &st, &d);
 		if (!used && !st.refused) {
 			if (avail <= SPE_BOUNCE)
@@ -282,11 +286,56 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	}
 	/* the PMU stopped on a full buffer: restart it now there is room */
 	if (truncated) {
-		perf_event_enable(buf->event);
-		buf->reenabled++;
+		if (buf->event)
+			perf_event_enable(buf->event);
+		pc->restarts++;
 	}
 	return d.accepted;
 }
+
+static const struct damon_perf_backend_ops spe_ops;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * damon_perf_spe_test_attach() - Give a CPU an SPE buffer of plain memory.
+ * @event:	an AUX event without a backend or with the SPE one.
+ * @cpu:	an online CPU without a buffer.
+ * @up:		stands for the user page (aux_head/aux_tail, data_*).
+ * @data:	stands for the data ring, @data_size bytes (power of two).
+ * @data_size:	its size, 0 for none.
+ * @aux:	stands for the AUX area, @aux_size bytes (power of two).
+ * @aux_size:	its size.
+ *
+ * For KUnit: drives the SPE drain over buffers a test fills by hand. The
+ * memory stays the test's; cleanup does not unpin it.
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int damon_perf_spe_test_attach(struct damon_perf_aux_event *event, int cpu,
+			       struct perf_event_mmap_page *up, u8 *data,
+			       unsigned long data_size, void *aux,
+			       unsigned long aux_size)
+{
+	struct spe_buf *buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	buf->test = true;
+	buf->map.up = up;
+	buf->map.data = data;
+	buf->map.data_size = data_size;
+	buf->map.base = aux;
+	buf->map.size = aux_size;
+	buf->tail = READ_ONCE(up->aux_tail);
+	buf->pid = event->pid;
+	per_cpu_ptr(event->pcpu, cpu)->priv = buf;
+	event->ops = &spe_ops;
+	cpumask_set_cpu(cpu, &event->aux_cpumask);
+	return 0;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_spe_test_attach);
+#endif
 
 static const struct damon_perf_backend_ops spe_ops = {
 	.name = "arm_spe",

@@ -51,6 +51,6 @@ rc=0
 "${kmake[@]}" M="$out" W=1 KBUILD_MODPOST_WARN=1 modules >"$log" 2>&1 || rc=$?
 grep -E 'warning:|error:' "$log" | grep -v 'modpost: .* undefined!' >&2 || true
 [ $rc -eq 0 ] || { echo "arm64: build FAILED, see $log" >&2; tail -n 20 "$log" >&2; exit 1; }
-file "$out/kmod/damon_perf.ko" | grep -q 'ARM aarch64' ||
+readelf -h "$out/kmod/damon_perf.ko" | grep -q 'Machine:.*AArch64' ||
 	{ echo "arm64: $out/kmod/damon_perf.ko is not an arm64 object" >&2; exit 1; }
 echo "$out/kmod/damon_perf.ko"

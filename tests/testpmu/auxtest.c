@@ -130,10 +130,11 @@ static int drain_show(struct seq_file *m, void *v)
 			refused += pc->refused;
 		}
 	}
-	seq_printf(m,
-		   "drains %llu reports %llu hot %llu other %llu writes %llu bad %llu records %llu errors %llu refused %llu\n",
-		   tot.drains, tot.reports, tot.hot, tot.other, tot.writes,
-		   tot.bad, records, errors, refused);
+	seq_printf(m, "drains %llu reports %llu hot %llu other %llu",
+		   tot.drains, tot.reports, tot.hot, tot.other);
+	seq_printf(m, " writes %llu bad %llu records %llu errors %llu",
+		   tot.writes, tot.bad, records, errors);
+	seq_printf(m, " refused %llu\n", refused);
 	mutex_unlock(&lock);
 	return 0;
 }

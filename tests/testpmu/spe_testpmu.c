@@ -143,14 +143,17 @@ static unsigned int build(struct tp_cpu *st, u8 *rec)
 	if (!(seq % 16))
 		rec[n++] = 0x00;				/* PAD */
 	/* PC at EL0, non-secure */
-	n += pkt(rec + n, 0xb0, (1ULL << 63) | (0x400000 + (seq & 0xff) * 4), 8);
-	n += pkt(rec + n, 0x49, seq & 1, 1);			/* LD or ST */
+	n += pkt(rec + n, 0xb0, (1ULL << 63) | (0x400000 + (seq & 0xff) * 4),
+		 8);
+	/* load or store */
+	n += pkt(rec + n, 0x49, seq & 1, 1);
 	/* data VA with a top-byte tag the parser must strip */
 	n += pkt(rec + n, 0xb2, ((u64)0x2a << 56) | addr, 8);
-	n += pkt(rec + n, 0x98, 20 + (r & 0x3f), 2);		/* total lat */
-	n += pkt(rec + n, 0x52, 0x0006, 2);			/* events */
+	/* total latency, events (retired, L1D access) */
+	n += pkt(rec + n, 0x98, 20 + (r & 0x3f), 2);
+	n += pkt(rec + n, 0x52, 0x0006, 2);
 	if (ctx_pid)
-		n += pkt(rec + n, 0x65, ctx_pid, 4);		/* CONTEXT */
+		n += pkt(rec + n, 0x65, ctx_pid, 4);
 	if (seq % 4)
 		n += pkt(rec + n, 0x71, local_clock(), 8);	/* TS */
 	else
