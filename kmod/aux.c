@@ -29,7 +29,8 @@
 #include "kunit_export.h"
 #include "spe.h"
 
-static const struct damon_perf_backend_ops *backends[DAMON_PERF_AUX_MAX_BACKENDS];
+static const struct damon_perf_backend_ops *
+	backends[DAMON_PERF_AUX_MAX_BACKENDS];
 static DEFINE_MUTEX(backends_lock);
 
 static LIST_HEAD(aux_events);
@@ -59,7 +60,8 @@ int damon_perf_aux_register_backend(const struct damon_perf_backend_ops *ops)
 				free = i;
 			continue;
 		}
-		if (backends[i] == ops || !strcmp(backends[i]->name, ops->name)) {
+		if (backends[i] == ops ||
+		    !strcmp(backends[i]->name, ops->name)) {
 			ret = -EEXIST;
 			goto out;
 		}
@@ -80,7 +82,8 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_register_backend);
  *
  * Context: process context; takes backends_lock.
  */
-void damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops)
+void
+damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops)
 {
 	int i;
 
@@ -155,9 +158,9 @@ static void drain_work(struct work_struct *work)
  * Context: process context, may sleep.
  * Return: the event, or NULL on allocation failure.
  */
-struct damon_perf_aux_event *damon_perf_aux_event_new(struct damon_perf_ctx *ctx,
-						      u8 probe_idx, u32 portid,
-						      pid_t pid)
+struct damon_perf_aux_event *
+damon_perf_aux_event_new(struct damon_perf_ctx *ctx, u8 probe_idx, u32 portid,
+			 pid_t pid)
 {
 	struct damon_perf_aux_event *event;
 	int cpu;
@@ -285,7 +288,8 @@ unsigned int damon_perf_aux_event_drain(struct damon_perf_aux_event *event,
 	event->rings = rings;
 	cpus_read_lock();
 	for_each_cpu_and(cpu, &event->aux_cpumask, cpu_online_mask)
-		queue_work_on(cpu, aux_wq, &per_cpu_ptr(event->pcpu, cpu)->work);
+		queue_work_on(cpu, aux_wq,
+			      &per_cpu_ptr(event->pcpu, cpu)->work);
 	for_each_cpu_and(cpu, &event->aux_cpumask, cpu_online_mask) {
 		struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
 
@@ -353,7 +357,8 @@ static bool is_perf_file(struct file *file)
 {
 	struct inode *inode = file_inode(file);
 
-	return inode && inode->i_sb && inode->i_sb->s_magic == ANON_INODE_FS_MAGIC &&
+	return inode && inode->i_sb &&
+	       inode->i_sb->s_magic == ANON_INODE_FS_MAGIC &&
 	       !strcmp(file_dentry(file)->d_name.name, "[perf_event]") &&
 	       file->private_data;
 }
@@ -369,6 +374,53 @@ static struct damon_perf_aux_event *find_event(struct damon_perf_ctx *ctx,
 			return event;
 	return NULL;
 }
+
+/**
+ * damon_perf_aux_args_get() - Resolve an attach request's perf event.
+ * @req:	the request.
+ * @args:	filled in; holds a reference on @args->file on success.
+ * @extack:	error message.
+ *
+ * The fd must be a perf event of the calling process bound to @req->cpu.
+ *
+ * Context: process context of the requesting task.
+ * Return: 0, or -EBADF / -EINVAL with @extack set.
+ */
+int damon_perf_aux_args_get(const struct damon_perf_aux_req *req,
+			    struct damon_perf_aux_args *args,
+			    struct netlink_ext_ack *extack)
+{
+	memset(args, 0, sizeof(*args));
+	if (req->cpu >= nr_cpu_ids || !cpu_possible(req->cpu)) {
+		NL_SET_ERR_MSG(extack, "AUX: no such CPU");
+		return -EINVAL;
+	}
+	args->file = fget(req->fd);
+	if (!args->file) {
+		NL_SET_ERR_MSG(extack, "AUX: bad file descriptor");
+		return -EBADF;
+	}
+	if (!is_perf_file(args->file)) {
+		NL_SET_ERR_MSG(extack, "AUX: fd is not a perf event");
+		goto err;
+	}
+	args->event = args->file->private_data;
+	if (args->event->cpu != req->cpu) {
+		NL_SET_ERR_MSG(extack,
+			       "AUX: perf event is not bound to this CPU");
+		goto err;
+	}
+	args->user_page = req->user_page;
+	args->aux_addr = req->aux_addr;
+	args->aux_size = req->aux_size;
+	args->pid = req->pid;
+	return 0;
+err:
+	fput(args->file);
+	args->file = NULL;
+	return -EINVAL;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_args_get);
 
 /**
  * damon_perf_aux_attach() - Hand one CPU's AUX buffer over to a context.
@@ -389,12 +441,7 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 			  struct netlink_ext_ack *extack)
 {
 	struct damon_perf_aux_event *event;
-	struct damon_perf_aux_args args = {
-		.user_page = req->user_page,
-		.aux_addr = req->aux_addr,
-		.aux_size = req->aux_size,
-		.pid = req->pid,
-	};
+	struct damon_perf_aux_args args;
 	bool created = false;
 	int ret;
 
@@ -402,26 +449,9 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 		NL_SET_ERR_MSG(extack, "AUX: probe index out of range");
 		return -EINVAL;
 	}
-	if (req->cpu >= nr_cpu_ids || !cpu_possible(req->cpu)) {
-		NL_SET_ERR_MSG(extack, "AUX: no such CPU");
-		return -EINVAL;
-	}
-	args.file = fget(req->fd);
-	if (!args.file) {
-		NL_SET_ERR_MSG(extack, "AUX: bad file descriptor");
-		return -EBADF;
-	}
-	if (!is_perf_file(args.file)) {
-		NL_SET_ERR_MSG(extack, "AUX: fd is not a perf event");
-		ret = -EINVAL;
-		goto err_put;
-	}
-	args.event = args.file->private_data;
-	if (args.event->cpu != req->cpu) {
-		NL_SET_ERR_MSG(extack, "AUX: perf event is not bound to this CPU");
-		ret = -EINVAL;
-		goto err_put;
-	}
+	ret = damon_perf_aux_args_get(req, &args, extack);
+	if (ret)
+		return ret;
 
 	mutex_lock(&aux_lock);
 	event = find_event(ctx, req->probe_idx, portid);
@@ -452,7 +482,6 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 
 err_unlock:
 	mutex_unlock(&aux_lock);
-err_put:
 	fput(args.file);
 	return ret;
 }
@@ -546,19 +575,61 @@ static struct notifier_block aux_netlink_nb = {
 	.notifier_call = aux_netlink_event,
 };
 
+/*
+ * Pin @nr pages at @addr, the first @nr_write of them for writing, and
+ * map them contiguously; NULL on failure. Perf refuses write faults on
+ * every page of its mappings but the user page.
+ */
+static void *pin_map(unsigned long addr, unsigned int nr,
+		     unsigned int nr_write, struct page ***pagesp,
+		     pgprot_t prot)
+{
+	struct page **pages;
+	long got = 0, more;
+	void *base;
+
+	pages = kvcalloc(nr, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	if (nr_write) {
+		got = pin_user_pages_fast(addr, nr_write, FOLL_WRITE, pages);
+		if (got != nr_write)
+			goto err;
+	}
+	if (nr > nr_write) {
+		more = pin_user_pages_fast(addr + (got << PAGE_SHIFT),
+					   nr - got, 0, pages + got);
+		if (more > 0)
+			got += more;
+		if (got != nr)
+			goto err;
+	}
+	base = vmap(pages, nr, VM_MAP, prot);
+	if (!base)
+		goto err;
+	*pagesp = pages;
+	return base;
+err:
+	if (got > 0)
+		unpin_user_pages(pages, got);
+	kvfree(pages);
+	return NULL;
+}
+
 /**
  * damon_perf_aux_map_pin() - Pin and map a userspace AUX buffer.
  * @map:	filled in.
  * @args:	the buffer, mapped by the calling process.
  *
- * Checks that both addresses start VMAs of @args->file (the data area at
- * page offset 0, the AUX area at the user page's aux_offset with its
- * aux_size), pins the user page for writing (aux_tail) and the AUX pages
- * for reading, and maps the AUX pages contiguously and read-only. The
- * pins keep the pages alive even after the process unmaps them or exits.
+ * Checks that both addresses start VMAs of @args->file, read-write: the
+ * data mapping at page offset 0 (the user page and a power-of-two data
+ * ring), the AUX mapping at the user page's aux_offset with its aux_size.
+ * Pins the user page for writing (aux_tail, data_tail), the data ring and
+ * the AUX pages for reading, and maps each mapping contiguously. The pins
+ * keep the pages alive even after the process unmaps them or exits.
  * FOLL_LONGTERM is not used: newer kernels refuse it for writable shared
- * file mappings with page_mkwrite, which perf mappings are, and these
- * kernel-allocated pages are never migrated anyway.
+ * mappings with page_mkwrite, which perf mappings are, and these
+ * kernel-allocated perf pages are never migrated anyway.
  *
  * Context: process context of the mapping task, may sleep.
  * Return: 0 or a negative errno; nothing is left pinned on error.
@@ -568,9 +639,8 @@ int damon_perf_aux_map_pin(struct damon_perf_aux_map *map,
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
-	unsigned long aux_pgoff = 0;
+	unsigned long aux_pgoff = 0, nr_data = 0;
 	int ret = -EINVAL;
-	long got;
 
 	memset(map, 0, sizeof(*map));
 	if (!mm || !args->file || args->aux_size < PAGE_SIZE ||
@@ -583,6 +653,10 @@ int damon_perf_aux_map_pin(struct damon_perf_aux_map *map,
 	vma = vma_lookup(mm, args->user_page);
 	if (!vma || vma->vm_file != args->file || vma->vm_pgoff ||
 	    vma->vm_start != args->user_page || !(vma->vm_flags & VM_WRITE))
+		goto unlock;
+	nr_data = vma_pages(vma);
+	if (nr_data > DAMON_PERF_AUX_MAX_DATA_PAGES ||
+	    (nr_data > 1 && !is_power_of_2(nr_data - 1)))
 		goto unlock;
 	vma = vma_lookup(mm, args->aux_addr);
 	if (!vma || vma->vm_file != args->file ||
@@ -597,42 +671,26 @@ unlock:
 	if (ret)
 		return ret;
 
-	if (pin_user_pages_fast(args->user_page, 1, FOLL_WRITE,
-				&map->user_pg) != 1)
+	map->up = pin_map(args->user_page, nr_data, 1, &map->data_pages,
+			  PAGE_KERNEL);
+	if (!map->up)
 		return -EFAULT;
-	map->up = vmap(&map->user_pg, 1, VM_MAP, PAGE_KERNEL);
-	if (!map->up) {
-		ret = -ENOMEM;
-		goto err;
-	}
+	map->nr_data = nr_data;
+	map->data = (u8 *)map->up + PAGE_SIZE;
+	map->data_size = (nr_data - 1) << PAGE_SHIFT;
 	if (READ_ONCE(map->up->aux_size) != args->aux_size ||
 	    READ_ONCE(map->up->aux_offset) != (u64)aux_pgoff << PAGE_SHIFT) {
 		ret = -EINVAL;
 		goto err;
 	}
-
-	map->size = args->aux_size;
-	map->nr_pages = args->aux_size >> PAGE_SHIFT;
-	map->pages = kvcalloc(map->nr_pages, sizeof(*map->pages), GFP_KERNEL);
-	if (!map->pages) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	got = pin_user_pages_fast(args->aux_addr, map->nr_pages, 0,
-				  map->pages);
-	if (got != map->nr_pages) {
-		if (got > 0)
-			unpin_user_pages(map->pages, got);
-		kvfree(map->pages);
-		map->pages = NULL;
+	map->base = pin_map(args->aux_addr, args->aux_size >> PAGE_SHIFT, 0,
+			    &map->pages, PAGE_KERNEL_RO);
+	if (!map->base) {
 		ret = -EFAULT;
 		goto err;
 	}
-	map->base = vmap(map->pages, map->nr_pages, VM_MAP, PAGE_KERNEL_RO);
-	if (!map->base) {
-		ret = -ENOMEM;
-		goto err;
-	}
+	map->nr_pages = args->aux_size >> PAGE_SHIFT;
+	map->size = args->aux_size;
 	return 0;
 
 err:
@@ -648,16 +706,16 @@ err:
  */
 void damon_perf_aux_map_unpin(struct damon_perf_aux_map *map)
 {
-	if (map->base)
+	if (map->base) {
 		vunmap(map->base);
-	if (map->pages) {
 		unpin_user_pages(map->pages, map->nr_pages);
 		kvfree(map->pages);
 	}
-	if (map->up)
+	if (map->up) {
 		vunmap(map->up);
-	if (map->user_pg)
-		unpin_user_page(map->user_pg);
+		unpin_user_pages(map->data_pages, map->nr_data);
+		kvfree(map->data_pages);
+	}
 	memset(map, 0, sizeof(*map));
 }
 

@@ -88,6 +88,7 @@ struct damon_perf_backend_ops {
  * @reports:	reports accepted by the ring.
  * @refused:	drains stopped by a full ring (data kept for the next one).
  * @errors:	bytes the parser skipped.
+ * @restarts:	times the event was re-enabled after a truncation.
  */
 struct damon_perf_aux_cpu {
 	struct work_struct work;
@@ -100,6 +101,7 @@ struct damon_perf_aux_cpu {
 	u64 reports;
 	u64 refused;
 	u64 errors;
+	u64 restarts;
 };
 
 /**
@@ -149,22 +151,31 @@ struct damon_perf_aux_req {
 
 /**
  * struct damon_perf_aux_map - A pinned, kernel-mapped AUX buffer.
- * @user_pg:	pinned page of the &struct perf_event_mmap_page.
- * @up:		kernel mapping of it (aux_head, aux_tail).
+ * @data_pages:	pinned pages of the data mapping (user page first).
+ * @nr_data:	number of @data_pages.
+ * @up:		kernel mapping of the data mapping: the user page
+ *		(aux_head, aux_tail, data_head, data_tail) ...
+ * @data:	... followed by the data ring (PERF_RECORD_AUX records).
+ * @data_size:	data ring size in bytes (power of two, may be 0).
  * @pages:	pinned AUX pages.
  * @nr_pages:	number of @pages.
  * @base:	contiguous read-only kernel mapping of @pages.
  * @size:	AUX size in bytes (power of two).
  */
 struct damon_perf_aux_map {
-	struct page *user_pg;
+	struct page **data_pages;
+	unsigned int nr_data;
 	struct perf_event_mmap_page *up;
+	u8 *data;
+	unsigned long data_size;
 	struct page **pages;
 	unsigned int nr_pages;
 	void *base;
 	unsigned long size;
 };
 
+/* Largest data mapping (user page + ring) a backend maps: 1 + 256 pages. */
+#define DAMON_PERF_AUX_MAX_DATA_PAGES	257
 /* Largest AUX area a backend maps: 64 MiB. */
 #define DAMON_PERF_AUX_MAX_SIZE		(64UL << 20)
 
@@ -176,15 +187,16 @@ int damon_perf_aux_init(void);
 void damon_perf_aux_exit(void);
 
 int damon_perf_aux_register_backend(const struct damon_perf_backend_ops *ops);
-void damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops);
+void
+damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops);
 const struct damon_perf_backend_ops *
 damon_perf_aux_find_backend(struct perf_event *perf_event);
 void damon_perf_aux_select(struct damon_perf_aux_event *event,
 			   struct perf_event *perf_event);
 
-struct damon_perf_aux_event *damon_perf_aux_event_new(struct damon_perf_ctx *ctx,
-						      u8 probe_idx, u32 portid,
-						      pid_t pid);
+struct damon_perf_aux_event *
+damon_perf_aux_event_new(struct damon_perf_ctx *ctx, u8 probe_idx, u32 portid,
+			 pid_t pid);
 int damon_perf_aux_event_add_cpu(struct damon_perf_aux_event *event, int cpu,
 				 const struct damon_perf_aux_args *args);
 void damon_perf_aux_event_free(struct damon_perf_aux_event *event);
@@ -197,6 +209,9 @@ unsigned int damon_perf_aux_report_batch(struct damon_perf_aux_event *event,
 					 struct damon_perf_report *reports,
 					 unsigned int nr);
 
+int damon_perf_aux_args_get(const struct damon_perf_aux_req *req,
+			    struct damon_perf_aux_args *args,
+			    struct netlink_ext_ack *extack);
 int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 			  const struct damon_perf_aux_req *req, u32 portid,
 			  struct netlink_ext_ack *extack);

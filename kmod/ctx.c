@@ -22,6 +22,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
+#include "aux.h"
 #include "ctx.h"
 #include "debugfs.h"
 #include "drain.h"
@@ -793,6 +794,7 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 	ctx->stale_drops = 0;
 	WRITE_ONCE(ctx->kdamond_done, false);
 	WRITE_ONCE(ctx->kdamond_wake, false);
+	ctx->rings.ctx_id = ctx->id;
 	ret = damon_perf_rings_alloc(&ctx->rings, ctx->attrs.ring_size,
 				     damon_perf_kdamond_wake, ctx);
 	if (ret) {
@@ -843,11 +845,20 @@ int damon_perf_ctx_stop(struct damon_perf_ctx *ctx)
 	if (!running(ctx))
 		return -EINVAL;
 	damon_perf_kdamond_stop(ctx);
+	/* AUX consumers write into the rings: gone before they are */
+	damon_perf_aux_release_ctx(ctx);
 	if (ctx->source_armed) {
 		damon_perf_source_disarm(ctx);
 		ctx->source_armed = false;
 	}
 	damon_perf_rings_free(&ctx->rings);
+	/* tuned values the kdamond had no aggregation left to apply */
+	spin_lock(&ctx->pending_lock);
+	if (ctx->attrs_pending) {
+		ctx->attrs = ctx->pending_attrs;
+		ctx->attrs_pending = false;
+	}
+	spin_unlock(&ctx->pending_lock);
 	ctx->state = DAMON_PERF_CTX_STATE_STOPPED;
 	module_put(THIS_MODULE);
 	return 0;

@@ -20,6 +20,7 @@
 
 #include "ctx.h"
 #include "debugfs.h"
+#include "kunit_export.h"
 #include "ring.h"
 #include "stats.h"
 
@@ -175,7 +176,7 @@ static int rings_open(struct inode *inode, struct file *file)
 static const struct file_operations rings_fops = {
 	.owner = THIS_MODULE,
 	.open = rings_open,
-	.read = seq_read,
+	.read_iter = seq_read_iter,
 	.llseek = seq_lseek,
 	.release = single_release,
 };
@@ -184,8 +185,8 @@ static const struct file_operations rings_fops = {
  * damon_perf_debugfs_ctx_add() - Create ctx<id>/rings for a new context.
  * @ctx:	the context, with its id set.
  *
- * Best effort, like all of debugfs: a failure leaves the context without
- * the files.
+ * Also records the id in @ctx->rings for tracepoints. Best effort, like
+ * all of debugfs: a failure leaves the context without the files.
  *
  * Context: process; with or without damon_perf_lock.
  */
@@ -194,6 +195,8 @@ void damon_perf_debugfs_ctx_add(struct damon_perf_ctx *ctx)
 	struct ctx_entry *e;
 	char name[16];
 
+	/* The rings report this id in damon_perf_ring_overflow. */
+	ctx->rings.ctx_id = ctx->id;
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return;
@@ -208,6 +211,7 @@ void damon_perf_debugfs_ctx_add(struct damon_perf_ctx *ctx)
 	list_add_tail(&e->list, &ctx_list);
 	mutex_unlock(&ctx_lock);
 }
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_debugfs_ctx_add);
 
 /**
  * damon_perf_debugfs_ctx_del() - Remove the files of a context.
@@ -235,6 +239,7 @@ void damon_perf_debugfs_ctx_del(struct damon_perf_ctx *ctx)
 	debugfs_remove_recursive(found->dir);
 	kfree(found);
 }
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_debugfs_ctx_del);
 
 /**
  * damon_perf_debugfs_init() - Create /sys/kernel/debug/damon_perf.

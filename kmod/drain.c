@@ -152,9 +152,9 @@ static int cmp_addr(const void *key, const void *elt)
 	return 0;
 }
 
-static const struct damon_perf_drain_ent *search(
-		const struct damon_perf_drain_ent *ents, unsigned int nr,
-		unsigned long addr)
+/* The entry of @ents containing @addr, or NULL. */
+static const void *search(const struct damon_perf_drain_ent *ents,
+			  unsigned int nr, unsigned long addr)
 {
 	return bsearch(&addr, ents, nr, sizeof(*ents), cmp_addr);
 }

@@ -22,6 +22,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
+#include "aux.h"
 #include "drain.h"
 #include "kdamond.h"
 #include "kunit_export.h"
@@ -135,12 +136,15 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 		damon_perf_snapshot_put(old);
 		damon_perf_netlink_notify(ctx, snap);
 	}
-	damon_perf_for_each_target(t, ctx)
-		damon_perf_for_each_region(r, t)
-			trace_damon_perf_aggregated(ctx->id, t->id,
-						    t->nr_regions, r->start,
-						    r->end, r->nr_accesses,
-						    r->age);
+	if (trace_damon_perf_aggregated_enabled()) {
+		damon_perf_for_each_target(t, ctx)
+			damon_perf_for_each_region(r, t)
+				trace_damon_perf_aggregated(ctx->id, t->id,
+							    t->nr_regions,
+							    r->start, r->end,
+							    r->nr_accesses,
+							    r->age);
+	}
 
 	damon_perf_for_each_target(t, ctx) {
 		damon_perf_regions_reset(t);
@@ -187,6 +191,22 @@ static bool should_wake(struct damon_perf_ctx *ctx)
 	return kthread_should_stop() || READ_ONCE(ctx->kdamond_wake);
 }
 
+static u64 ns(u64 us)
+{
+	return us * NSEC_PER_USEC;
+}
+
+/* Sleep until @until (ktime_get_ns()), or less when woken or stopped. */
+static void sleep_until(struct damon_perf_ctx *ctx, u64 until)
+{
+	u64 now = ktime_get_ns();
+
+	if (now < until)
+		wait_event_interruptible_hrtimeout(ctx->kdamond_wait,
+						   should_wake(ctx),
+						   ns_to_ktime(until - now));
+}
+
 static int kdamond_fn(void *data)
 {
 	struct damon_perf_ctx *ctx = data;
@@ -194,39 +214,38 @@ static int kdamond_fn(void *data)
 	u64 next_sample, next_aggr, next_update, aggr_start = now;
 
 	ctx->last_drain_ns = local_clock();
-	next_sample = now + ctx->attrs.sample_us * NSEC_PER_USEC;
-	next_aggr = now + ctx->attrs.aggr_us * NSEC_PER_USEC;
-	next_update = now + ctx->attrs.update_us * NSEC_PER_USEC;
+	next_sample = now + ns(ctx->attrs.sample_us);
+	next_aggr = now + ns(ctx->attrs.aggr_us);
+	next_update = now + ns(ctx->attrs.update_us);
 
 	while (!kthread_should_stop()) {
-		now = ktime_get_ns();
-		if (now < next_sample)
-			wait_event_interruptible_hrtimeout(ctx->kdamond_wait,
-				should_wake(ctx), ns_to_ktime(next_sample - now));
+		sleep_until(ctx, next_sample);
 		if (kthread_should_stop())
 			break;
 		/* cleared before draining: a later watermark wakes us again */
 		WRITE_ONCE(ctx->kdamond_wake, false);
+		/* AUX buffers feed the same rings: decode them first */
+		damon_perf_aux_drain(ctx);
 		damon_perf_drain_rings(ctx);
 
 		now = ktime_get_ns();
 		if (now < next_sample)
 			continue;	/* early wake: same sample interval */
 		ctx->sample_seq++;
-		next_sample += ctx->attrs.sample_us * NSEC_PER_USEC;
+		next_sample += ns(ctx->attrs.sample_us);
 		if (next_sample <= now)
-			next_sample = now + ctx->attrs.sample_us * NSEC_PER_USEC;
+			next_sample = now + ns(ctx->attrs.sample_us);
 
 		if (now >= next_aggr) {
 			damon_perf_kdamond_aggregate(ctx, now - aggr_start);
 			aggr_start = now;
 			apply_pending(ctx);
-			next_aggr = now + ctx->attrs.aggr_us * NSEC_PER_USEC;
+			next_aggr = now + ns(ctx->attrs.aggr_us);
 			next_sample = min(next_sample,
-				now + ctx->attrs.sample_us * NSEC_PER_USEC);
+					  now + ns(ctx->attrs.sample_us));
 		}
 		if (now >= next_update) {
-			next_update = now + ctx->attrs.update_us * NSEC_PER_USEC;
+			next_update = now + ns(ctx->attrs.update_us);
 			if (!update(ctx)) {
 				damon_perf_ctx_kdamond_exited(ctx);
 				break;

@@ -3,9 +3,9 @@
  * Perf probes: turn perf overflow samples into access reports.
  *
  * A probe is a perf_event_attr chosen by userspace. While its context runs,
- * the probe owns one kernel counter per online CPU, created and released by
- * a cpuhp multi-instance state so that CPUs coming and going keep exactly
- * one counter each. Every counter calls overflow() with the probe's
+ * the probe owns one kernel counter per online CPU; a cpuhp multi-instance
+ * state tells it about CPUs coming and going, and a work item then creates
+ * or releases their counters so that every online CPU keeps exactly one. Every counter calls overflow() with the probe's
  * &struct damon_perf_source as its context; overflow() classifies the sample
  * through the observe API and pushes a &struct damon_perf_report into the
  * owning context's report ring.
@@ -13,7 +13,7 @@
  * Lifetimes (see Documentation/probes.rst):
  *  - the rings exist before arm() creates the first counter (ctx.c);
  *  - disarm() clears src->ctx with a release store, removes the cpuhp
- *    instance (releasing every counter), waits for an RCU grace period so
+ *    instance, releases every counter, waits for an RCU grace period so
  *    that no handler still runs with a pointer it read earlier, and only
  *    then frees the per-probe state; ctx.c frees the rings afterwards.
  *
@@ -33,6 +33,7 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "ctx.h"
 #include "kunit_export.h"
@@ -65,10 +66,10 @@ struct src_cpu {
  * @last_err:	last creation error.
  * @last_err_cpu: CPU of @last_err.
  * @node:	cpuhp instance.
- *
- * Everything but @ctx is written only by the cpuhp callbacks (serialized by
- * the CPU hotplug lock) or before the instance is added / after it is
- * removed.
+ * @sync:	work that creates and releases the per-CPU counters.
+ * @lock:	serializes @sync with arm and disarm; protects @cpu and the
+ *		counts. Taken outside cpus_read_lock(), never in cpuhp
+ *		callbacks.
  */
 struct damon_perf_source {
 	struct damon_perf_ctx *ctx;
@@ -82,6 +83,8 @@ struct damon_perf_source {
 	int last_err;
 	int last_err_cpu;
 	struct hlist_node node;
+	struct work_struct sync;
+	struct mutex lock;
 };
 
 struct type_owner {
@@ -123,24 +126,6 @@ static __printf(2, 3) void errmsg(struct netlink_ext_ack *extack,
 	extack->_msg = buf;
 }
 #endif
-
-static const char *err_name(int err)
-{
-	switch (-err) {
-	case EINVAL:		return "EINVAL";
-	case EOPNOTSUPP:	return "EOPNOTSUPP";
-	case EACCES:		return "EACCES";
-	case EPERM:		return "EPERM";
-	case ENOENT:		return "ENOENT";
-	case ENODEV:		return "ENODEV";
-	case EBUSY:		return "EBUSY";
-	case ENOMEM:		return "ENOMEM";
-	case E2BIG:		return "E2BIG";
-	case ENOSPC:		return "ENOSPC";
-	case EMFILE:		return "EMFILE";
-	default:		return "error";
-	}
-}
 
 /* Address of a sample, by what the sample says it carries. */
 static bool sample_has(const struct perf_sample_data *data, u64 flag)
@@ -275,7 +260,7 @@ static void build_attr(const struct damon_perf_probe_attr *pa,
 	attr->exclude_kernel = pa->exclude_kernel;
 	attr->exclude_hv = pa->exclude_hv;
 	attr->pinned = 1;
-	/* Enabled by src_online() once the counter is fully set up. */
+	/* Enabled by get_counter() once the counter is fully set up. */
 	attr->disabled = 1;
 }
 
@@ -284,70 +269,123 @@ static void note_failure(struct damon_perf_source *src, int cpu, int err)
 	struct damon_perf_ctx *ctx = src->owner;
 
 	per_cpu_ptr(src->cpu, cpu)->err = err;
-	src->nr_failed++;
+	WRITE_ONCE(src->nr_failed, src->nr_failed + 1);
 	WRITE_ONCE(src->last_err, err);
 	WRITE_ONCE(src->last_err_cpu, cpu);
 	WRITE_ONCE(ctx->arm_failures, ctx->arm_failures + 1);
 }
 
 /*
- * cpuhp online callback, on @cpu, for every armed probe: create, then
- * enable, this CPU's counter. A failure is recorded and never stops the CPU
- * from coming online.
+ * Create, then enable, @cpu's counter. src->lock held. @arming: called by
+ * arm, which must hear of every failure; the sync work instead ignores
+ * ENODEV, which the perf core returns for a CPU already on its way down
+ * (perf's own teardown runs before cpu_online() turns false), and lets the
+ * sync queued by that CPU's offline callback settle it.
  */
-static int src_online(unsigned int cpu, struct hlist_node *node)
+static void get_counter(struct damon_perf_source *src, int cpu, bool arming)
 {
-	struct damon_perf_source *src =
-		hlist_entry(node, struct damon_perf_source, node);
 	struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
 	struct perf_event *event;
+	int state;
 
-	if (pc->event)
-		return 0;
 	event = perf_event_create_kernel_counter(&src->attr, cpu, NULL,
 						 overflow, src);
 	if (IS_ERR(event)) {
-		note_failure(src, cpu, PTR_ERR(event));
-		return 0;
+		if (PTR_ERR(event) != -ENODEV || (arming && cpu_online(cpu)))
+			note_failure(src, cpu, PTR_ERR(event));
+		return;
 	}
 	damon_perf_observe_event_state(src->cpu_state, cpu,
 				       DAMON_PERF_STATE_CREATED);
-	/* Installed in @cpu's perf context by the create call. */
+	/* The create call installed it in @cpu's perf context. */
 	damon_perf_observe_event_state(src->cpu_state, cpu,
 				       DAMON_PERF_STATE_BOUND);
 
 	perf_event_enable(event);
-	/* A pinned counter that cannot get onto the PMU goes to ERROR. */
-	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR) {
+	/*
+	 * Enabled counters are INACTIVE or ACTIVE. A pinned one that cannot
+	 * get onto its PMU goes to ERROR; one whose CPU went offline meanwhile
+	 * stays OFF.
+	 */
+	state = READ_ONCE(event->state);
+	if (state < PERF_EVENT_STATE_INACTIVE) {
 		perf_event_release_kernel(event);
 		damon_perf_observe_event_destroyed(src->cpu_state, cpu);
-		note_failure(src, cpu, -EBUSY);
-		return 0;
+		if (state == PERF_EVENT_STATE_ERROR)
+			note_failure(src, cpu, -EBUSY);
+		return;
 	}
 	damon_perf_observe_event_state(src->cpu_state, cpu,
 				       DAMON_PERF_STATE_ENABLED);
 	pc->event = event;
 	pc->err = 0;
 	WRITE_ONCE(src->nr_active, src->nr_active + 1);
-	return 0;
 }
 
-/* cpuhp offline callback, on @cpu: disable and release its counter. */
-static int src_offline(unsigned int cpu, struct hlist_node *node)
+/* Disable and release @cpu's counter. src->lock held. */
+static void put_counter(struct damon_perf_source *src, int cpu)
 {
-	struct damon_perf_source *src =
-		hlist_entry(node, struct damon_perf_source, node);
 	struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
 	struct perf_event *event = pc->event;
 
-	if (!event)
-		return 0;
 	pc->event = NULL;
 	perf_event_disable(event);
 	perf_event_release_kernel(event);
 	damon_perf_observe_event_destroyed(src->cpu_state, cpu);
 	WRITE_ONCE(src->nr_active, src->nr_active - 1);
+}
+
+/*
+ * Give every online CPU a live counter and release those of offline CPUs.
+ * A counter whose CPU went offline and came back before this ran was
+ * detached by the perf core (state OFF) and is replaced. A CPU whose
+ * creation failed is retried only after it has been offline.
+ */
+static void sync_cpus(struct damon_perf_source *src, bool arming)
+{
+	int cpu;
+
+	mutex_lock(&src->lock);
+	for_each_possible_cpu(cpu) {
+		struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
+		bool online = cpu_online(cpu);
+
+		if (pc->event && (!online ||
+		    READ_ONCE(pc->event->state) < PERF_EVENT_STATE_INACTIVE))
+			put_counter(src, cpu);
+		if (!online)
+			pc->err = 0;
+		else if (!pc->event && !pc->err)
+			get_counter(src, cpu, arming);
+	}
+	mutex_unlock(&src->lock);
+}
+
+static void sync_work(struct work_struct *work)
+{
+	sync_cpus(container_of(work, struct damon_perf_source, sync), false);
+}
+
+/*
+ * cpuhp callbacks, on @cpu, for every armed probe. Creating or releasing a
+ * counter can take cpus_read_lock() (the software PMU flips static keys), so
+ * it cannot happen here, under the hotplug lock: the counters are synced by
+ * a work item once the hotplug operation is done. Meanwhile the perf core
+ * itself takes a dying CPU's counters off its PMU (CPUHP_AP_PERF_ONLINE runs
+ * after this state on the way down).
+ */
+static int src_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct damon_perf_source *src =
+		hlist_entry(node, struct damon_perf_source, node);
+
+	queue_work(system_unbound_wq, &src->sync);
 	return 0;
+}
+
+static int src_offline(unsigned int cpu, struct hlist_node *node)
+{
+	return src_online(cpu, node);
 }
 
 /* Owner table: damon_perf_lock held. */
@@ -570,7 +608,7 @@ int damon_perf_probe_status(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 	st->last_err_cpu = -1;
 	if (!src)
 		return 0;
-	/* Written by cpuhp callbacks; a racy but untorn view. */
+	/* Written by the sync work; a racy but untorn view. */
 	st->nr_active = READ_ONCE(src->nr_active);
 	st->nr_failed = READ_ONCE(src->nr_failed);
 	st->last_err = READ_ONCE(src->last_err);
@@ -582,6 +620,7 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_status);
 
 static void free_source(struct damon_perf_source *src)
 {
+	mutex_destroy(&src->lock);
 	damon_perf_observe_event_free(src->cpu_state);
 	free_percpu(src->cpu);
 	kfree(src);
@@ -632,6 +671,8 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	}
 	src->owner = ctx;
 	src->probe_idx = idx;
+	mutex_init(&src->lock);
+	INIT_WORK(&src->sync, sync_work);
 	build_attr(&probe->attr, &src->attr);
 	/*
 	 * Publish the initialized source before any counter can call
@@ -640,20 +681,22 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	smp_store_release(&src->ctx, ctx);
 	probe->src = src;
 
-	err = cpuhp_state_add_instance(hp_state, &src->node);
+	/* From here on CPUs coming and going queue a sync. */
+	err = cpuhp_state_add_instance_nocalls(hp_state, &src->node);
 	if (err) {
 		probe->src = NULL;
 		free_source(src);
 		NL_SET_ERR_MSG(extack, "cannot add the CPU hotplug instance");
 		return err;
 	}
+	sync_cpus(src, true);
 
 	/*
 	 * A CPU may fail while others succeed (hybrid CPUs with per-core PMU
 	 * types): that is counted and shown in status. Fail the arm when no
 	 * CPU has a counter, or when the first CPU's attributes were rejected.
 	 */
-	cpus_read_lock();
+	mutex_lock(&src->lock);
 	cpu = cpumask_first(cpu_online_mask);
 	err = per_cpu_ptr(src->cpu, cpu)->err;
 	if (src->nr_active && !attr_error(err)) {
@@ -666,11 +709,12 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 				break;
 		}
 	}
-	cpus_read_unlock();
+	mutex_unlock(&src->lock);
 	if (!err)
 		return 0;
-	errmsg(extack, "probe %u on cpu %d: PMU type %u %s (%s)", idx, cpu,
-	       probe->attr.type, why_failed(err), err_name(err));
+	/* The errno itself reaches userspace as the request's error. */
+	errmsg(extack, "probe %u on cpu %d: PMU type %u %s", idx, cpu,
+	       probe->attr.type, why_failed(err));
 	return err;
 }
 
@@ -734,9 +778,18 @@ void damon_perf_source_disarm(struct damon_perf_ctx *ctx)
 	if (!armed)
 		return;
 	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		int cpu;
+
 		src = ctx->probes[i].src;
-		if (src)
-			cpuhp_state_remove_instance(hp_state, &src->node);
+		if (!src)
+			continue;
+		cpuhp_state_remove_instance_nocalls(hp_state, &src->node);
+		cancel_work_sync(&src->sync);
+		mutex_lock(&src->lock);
+		for_each_possible_cpu(cpu)
+			if (per_cpu_ptr(src->cpu, cpu)->event)
+				put_counter(src, cpu);
+		mutex_unlock(&src->lock);
 	}
 	/*
 	 * A handler may still be running with @src, or with the context it

@@ -102,7 +102,7 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_valid_size);
  * first perf counter is armed).
  *
  * Context: process, may sleep.
- * Return: 0, -EINVAL for a bad size, -ENOMEM.
+ * Return: 0, -EINVAL for a bad size, -EBUSY if already allocated, -ENOMEM.
  */
 int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 			   void (*wake)(void *arg), void *wake_arg)
@@ -126,6 +126,8 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 		size = DAMON_PERF_RING_DEF_SIZE;
 	if (!damon_perf_rings_valid_size(size))
 		return -EINVAL;
+	if (rings->ring)
+		return -EBUSY;
 
 	ring = alloc_percpu(struct damon_perf_ring);
 	if (!ring)
@@ -310,7 +312,7 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 	struct damon_perf_ring *r;
 	unsigned int head, tail, n;
 
-	if (!rings->ring)
+	if (!rings->ring || cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return 0;
 	r = per_cpu_ptr(rings->ring, cpu);
 

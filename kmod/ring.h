@@ -101,8 +101,8 @@ struct damon_perf_ring {
  * @wake:	called from @wake_work (hard IRQ context) to wake the consumer.
  * @wake_arg:	argument of @wake.
  * @size:	entries per CPU, a power of two.
- * @ctx_id:	id of the owning context, for tracepoints; set by the owner
- *		(0 until then).
+ * @ctx_id:	id of the owning context, for tracepoints; kept across
+ *		alloc/free, set by damon_perf_debugfs_ctx_add() (0 until then).
  */
 struct damon_perf_rings {
 	struct damon_perf_ring __percpu *ring;
@@ -117,6 +117,15 @@ struct damon_perf_rings {
 /**
  * struct damon_perf_ring_stats - Counters of one ring, or of a context's
  * rings summed over CPUs (then @peak is the maximum and @occupancy the sum).
+ * @enqueue:	reports accepted.
+ * @dequeue:	reports consumed.
+ * @overflow:	reports refused, ring full.
+ * @busy_drop:	reports refused, nested producer.
+ * @early_wake:	high-watermark wake-ups.
+ * @no_probe:	reports refused, probe_idx 0.
+ * @peak:	highest occupancy.
+ * @occupancy:	reports waiting when read.
+ * @size:	entries of the ring.
  */
 struct damon_perf_ring_stats {
 	unsigned long enqueue;

@@ -21,6 +21,7 @@
 #include <linux/string.h>
 
 #include "aux.h"
+#include "kunit_export.h"
 #include "spe.h"
 #include "spe_parse.h"
 
@@ -35,7 +36,7 @@
  * @pid:	tgid the event is bound to, 0 for CPU-wide.
  * @last_tid:	cache of the last CONTEXT id resolved to a tgid ...
  * @last_tgid:	... and that tgid.
- * @reenabled:	times the event was re-enabled after a full buffer.
+ * @test:	@map is plain memory from a test, not pinned pages.
  * @bounce:	copy of a record that wraps around the end of the buffer.
  */
 struct spe_buf {
@@ -45,7 +46,7 @@ struct spe_buf {
 	pid_t pid;
 	pid_t last_tid;
 	pid_t last_tgid;
-	unsigned long reenabled;
+	bool test;
 	u8 bounce[SPE_BOUNCE];
 };
 
@@ -94,7 +95,8 @@ static void spe_cleanup(struct damon_perf_aux_event *event, int cpu)
 
 	if (!buf)
 		return;
-	damon_perf_aux_map_unpin(&buf->map);
+	if (!buf->test)
+		damon_perf_aux_map_unpin(&buf->map);
 	kfree(buf);
 	pc->priv = NULL;
 }
@@ -173,6 +175,56 @@ static size_t parse_wrapped(struct spe_buf *buf, u64 tail, u64 avail,
 	return damon_perf_spe_parse(buf->bounce, n, tail, st, spe_record, d);
 }
 
+/* Copy @n bytes at data ring position @pos, wrapping around its end. */
+static void data_read(const struct damon_perf_aux_map *map, u64 pos,
+		      void *dst, size_t n)
+{
+	unsigned long mask = map->data_size - 1;
+	u8 *d = dst;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i] = map->data[(pos + i) & mask];
+}
+
+/*
+ * Consume the data ring, which only carries PERF_RECORD_AUX and the like
+ * here; true when one says the PMU truncated its AUX data (buffer full),
+ * which disables the event until its consumer enables it again.
+ */
+static bool scan_data(struct spe_buf *buf)
+{
+	struct damon_perf_aux_map *map = &buf->map;
+	struct perf_event_header hdr;
+	bool truncated = false;
+	u64 head, tail, flags;
+
+	if (!map->data_size)
+		return false;
+	head = READ_ONCE(map->up->data_head);
+	/* C: pairs with B (smp_wmb() before data_head) in the perf core */
+	smp_rmb();
+	tail = READ_ONCE(map->up->data_tail);
+	while (head - tail >= sizeof(hdr) && head - tail <= map->data_size) {
+		data_read(map, tail, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size > head - tail)
+			break;
+		/* PERF_RECORD_AUX: header, aux_offset, aux_size, flags */
+		if (hdr.type == PERF_RECORD_AUX &&
+		    hdr.size >= sizeof(hdr) + 3 * sizeof(u64)) {
+			data_read(map, tail + sizeof(hdr) + 2 * sizeof(u64),
+				  &flags, sizeof(flags));
+			if (flags & PERF_AUX_FLAG_TRUNCATED)
+				truncated = true;
+		}
+		tail += hdr.size;
+	}
+	/* D: record reads before the tail store; pairs with A in the core */
+	smp_mb();
+	WRITE_ONCE(map->up->data_tail, head);
+	return truncated;
+}
+
 static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 {
 	struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
@@ -182,8 +234,10 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	struct damon_perf_spe_stats st = { 0 };
 	struct spe_drain d = { .event = event, .buf = buf };
 	u64 head, tail = buf->tail, avail, chunk;
+	bool truncated;
 	size_t used;
 
+	truncated = scan_data(buf);
 	head = READ_ONCE(up->aux_head);
 	/* pairs with the PMU driver's barrier before perf_aux_output_end() */
 	smp_rmb();
@@ -202,6 +256,8 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 			continue;
 		if (chunk == avail)
 			break;		/* a record still being written */
+		/* a record cut by the end of the buffer, none of it consumed */
+		avail = head - tail;
 		used = parse_wrapped(buf, tail, avail, &st, &d);
 		if (!used && !st.refused) {
 			if (avail <= SPE_BOUNCE)
@@ -227,16 +283,59 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		 */
 		smp_mb();
 		WRITE_ONCE(up->aux_tail, tail);
-		/* the data area's PERF_RECORD_AUX records are not used */
-		WRITE_ONCE(up->data_tail, READ_ONCE(up->data_head));
-		/* a full buffer disabled the event (truncated): restart it */
-		if (READ_ONCE(buf->event->state) == PERF_EVENT_STATE_OFF) {
+	}
+	/* the PMU stopped on a full buffer: restart it now there is room */
+	if (truncated) {
+		if (buf->event)
 			perf_event_enable(buf->event);
-			buf->reenabled++;
-		}
+		pc->restarts++;
 	}
 	return d.accepted;
 }
+
+static const struct damon_perf_backend_ops spe_ops;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * damon_perf_spe_test_attach() - Give a CPU an SPE buffer of plain memory.
+ * @event:	an AUX event without a backend or with the SPE one.
+ * @cpu:	an online CPU without a buffer.
+ * @up:		stands for the user page (aux_head/aux_tail, data_*).
+ * @data:	stands for the data ring, @data_size bytes (power of two).
+ * @data_size:	its size, 0 for none.
+ * @aux:	stands for the AUX area, @aux_size bytes (power of two).
+ * @aux_size:	its size.
+ *
+ * For KUnit: drives the SPE drain over buffers a test fills by hand. The
+ * memory stays the test's; cleanup does not unpin it.
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int damon_perf_spe_test_attach(struct damon_perf_aux_event *event, int cpu,
+			       struct perf_event_mmap_page *up, u8 *data,
+			       unsigned long data_size, void *aux,
+			       unsigned long aux_size)
+{
+	struct spe_buf *buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	buf->test = true;
+	buf->map.up = up;
+	buf->map.data = data;
+	buf->map.data_size = data_size;
+	buf->map.base = aux;
+	buf->map.size = aux_size;
+	buf->tail = READ_ONCE(up->aux_tail);
+	buf->pid = event->pid;
+	per_cpu_ptr(event->pcpu, cpu)->priv = buf;
+	event->ops = &spe_ops;
+	cpumask_set_cpu(cpu, &event->aux_cpumask);
+	return 0;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_spe_test_attach);
+#endif
 
 static const struct damon_perf_backend_ops spe_ops = {
 	.name = "arm_spe",

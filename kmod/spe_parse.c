@@ -133,7 +133,8 @@ int damon_perf_spe_get_packet(const u8 *buf, size_t len, u64 offset,
 	    DAMON_PERF_SPE_HDR_DATA_SOURCE)
 		return get_simple(buf, len, DAMON_PERF_SPE_PKT_DATA_SOURCE, 0,
 				  pkt);
-	if ((hdr & DAMON_PERF_SPE_HDR_MASK_CTX_OP) == DAMON_PERF_SPE_HDR_CONTEXT)
+	if ((hdr & DAMON_PERF_SPE_HDR_MASK_CTX_OP) ==
+	    DAMON_PERF_SPE_HDR_CONTEXT)
 		return get_simple(buf, len, DAMON_PERF_SPE_PKT_CONTEXT,
 				  hdr & 3, pkt);
 	if ((hdr & DAMON_PERF_SPE_HDR_MASK_CTX_OP) ==
@@ -306,7 +307,9 @@ static bool apply(struct damon_perf_spe_record *rec,
  * @len:	bytes available at @buf; nothing past @buf + @len is read.
  * @offset:	stream offset of @buf[0] (for alignment packets).
  * @stats:	running totals to add to; may be NULL.
- * @fn:		called for each complete, non-empty record; may be NULL.
+ * @fn:		called for each complete, non-empty record; returns true
+ *		when it took the record, false to stop parsing before it
+ *		(the record is then not consumed); may be NULL.
  * @arg:	passed to @fn.
  *
  * Parsing stops at the end of @buf, at a record cut by the end of @buf, or
@@ -323,7 +326,9 @@ static bool apply(struct damon_perf_spe_record *rec,
  */
 size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			    struct damon_perf_spe_stats *stats,
-			    damon_perf_spe_record_fn fn, void *arg)
+			    bool (*fn)(const struct damon_perf_spe_record *rec,
+				       void *arg),
+			    void *arg)
 {
 	struct damon_perf_spe_stats dummy;
 	struct damon_perf_spe_record rec = { 0 };

@@ -162,18 +162,14 @@ struct damon_perf_spe_stats {
 	u64 refused;
 };
 
-/*
- * Record callback: return true when the record was taken, false to stop
- * parsing before it (it is then not consumed and will be seen again).
- */
-typedef bool (*damon_perf_spe_record_fn)(const struct damon_perf_spe_record *rec,
-					 void *arg);
 
 int damon_perf_spe_get_packet(const u8 *buf, size_t len, u64 offset,
 			      struct damon_perf_spe_pkt *pkt);
 size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			    struct damon_perf_spe_stats *stats,
-			    damon_perf_spe_record_fn fn, void *arg);
+			    bool (*fn)(const struct damon_perf_spe_record *rec,
+				       void *arg),
+			    void *arg);
 const char *damon_perf_spe_pkt_name(unsigned int type);
 
 #ifdef __cplusplus

@@ -82,7 +82,7 @@ static void local_inc(enum damon_perf_stat_idx idx)
 
 static void remote_add(int cpu, enum damon_perf_stat_idx idx, long n)
 {
-	if (cpu < 0 || cpu >= nr_cpu_ids)
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		cpu = raw_smp_processor_id();
 	atomic_long_add(n, &per_cpu_ptr(set(), cpu)->remote[idx]);
 }
@@ -167,7 +167,8 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_event_free);
 void damon_perf_observe_event_state(int __percpu *cpu_state, int cpu,
 				    enum damon_perf_state state)
 {
-	if (cpu < 0 || cpu >= nr_cpu_ids || state >= NR_DAMON_PERF_STATES)
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu) ||
+	    state >= NR_DAMON_PERF_STATES)
 		return;
 	if (cpu_state)
 		WRITE_ONCE(*per_cpu_ptr(cpu_state, cpu), state);
@@ -187,7 +188,7 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_event_state);
  */
 void damon_perf_observe_event_destroyed(int __percpu *cpu_state, int cpu)
 {
-	if (cpu_state && cpu >= 0 && cpu < nr_cpu_ids)
+	if (cpu_state && cpu >= 0 && cpu < nr_cpu_ids && cpu_possible(cpu))
 		WRITE_ONCE(*per_cpu_ptr(cpu_state, cpu), DAMON_PERF_STATE_UNINIT);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_event_destroyed);
@@ -559,6 +560,9 @@ int damon_perf_stats_init(void)
 	BUILD_BUG_ON(ARRAY_SIZE(stat_names) != NR_DAMON_PERF_STATS);
 	BUILD_BUG_ON(ARRAY_SIZE(stat_offs) != NR_DAMON_PERF_STATS);
 	BUILD_BUG_ON(ARRAY_SIZE(state_names) != NR_DAMON_PERF_STATES);
+	/* Every listed counter has a field (stat_offs) and nothing else does. */
+	BUILD_BUG_ON(offsetof(struct damon_perf_stats, cpu_state) !=
+		     NR_DAMON_PERF_STATS * sizeof(unsigned long));
 	return 0;
 }
 

@@ -88,10 +88,36 @@ enum damon_perf_stat_idx {
 	NR_DAMON_PERF_STATS,
 };
 
+/*
+ * struct damon_perf_stats - A snapshot of the counters and the state, of
+ * one CPU or aggregated (Documentation/perf_stats.rst describes each).
+ *
+ * One field per DAMON_PERF_STATS_COUNTERS entry, named alike; stats.c
+ * checks at build time that both lists agree.
+ */
 struct damon_perf_stats {
-#define DAMON_PERF_STATS_FIELD(name) unsigned long name;
-	DAMON_PERF_STATS_COUNTERS(DAMON_PERF_STATS_FIELD)
-#undef DAMON_PERF_STATS_FIELD
+	unsigned long callback;
+	unsigned long sample_valid;
+	unsigned long sample_null;
+	unsigned long sample_addr_zero;
+	unsigned long sample_kernel;
+	unsigned long sample_invalid_phys;
+	unsigned long enqueue;
+	unsigned long dequeue;
+	unsigned long overflow;
+	unsigned long busy_drop;
+	unsigned long ring_peak;
+	unsigned long match;
+	unsigned long miss_tgid;
+	unsigned long miss_region;
+	unsigned long miss_boundary;
+	unsigned long stale;
+	unsigned long update;
+	unsigned long early_wake;
+	unsigned long no_probe;
+	unsigned long no_ring;
+	unsigned long miss_filter;
+	/* the counters above are exactly the X-macro list */
 	int cpu_state;
 };
 

@@ -9,7 +9,10 @@
 #   modules   the module (+ KUnit/test modules) for the stock and debug kernels
 #   kunit     tests/vm/kunit.sh on the debug kernel: every KTAP leaf case
 #   vm        every other tests/vm/*.sh on the debug and stock kernels: its TAP
-#             lines plus one "clean kernel log" test per run
+#             lines plus one "clean kernel log" test per script. Scripts
+#             with the same kernel and NUMA setting share one boot (a batch;
+#             CHECK_BATCH=0: one boot each), and a batch adds one test for
+#             the log outside the scripts (boot, kmemleak scan)
 #
 # Ends with exactly one line "N passed, N failed" summing every tier; exits
 # non-zero when anything failed. A step that cannot run because an earlier
@@ -19,6 +22,7 @@
 #   CHECK_VM="basic ctl_nl" ...     only these VM scripts
 #   CHECK_KERNELS="stock" ...       only these kernels for the VM tier
 #   TALLY_VERBOSE=1                 print every test line, not only failures
+#   CHECK_BATCH=0                   one VM boot per script
 #
 # A VM script can restrict or configure its runs with header comments:
 #   # kernels: debug           (default: debug stock)
@@ -193,9 +197,39 @@ if want kunit && want_kernel debug; then
 	vm_run tests/vm/kunit.sh debug --ktap
 fi
 
+# vm_batch KERNEL NUMA(0|1) SCRIPT...: the scripts one after the other in one
+# boot (a debug boot plus its kmemleak scan cost about a minute), each
+# counted on its own part of the console log.
+vm_batch() {
+	local k=$1 numa=$2 to t0 s n log
+	shift 2
+	if [ -z "${ko[$k]:-}" ]; then
+		for s in "$@"; do
+			tally_test fail "$(basename "$s" .sh)-$k: not run, no modules for the $k kernel"
+		done
+		return
+	fi
+	# Timeout: boot, plus each script's own (header) or a default.
+	[ "$k" = debug ] && to=180 || to=60
+	for s in "$@"; do
+		n=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$s" | head -n 1)
+		[ -n "$n" ] || { [ "$k" = debug ] && n=300 || n=120; }
+		to=$((to + n))
+	done
+	log=$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).log
+	t0=$(date +%s)
+	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" \
+		$([ "$numa" = 1 ] && echo --numa) --timeout "$to" \
+		--log "$log" "$@" 2>"${log%.log}.vm.err"
+	tally_logcheck vm "$log" --kernel "$k"
+	sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"
+	echo "  batch of $# on $k$([ "$numa" = 1 ] && echo ', 2 NUMA nodes'): $TALLY_LAST ($(( $(date +%s) - t0 )) s, log ${log#$top/})"
+}
+
 # --- end-to-end VM scripts ----------------------------------------------
 if want vm; then
-	stage vm "tests/vm/*.sh on each kernel (+ clean kernel log per run)"
+	stage vm "tests/vm/*.sh on each kernel (+ clean kernel log per script)"
+	declare -A batch=()
 	for s in tests/vm/*.sh; do
 		n=$(basename "$s" .sh)
 		case "$n" in lib|kunit) continue ;; esac
@@ -203,10 +237,21 @@ if want vm; then
 			case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
 		fi
 		kernels=$(sed -nE 's/^# *kernels: *(.*)/\1/p' "$s" | head -n 1)
+		numa=0
+		grep -qiE '^# *numa: *yes' "$s" && numa=1
 		for k in ${kernels:-debug stock}; do
 			want_kernel "$k" || continue
-			vm_run "$s" "$k"
+			if [ "${CHECK_BATCH:-1}" = 0 ]; then
+				vm_run "$s" "$k"
+			else
+				batch[$k:$numa]+="$s "
+			fi
 		done
+	done
+	for key in debug:0 debug:1 stock:0 stock:1; do
+		[ -n "${batch[$key]:-}" ] || continue
+		# shellcheck disable=SC2086
+		vm_batch "${key%:*}" "${key#*:}" ${batch[$key]}
 	done
 fi
 stage_end

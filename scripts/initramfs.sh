@@ -3,10 +3,13 @@
 # Build the VM's initramfs: busybox, an /init that runs one test script,
 # the modules, damonctl with its shared libraries, the workload, the tests.
 #
-#   scripts/initramfs.sh --ko KO_DIR --out FILE.cpio.gz
+#   scripts/initramfs.sh --ko KO_DIR --out FILE.cpio[.gz]
 #
 # Layout inside the image:
-#   /init                   mounts, runs $DAMON_PERF_TEST, prints
+#   /init                   mounts, runs each script of $DAMON_PERF_TEST
+#                           between DAMON_PERF_BEGIN/END markers, unloads
+#                           what a script left loaded (DAMON_PERF_LEFTOVER),
+#                           scans for leaks (kmemleak), prints
 #                           DAMON_PERF_EXIT=<rc>, powers off
 #   /bin/busybox + applets  /sbin /usr/bin /usr/sbin link to /bin
 #   /lib/damon_perf/*.ko    every module of KO_DIR (+ deps/ from the
@@ -14,11 +17,12 @@
 #   /bin/damonctl           build/tools/damonctl when built, with what ldd
 #                           lists (and the loader) at the same paths
 #   /bin/workload           tests/vm/workload.c, static
+#   /bin/<name>             every other tests/vm/*.c and tests/testpmu/*_user.c
 #   /tests/*.sh             tests/vm/*.sh (lib.sh included)
 #   /etc/passwd, /etc/group root and nobody (65534), for EPERM tests
 #
 # The test to run and the kernel flavour come from the kernel command line
-# (DAMON_PERF_TEST=name.sh DAMON_PERF_KERNEL=stock|debug): the kernel hands
+# (DAMON_PERF_TEST=a.sh[,b.sh...] DAMON_PERF_KERNEL=stock|debug): the kernel hands
 # unknown name=value parameters to init as environment variables.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,10 +32,10 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--ko) ko=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) echo "usage: $0 --ko KO_DIR --out FILE.cpio.gz" >&2; exit 2 ;;
+	*) echo "usage: $0 --ko KO_DIR --out FILE.cpio[.gz]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$ko" ] && [ -n "$out" ] || { echo "usage: $0 --ko KO_DIR --out FILE.cpio.gz" >&2; exit 2; }
+[ -n "$ko" ] && [ -n "$out" ] || { echo "usage: $0 --ko KO_DIR --out FILE.cpio[.gz]" >&2; exit 2; }
 [ -f "$ko/damon_perf.ko" ] || { echo "initramfs: $ko/damon_perf.ko missing" >&2; exit 1; }
 busybox=$(command -v busybox || true)
 [ -n "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
@@ -79,22 +83,40 @@ add_deps() {
 }
 for m in "$ko"/*.ko; do add_deps "$m"; done
 
-# The workload, static.
-wl=$top/build/workload
-if [ ! -x "$wl" ] || [ "$top/tests/vm/workload.c" -nt "$wl" ]; then
-	gcc -O2 -Wall -Wextra -static -pthread -o "$wl" "$top/tests/vm/workload.c"
-fi
-cp "$wl" "$stage/bin/workload"
+# Test programs, static: tests/vm/*.c (workload.c is /bin/workload) and
+# tests/testpmu/*_user.c, each as /bin/<name>. One that does not build is
+# named in /etc/damon_perf_missing, which /init reports (a failure).
+mkdir -p "$top/build/bin"
+for c in "$top"/tests/vm/*.c "$top"/tests/testpmu/*_user.c; do
+	[ -f "$c" ] || continue
+	b=$(basename "$c" .c)
+	bin=$top/build/bin/$b
+	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ]; then
+		if ! gcc -O2 -Wall -Wextra -static -pthread -I"$top/include/uapi" \
+			-o "$bin" "$c" 2>"$bin.err"; then
+			cat "$bin.err" >&2
+			echo "initramfs: $c does not build; /bin/$b missing" >&2
+			echo "$b" >> "$stage/etc/damon_perf_missing"
+			continue
+		fi
+	fi
+	cp "$bin" "$stage/bin/$b"
+done
 
 # damonctl and its shared libraries at their host paths.
+# Stripped copies: a RelWithDebInfo damonctl and libstdc++ with symbols
+# make a 50 MB image that boots seconds slower.
 ctl=${DAMONCTL:-$top/build/tools/damonctl}
 if [ -x "$ctl" ]; then
-	cp "$ctl" "$stage/bin/damonctl"
-	ldd "$ctl" | awk '/=> \// {print $3} /^\s*\/[^ ]+ \(/ {print $1}' |
+	strip -o "$stage/bin/damonctl" "$ctl" 2>/dev/null || cp "$ctl" "$stage/bin/damonctl"
+	ldd "$ctl" | awk '/=> \// {print $3} /^[ \t]*\/[^ ]+ \(/ {print $1}' |
 	while read -r lib; do
 		mkdir -p "$stage$(dirname "$lib")"
-		cp -L "$lib" "$stage$lib"
+		strip --strip-unneeded -o "$stage$lib" "$lib" 2>/dev/null ||
+			cp -L "$lib" "$stage$lib"
 	done
+	[ -e "$stage/lib64/ld-linux-x86-64.so.2" ] ||
+		echo "initramfs: warning: no ELF loader copied for damonctl" >&2
 else
 	echo "initramfs: no damonctl ($ctl not built); tests needing it report TODO" >&2
 fi
@@ -119,21 +141,51 @@ mount -t tmpfs tmpfs /dev/shm 2>/dev/null
 ip link set lo up 2>/dev/null
 hostname damon-perf-vm
 export DAMON_PERF_KERNEL=${DAMON_PERF_KERNEL:-unknown}
-test=${DAMON_PERF_TEST:-basic.sh}
-echo "DAMON_PERF_START test=$test kernel=$DAMON_PERF_KERNEL release=$(uname -r) cpus=$(nproc)"
+# DAMON_PERF_TEST: one script, or several separated by commas (one boot for
+# a batch). Each is framed by BEGIN/END markers that scripts/logcheck reads.
+tests=$(echo "${DAMON_PERF_TEST:-basic.sh}" | tr ',' ' ')
+echo "DAMON_PERF_START tests=$tests kernel=$DAMON_PERF_KERNEL release=$(uname -r) cpus=$(nproc)"
 if [ -f /lib/damon_perf/deps/order ]; then
 	for d in $(cat /lib/damon_perf/deps/order); do
 		insmod /lib/damon_perf/deps/$d.ko || echo "# init: insmod $d failed"
 	done
 fi
-cd /tests
-start=$(cut -d. -f1 /proc/uptime)
-/bin/sh /tests/$test
-rc=$?
-# kmemleak only reports objects older than 5 s: wait that long after the
-# test, then scan, so a leak of the test's last step shows in this log.
+for m in $(cat /etc/damon_perf_missing 2>/dev/null); do
+	echo "DAMON_PERF_MISSING $m (did not build)"
+done
+ours=$(for m in /lib/damon_perf/*.ko; do basename "$m" .ko; done)
+worst=0
+for test in $tests; do
+	echo "DAMON_PERF_BEGIN test=$test"
+	start=$(cut -d. -f1 /proc/uptime)
+	# Per-script time limit: its "# timeout: SECS" header, or a default.
+	to=$(sed -n 's/^# *timeout: *\([0-9][0-9]*\).*/\1/p' "/tests/$test" | head -n 1)
+	[ -n "$to" ] || { [ "$DAMON_PERF_KERNEL" = debug ] && to=300 || to=120; }
+	(cd /tests && exec timeout -s KILL "$to" /bin/sh "/tests/$test")
+	rc=$?
+	[ $rc -eq 137 ] && echo "DAMON_PERF_TIMEOUT test=$test after ${to}s"
+	# Nothing a script started may outlive it (kernel threads have no
+	# command line).
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		[ "$p" -eq 1 ] || [ "$p" -eq $$ ] && continue
+		[ -s /proc/$p/cmdline ] && kill -9 "$p" 2>/dev/null
+	done
+	# A test must unload what it loaded; say so, and clean up for the next.
+	for pass in 1 2 3; do
+		for m in $ours; do
+			grep -q "^$m " /proc/modules || continue
+			[ $pass -eq 1 ] && echo "DAMON_PERF_LEFTOVER test=$test module=$m"
+			rmmod "$m" 2>/dev/null
+		done
+	done
+	echo "DAMON_PERF_END test=$test rc=$rc took=$(( $(cut -d. -f1 /proc/uptime) - start ))s"
+	[ $rc -eq 0 ] || worst=$rc
+done
+# kmemleak only reports objects older than 5 s (measured at scan start):
+# wait that long after the tests, so a leak of their last step shows here.
 if [ -w /sys/kernel/debug/kmemleak ]; then
-	sleep 6
+	sleep 5
 	echo scan > /sys/kernel/debug/kmemleak
 	leaks=$(cat /sys/kernel/debug/kmemleak)
 	if [ -n "$leaks" ]; then
@@ -143,8 +195,7 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 		echo "# kmemleak: no leaks"
 	fi
 fi
-echo "# test took $(( $(cut -d. -f1 /proc/uptime) - start )) s"
-echo "DAMON_PERF_EXIT=$rc"
+echo "DAMON_PERF_EXIT=$worst"
 sync
 poweroff -f
 INIT

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Boot a test kernel under qemu (TCG) with a busybox initramfs and run one
-# test script as the payload of /init.
+# Boot a test kernel under qemu (TCG) with a busybox initramfs and run a
+# test script (or several, one after the other, in one boot) as the
+# payload of /init.
 #
 #   scripts/vm.sh [--kernel debug|stock] [--numa] [--timeout SECS]
 #                 [--log FILE] [--ko DIR] [--mem MB] [--append ARGS]
-#                 [--quiet|--payload] tests/vm/NAME.sh
+#                 [--quiet|--payload] tests/vm/NAME.sh [tests/vm/NAME2.sh...]
 #
 #   --kernel   stock (default): Debian's packaged kernel; debug: the debug
 #              test kernel (KASAN, lockdep, KUnit, kmemleak; built once and
 #              cached by scripts/kernel/build.sh)
 #   --numa     two NUMA nodes (one CPU and half the memory each)
 #   --timeout  seconds before the VM is killed (default 180 stock, 600 debug)
-#   --log      console log (default build/logs/NAME-KERNEL.log)
+#   --mem      guest memory in MiB (default 1024 stock, 768 debug)
+#   --log      console log (default build/logs/NAME-KERNEL.log, or
+#              batch-KERNEL.log for several scripts)
 #   --ko       directory with the .ko files (default: scripts/kbuild.sh)
 #   --quiet    do not echo the console; print only the verdict
 #   --payload  echo only what the script prints (no boot, no kernel lines)
@@ -24,7 +27,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/kernels.sh"
 
-kernel=stock numa=0 timeout= log= ko= mem=2048 append= quiet=0 script=
+kernel=stock numa=0 timeout= log= ko= mem= append= quiet=0 scripts=()
 usage() { sed -n '/^#   scripts/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -39,26 +42,40 @@ while [ $# -gt 0 ]; do
 	--payload) quiet=2; shift ;;
 	-h|--help) usage ;;
 	-*) echo "vm: unknown option $1" >&2; usage ;;
-	*) [ -z "$script" ] || usage; script=$1; shift ;;
+	*) scripts+=("$1"); shift ;;
 	esac
 done
-[ -n "$script" ] || usage
+[ ${#scripts[@]} -gt 0 ] || usage
 case "$kernel" in stock|debug) ;; *) echo "vm: --kernel stock|debug" >&2; exit 2 ;; esac
-[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
-[ -f "$script" ] || { echo "vm: no such test script $script" >&2; exit 2; }
-name=$(basename "$script" .sh)
+tests=
+for script in "${scripts[@]}"; do
+	[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
+	[ -f "$script" ] || { echo "vm: no such test script $script" >&2; exit 2; }
+	case "$(cd "$(dirname "$script")" && pwd)" in "$top/tests/vm") ;; *)
+		echo "vm: $script: only scripts in tests/vm/ go into the image" >&2; exit 2 ;;
+	esac
+	tests+=${tests:+,}$(basename "$script")
+done
+if [ ${#scripts[@]} -eq 1 ]; then
+	name=$(basename "${scripts[0]}" .sh)
+else
+	name=batch
+fi
 [ -n "$timeout" ] || { [ "$kernel" = debug ] && timeout=600 || timeout=180; }
+# Less memory boots faster and makes kmemleak scans shorter on the debug
+# kernel (it walks every struct page).
+[ -n "$mem" ] || { [ "$kernel" = debug ] && mem=768 || mem=1024; }
 [ -n "$log" ] || log=$top/build/logs/$name-$kernel.log
 mkdir -p "$(dirname "$log")" "$top/build/vm"
 
 image=$(kernel_boot_image "$kernel")
 [ -r "$image" ] || { echo "vm: kernel image $image not readable" >&2; exit 1; }
 [ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" "$kernel" | tail -n 1)
-initrd=$top/build/vm/$name-$kernel.cpio.gz
+initrd=$top/build/vm/$name-$kernel.cpio
 "$top/scripts/initramfs.sh" --ko "$ko" --out "$initrd"
 
 cmdline="console=ttyS0,115200 panic=-1 printk.time=1 loglevel=7"
-cmdline+=" DAMON_PERF_TEST=$(basename "$script") DAMON_PERF_KERNEL=$kernel"
+cmdline+=" DAMON_PERF_TEST=$tests DAMON_PERF_KERNEL=$kernel"
 [ -z "$append" ] || cmdline+=" $append"
 
 # With --numa, one socket per node: CPUs sharing a last-level cache across
@@ -76,14 +93,14 @@ if [ $numa -eq 1 ]; then
 		-numa node,nodeid=1,cpus=1,memdev=m1)
 fi
 
-echo "vm: $name on $kernel ($image), $([ $numa -eq 1 ] && echo '2 NUMA nodes, ')timeout ${timeout}s, log $log" >&2
+echo "vm: ${tests//,/ } on $kernel ($image), $([ $numa -eq 1 ] && echo '2 NUMA nodes, ')timeout ${timeout}s, log $log" >&2
 start=$(date +%s)
 set +e
 if [ $quiet -eq 1 ]; then
 	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' > "$log"
 elif [ $quiet -eq 2 ]; then
 	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$log" |
-		awk '/^DAMON_PERF_EXIT=/ {f = 0} f && !/^\[ *[0-9]+\.[0-9]+\]/ {print; fflush()}
+		awk '/^DAMON_PERF_EXIT=/ {f = 0} f && !/^\[ *[0-9]+\.[0-9]+\]/ && !/^DAMON_PERF_/ {print; fflush()}
 			/^DAMON_PERF_START/ {f = 1}'
 else
 	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$log"
@@ -105,10 +122,14 @@ if [ -z "$rc" ]; then
 	echo "$msg (log $log)" >&2
 	exit 125
 fi
-if ! splat=$("$top/scripts/logcheck" splat "$log"); then
-	echo "vm: kernel log of $name on $kernel is not clean:" >&2
-	echo "$splat" | head -n 10 >&2
-	[ "$rc" -ne 0 ] || rc=1
+lc=0
+verdict=$("$top/scripts/logcheck" vm "$log" --kernel "$kernel") || lc=$?
+if [ $lc -ne 0 ]; then
+	echo "vm: failed tests:" >&2
+	echo "$verdict" | grep -E '^(not ok|# line)' | head -n 20 | sed 's/^/  /' >&2
 fi
-echo "vm: $name on $kernel: exit $rc in ${took}s (log $log)" >&2
+if [ "$rc" -eq 0 ] && ! "$top/scripts/logcheck" splat "$log" >/dev/null; then
+	rc=1
+fi
+echo "vm: ${tests//,/ } on $kernel: exit $rc in ${took}s, $(echo "$verdict" | tail -n 1) (log $log)" >&2
 exit "$rc"

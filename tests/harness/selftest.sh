@@ -16,6 +16,7 @@ not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 while read -r log mode args rc p f s; do
 	case "$log" in ''|'#'*) continue ;; esac
 	[ "$args" = - ] && args=
+	args=${args//=/ }
 	# shellcheck disable=SC2086
 	out=$("$logcheck" "$mode" "$here/logs/$log" $args)
 	got_rc=$?
@@ -46,7 +47,8 @@ run_tally() {
 	)
 }
 for l in ktap-fail.log ktap-truncated.log kasan.log lockdep.log warning.log \
-	kmemleak.log tap-fail.log timeout.log; do
+	kmemleak.log tap-fail.log timeout.log batch-splat.log batch-crash.log \
+	batch-kmemleak.log; do
 	if line=$(run_tally "$l"); then
 		not_ok "make check fails when a run looks like $l (got: $(echo "$line" | tail -n 1))"
 	else
@@ -62,6 +64,37 @@ if [ "$(run_tally ktap-fail.log | tail -n 1)" = "17 passed, 1 failed" ]; then
 	ok "summary line format and sum (clean 7 + ktap-fail 10/1)"
 else
 	not_ok "summary line format and sum: $(run_tally ktap-fail.log | tail -n 1)"
+fi
+
+# Every kind of report, alone in a log, fails the clean-log test; benign
+# lines do not. The stamped header makes it a log with printk timestamps.
+tmp=$(mktemp)
+benign=0
+while IFS= read -r line; do
+	case "$line" in '#'*|'') continue ;; '--- benign') benign=1; continue ;; esac
+	printf '[    0.000000] Linux version 6.1\n%s\n' "$line" > "$tmp"
+	if "$logcheck" splat "$tmp" >/dev/null; then
+		[ $benign = 1 ] && ok "benign: $line" || not_ok "flagged: $line"
+	else
+		[ $benign = 1 ] && not_ok "benign: $line" || ok "flagged: $line"
+	fi
+done < "$here/splat-lines.txt"
+rm -f "$tmp"
+
+# In a batch, the failure lands on the script whose part of the log shows
+# it, and the others keep their verdicts.
+v=$("$logcheck" vm "$here/logs/batch-splat.log" --kernel stock)
+if echo "$v" | grep -q '^not ok basic-stock: clean kernel log' &&
+	echo "$v" | grep -q '^ok demo-stock: clean kernel log'; then
+	ok "a splat is charged to the script that was running"
+else
+	not_ok "a splat is charged to the script that was running"
+fi
+v=$("$logcheck" vm "$here/logs/batch-crash.log" --kernel stock)
+if echo "$v" | grep -q '^not ok demo-stock: not run'; then
+	ok "scripts after a crash count as failed (not run)"
+else
+	not_ok "scripts after a crash count as failed (not run)"
 fi
 
 # An unreadable log is a failure, not a silent skip.

@@ -5,16 +5,29 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/perf_event.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/umh.h>
 
 #include "ctx.h"
+#include "perf_source.h"
 #include "regions.h"
 
 #define BASE	(1UL << 30)
 #define PG	PAGE_SIZE
+
+/* An assertion inside damon_perf_lock: drop the lock before aborting. */
+#define ASSERT_LOCKED(test, cond)					\
+	do {								\
+		if (!(cond)) {						\
+			mutex_unlock(&damon_perf_lock);			\
+			KUNIT_ASSERT_FAILURE(test, "%s", #cond);	\
+		}							\
+	} while (0)
 
 /* Destroy the context at the end of the case, even after a failure. */
 static int ctx_res_init(struct kunit_resource *res, void *ctx)
@@ -204,6 +217,14 @@ static void targets_should_be_validated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_perf_target_del(p, id, NULL), 0);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_del(p, id, NULL), -ENOENT);
 	KUNIT_EXPECT_EQ(test, p->nr_targets, 1U);
+
+	/* up to DAMON_PERF_MAX_TARGETS targets */
+	for (id = 1; p->nr_targets < DAMON_PERF_MAX_TARGETS; id++)
+		ASSERT_LOCKED(test, damon_perf_target_add_range(p,
+				BASE + id * 16 * PG, BASE + (id * 16 + 1) * PG,
+				NULL) > 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 4096 * PG,
+			BASE + 4097 * PG, NULL), -ENOSPC);
 	mutex_unlock(&damon_perf_lock);
 }
 
@@ -235,6 +256,7 @@ static void filters_should_be_validated(struct kunit *test)
 	mutex_unlock(&damon_perf_lock);
 }
 
+/* damon_perf_lock held */
 static void set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
 		     u64 sample_us, u64 aggr_us)
 {
@@ -245,7 +267,7 @@ static void set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
 	a.aggr_us = aggr_us;
 	a.update_us = aggr_us * 5;
 	a.max_nr_regions = 100;
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_set_attrs(ctx, &a, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_set_attrs(ctx, &a, NULL) == 0);
 }
 
 static void running_ctx_should_refuse_structural_changes(struct kunit *test)
@@ -255,13 +277,15 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 	struct damon_perf_filter f = { .type = DAMON_PERF_FILTER_WRITE };
 	struct damon_perf_attrs a, got;
 	ktime_t t0;
+	int i;
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000, 100000);
-	KUNIT_ASSERT_GT(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL), 0);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
-	KUNIT_EXPECT_EQ(test, ctx->state, (u32)DAMON_PERF_CTX_STATE_RUNNING);
+	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
+			BASE + 64 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->state),
+			(u32)DAMON_PERF_CTX_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(ctx, NULL), -EBUSY);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(ctx, BASE + 64 * PG,
 			BASE + 65 * PG, NULL), -EBUSY);
@@ -278,9 +302,12 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got.aggr_us, 200000ULL);
 	mutex_unlock(&damon_perf_lock);
 
-	msleep(300);	/* the kdamond applies it at an aggregation */
+	/* the kdamond applies it at its next aggregation (100 ms) */
+	for (i = 0; i < 50 && READ_ONCE(ctx->attrs.aggr_us) != 200000; i++)
+		msleep(100);
 	mutex_lock(&damon_perf_lock);
 	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 200000ULL);
+	KUNIT_EXPECT_FALSE(test, ctx->attrs_pending);
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
 	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
@@ -297,19 +324,26 @@ static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-slow",
 					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_attrs a;
 	ktime_t t0;
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000000, 60000000);	/* 10 s, 60 s */
-	KUNIT_ASSERT_GT(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL), 0);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
+			BASE + 64 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	mutex_unlock(&damon_perf_lock);
 	msleep(20);
 	mutex_lock(&damon_perf_lock);
+	/* never applied by the kdamond (no aggregation comes): by stop */
+	damon_perf_ctx_get_attrs(ctx, &a);
+	a.aggr_us = 30000000;
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_attrs(ctx, &a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 60000000ULL);
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
 	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
+	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 30000000ULL);
 	mutex_unlock(&damon_perf_lock);
 }
 
@@ -322,7 +356,7 @@ static void paddr_ctx_without_range_should_monitor_system_ram(
 	unsigned long total = 0;
 
 	mutex_lock(&damon_perf_lock);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	KUNIT_EXPECT_GE(test, ctx->nr_targets, 1U);
 	damon_perf_for_each_target(t, ctx) {
 		KUNIT_EXPECT_LT(test, t->start, t->end);
@@ -337,12 +371,12 @@ static void paddr_ctx_without_range_should_monitor_system_ram(
 
 /* Report @n accesses to random pages of [start, end) from this CPU. */
 static void inject(struct damon_perf_ctx *ctx, unsigned long start,
-		   unsigned long end, int n)
+		   unsigned long end, int n, pid_t tgid)
 {
 	struct damon_perf_report r = {
 		.size = 8,
-		.tid = current->pid,
-		.tgid = current->tgid,
+		.tid = tgid,
+		.tgid = tgid,
 		.probe_idx = 1,
 		.src = DAMON_PERF_SRC_INJECTED,
 	};
@@ -372,14 +406,14 @@ static void paddr_run_should_find_the_hot_range(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 2000, 40000);
-	KUNIT_ASSERT_GT(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 1024 * PG, NULL), 0);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
+			BASE + 1024 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	mutex_unlock(&damon_perf_lock);
 
 	deadline = jiffies + msecs_to_jiffies(500);
 	while (time_before(jiffies, deadline)) {
-		inject(ctx, hot_start, hot_end, 8);
+		inject(ctx, hot_start, hot_end, 8, current->tgid);
 		usleep_range(500, 1000);
 	}
 	snap = damon_perf_snapshot_get(ctx);
@@ -424,19 +458,15 @@ static int spawn_init(struct subprocess_info *info, struct cred *new)
 	return 0;
 }
 
-/* Start /bin/sleep @secs as a user process; 0 when that is impossible. */
-static pid_t spawn_sleep(const char *secs)
+/* Start @argv[0] as a user process; its pid, 0 when that is impossible. */
+static pid_t spawn(char **argv)
 {
 	struct subprocess_info *info;
 	struct spawn s = {};
-	char *argv[3], *envp[2];
+	char *envp[2];
 
-	argv[0] = "/bin/sleep";
-	argv[1] = (char *)secs;
-	argv[2] = NULL;
 	envp[0] = "PATH=/bin:/usr/bin";
 	envp[1] = NULL;
-
 	info = call_usermodehelper_setup(argv[0], argv, envp, GFP_KERNEL,
 					 spawn_init, NULL, &s);
 	if (!info)
@@ -444,6 +474,16 @@ static pid_t spawn_sleep(const char *secs)
 	if (call_usermodehelper_exec(info, UMH_WAIT_EXEC))
 		return 0;
 	return s.tgid;
+}
+
+static pid_t spawn_sleep(const char *secs)
+{
+	char *argv[3];
+
+	argv[0] = "/bin/sleep";
+	argv[1] = (char *)secs;
+	argv[2] = NULL;
+	return spawn(argv);
 }
 
 static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
@@ -459,8 +499,8 @@ static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
 		kunit_skip(test, "cannot run /bin/sleep");
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000, 50000);
-	KUNIT_ASSERT_GT(test, damon_perf_target_add_pid(ctx, pid, NULL), 0);
-	KUNIT_ASSERT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
+	ASSERT_LOCKED(test, damon_perf_target_add_pid(ctx, pid, NULL) > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	t = list_first_entry(&ctx->targets, struct damon_perf_target, list);
 	KUNIT_EXPECT_EQ(test, t->pid, pid);
 	KUNIT_EXPECT_GE(test, t->nr_regions, ctx->attrs.min_nr_regions);
@@ -480,6 +520,159 @@ static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
 	KUNIT_EXPECT_GT(test, t->nr_regions, 0U);	/* kept for reports */
 }
 
+/* The hottest region of @target_id overlaps [hot_start, hot_end). */
+static void expect_hot(struct kunit *test, struct damon_perf_snapshot *snap,
+		       u32 target_id, unsigned long hot_start,
+		       unsigned long hot_end)
+{
+	const struct damon_perf_snap_region *r, *hottest = NULL;
+	u32 i;
+
+	for (i = 0; i < snap->nr_regions; i++) {
+		r = &snap->regions[i];
+		if (r->target_id != target_id)
+			continue;
+		if (!hottest || r->nr_accesses > hottest->nr_accesses)
+			hottest = r;
+		if (r->end <= hot_start || r->start >= hot_end)
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, 0U);
+	}
+	KUNIT_ASSERT_NOT_NULL(test, hottest);
+	KUNIT_EXPECT_GT(test, hottest->nr_accesses, 0U);
+	KUNIT_EXPECT_LT(test, hottest->start, hot_end);
+	KUNIT_EXPECT_GT(test, hottest->end, hot_start);
+}
+
+static int first_range(pid_t pid, struct damon_perf_range *range)
+{
+	struct damon_perf_range ranges[3];
+	struct task_struct *task;
+	struct mm_struct *mm = NULL;
+	struct pid *p;
+	int n;
+
+	p = find_get_pid(pid);
+	task = get_pid_task(p, PIDTYPE_PID);
+	put_pid(p);
+	if (task) {
+		mm = get_task_mm(task);
+		put_task_struct(task);
+	}
+	if (!mm)
+		return -ESRCH;
+	n = damon_perf_regions_vma_ranges(mm, ranges);
+	mmput(mm);
+	if (n < 0)
+		return n;
+	*range = ranges[0];
+	return n;
+}
+
+static void vaddr_run_should_find_the_hot_range_of_a_process(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-vhot",
+					     DAMON_PERF_OPS_VADDR);
+	pid_t pid = spawn_sleep("3");
+	struct damon_perf_snapshot *snap;
+	struct damon_perf_range range;
+	unsigned long hot_start, hot_end, deadline;
+	int id;
+
+	if (!pid)
+		kunit_skip(test, "cannot run /bin/sleep");
+	KUNIT_ASSERT_GT(test, first_range(pid, &range), 0);
+	KUNIT_ASSERT_GE(test, range.end - range.start, 8 * PG);
+	/* a quarter of the lowest chunk, from its middle */
+	hot_start = range.start + ALIGN_DOWN((range.end - range.start) / 2, PG);
+	hot_end = hot_start + max(ALIGN_DOWN((range.end - range.start) / 4, PG),
+				  PG);
+
+	mutex_lock(&damon_perf_lock);
+	set_fast(test, ctx, 2000, 40000);
+	id = damon_perf_target_add_pid(ctx, pid, NULL);
+	ASSERT_LOCKED(test, id > 0);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	mutex_unlock(&damon_perf_lock);
+
+	deadline = jiffies + msecs_to_jiffies(500);
+	while (time_before(jiffies, deadline)) {
+		inject(ctx, hot_start, hot_end, 8, pid);
+		/* another process at the same addresses must not count */
+		inject(ctx, range.start, range.end, 8, pid + 100000);
+		usleep_range(500, 1000);
+	}
+	snap = damon_perf_snapshot_get(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	expect_hot(test, snap, id, hot_start, hot_end);
+	damon_perf_snapshot_put(snap);
+
+	mutex_lock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+}
+
+/*
+ * Real samples: a page-fault probe on a process that faults in 128 MiB.
+ * Its samples reach the regions through the perf source and the rings.
+ */
+static void vaddr_run_should_credit_real_page_fault_samples(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-pf",
+					     DAMON_PERF_OPS_VADDR);
+	struct damon_perf_probe_attr pa = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_period = 1,
+		.exclude_hv = true,
+	};
+	struct damon_perf_snapshot *snap;
+	char *argv[4];
+	u64 hits = 0, best = 0;
+	pid_t pid;
+	u32 i, j;
+	int id;
+
+	/* through the shell, so the workload has valid stdio */
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = "exec /bin/workload -s 128 -h 1 -t 4 >/dev/null 2>&1";
+	argv[3] = NULL;
+	pid = spawn(argv);
+	if (!pid)
+		kunit_skip(test, "cannot run /bin/workload");
+
+	mutex_lock(&damon_perf_lock);
+	set_fast(test, ctx, 10000, 100000);
+	id = damon_perf_target_add_pid(ctx, pid, NULL);
+	ASSERT_LOCKED(test, id > 0);
+	ASSERT_LOCKED(test, damon_perf_probe_add(ctx, &pa, NULL) == 1);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	mutex_unlock(&damon_perf_lock);
+
+	/* faulting 32768 pages in takes a while under emulation */
+	for (i = 0; i < 30 && !best; i++) {
+		msleep(100);
+		snap = damon_perf_snapshot_get(ctx);
+		if (!snap)
+			continue;
+		for (j = 0; j < snap->nr_regions; j++) {
+			hits += snap->regions[j].probe_hits[0];
+			best = max_t(u64, best, snap->regions[j].nr_accesses);
+		}
+		damon_perf_snapshot_put(snap);
+	}
+	KUNIT_EXPECT_GT(test, hits, 0ULL);
+	KUNIT_EXPECT_GT(test, best, 0ULL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->state),
+			(u32)DAMON_PERF_CTX_STATE_RUNNING);
+
+	mutex_lock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+}
+
 static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(ctx_new_should_validate_names),
 	KUNIT_CASE(ctx_new_should_refuse_beyond_the_limit),
@@ -491,6 +684,8 @@ static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(paddr_ctx_without_range_should_monitor_system_ram),
 	KUNIT_CASE(paddr_run_should_find_the_hot_range),
 	KUNIT_CASE(vaddr_ctx_should_stop_when_its_process_exits),
+	KUNIT_CASE(vaddr_run_should_find_the_hot_range_of_a_process),
+	KUNIT_CASE(vaddr_run_should_credit_real_page_fault_samples),
 	{}
 };
 

@@ -12,11 +12,14 @@
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 
+#include "ctx.h"
+#include "debugfs.h"
 #include "ring.h"
 #include "stats.h"
 
@@ -124,15 +127,18 @@ static void ring_alloc_should_accept_only_power_of_two_sizes(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, damon_perf_rings_alloc(&rings, bad[i],
 							     NULL, NULL),
 				-EINVAL);
-		KUNIT_EXPECT_NULL(test, rings.ring);
+		KUNIT_EXPECT_TRUE(test, !rings.ring);
 	}
 	KUNIT_EXPECT_TRUE(test, damon_perf_rings_valid_size(16));
 	KUNIT_EXPECT_TRUE(test, damon_perf_rings_valid_size(65536));
 
 	KUNIT_ASSERT_EQ(test, damon_perf_rings_alloc(&rings, 0, NULL, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rings.size, (unsigned int)DAMON_PERF_RING_DEF_SIZE);
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_alloc(&rings, 16, NULL, NULL),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, rings.size, (unsigned int)DAMON_PERF_RING_DEF_SIZE);
 	damon_perf_rings_free(&rings);
-	KUNIT_EXPECT_NULL(test, rings.ring);
+	KUNIT_EXPECT_TRUE(test, !rings.ring);
 	/* A second free is harmless. */
 	damon_perf_rings_free(&rings);
 }
@@ -469,6 +475,84 @@ static void ring_spsc_should_deliver_or_count_every_report(struct kunit *test)
 	damon_perf_rings_free(t->rings);
 }
 
+#define RINGS_FILE	"/sys/kernel/debug/damon_perf/ctx4242/rings"
+
+/* Read a whole debugfs file; returns its length or a negative errno. */
+static ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	loff_t pos = 0;
+	ssize_t n, len = 0;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	while (len < size - 1) {
+		n = kernel_read(f, buf + len, size - 1 - len, &pos);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	filp_close(f, NULL);
+	return len;
+}
+
+static void ring_counters_should_show_in_ctx_rings_file(struct kunit *test)
+{
+	static const char header[] =
+		"cpu size occupancy enqueue dequeue overflow busy_drop no_probe peak early_wake\n";
+	struct damon_perf_ctx *ctx;
+	struct damon_perf_report r;
+	struct collector c = {};
+	char *buf, *total;
+	ssize_t len;
+	int i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	buf = kunit_kzalloc(test, PAGE_SIZE * 4, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ctx->id = 4242;
+	KUNIT_ASSERT_EQ(test, damon_perf_rings_alloc(&ctx->rings, SMALL, NULL,
+						     NULL), 0);
+	migrate_disable();
+	for (i = 1; i <= 3; i++) {
+		r = mk(i);
+		KUNIT_EXPECT_TRUE(test, damon_perf_report_access(&ctx->rings,
+								 &r));
+	}
+	r.probe_idx = 0;
+	KUNIT_EXPECT_FALSE(test, damon_perf_report_access(&ctx->rings, &r));
+	migrate_enable();
+
+	damon_perf_debugfs_ctx_add(ctx);
+	len = read_file(RINGS_FILE, buf, PAGE_SIZE * 4);
+	if (len == -ENOENT) {
+		damon_perf_debugfs_ctx_del(ctx);
+		damon_perf_rings_free(&ctx->rings);
+		kunit_skip(test, "debugfs not mounted at /sys/kernel/debug");
+	}
+	KUNIT_ASSERT_GT(test, len, 0);
+	KUNIT_EXPECT_EQ(test, strncmp(buf, header, strlen(header)), 0);
+	total = strstr(buf, "\ntotal ");
+	KUNIT_ASSERT_NOT_NULL(test, total);
+	KUNIT_EXPECT_STREQ(test, total, "\ntotal 16 3 3 0 0 0 1 3 0\n");
+	/* Header, one row per possible CPU, total. */
+	for (i = 0, total = buf; (total = strchr(total, '\n')); total++)
+		i++;
+	KUNIT_EXPECT_EQ(test, i, (int)num_possible_cpus() + 2);
+
+	/* Without rings (context stopped) only the header remains. */
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(&ctx->rings,
+							     collect, &c), 3U);
+	damon_perf_rings_free(&ctx->rings);
+	len = read_file(RINGS_FILE, buf, PAGE_SIZE * 4);
+	KUNIT_EXPECT_STREQ(test, buf, header);
+
+	damon_perf_debugfs_ctx_del(ctx);
+	KUNIT_EXPECT_EQ(test, read_file(RINGS_FILE, buf, PAGE_SIZE), -ENOENT);
+}
+
 static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_alloc_should_accept_only_power_of_two_sizes),
 	KUNIT_CASE(ring_should_start_empty),
@@ -479,6 +563,7 @@ static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_should_refuse_when_not_allocated),
 	KUNIT_CASE(ring_pending_bit_should_follow_publish_and_drain),
 	KUNIT_CASE(ring_watermark_wake_should_fire_once_per_crossing),
+	KUNIT_CASE(ring_counters_should_show_in_ctx_rings_file),
 	KUNIT_CASE(ring_spsc_should_deliver_or_count_every_report),
 	{}
 };

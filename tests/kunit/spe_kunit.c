@@ -5,9 +5,14 @@
  * buffers of exactly their length so KASAN reports any over-read.
  */
 #include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "aux.h"
+#include "ring.h"
+#include "spe.h"
 #include "spe_parse.h"
 #include "../spe_cases.h"
 
@@ -174,4 +179,222 @@ static struct kunit_suite spe_parse_suite = {
 	.test_cases = spe_parse_cases,
 };
 
-kunit_test_suites(&spe_parse_suite);
+/*
+ * The SPE backend's drain over buffers filled by hand: a fake user page,
+ * data ring and AUX area of plain memory on one online CPU.
+ */
+struct drain_fix {
+	struct perf_event_mmap_page *up;
+	u8 *data;
+	u8 *aux;
+	unsigned long aux_size;
+	struct damon_perf_aux_event *event;
+	struct damon_perf_rings rings;
+	struct damon_perf_aux_cpu *pc;
+	int cpu;
+};
+
+static void fix_setup(struct kunit *test, struct drain_fix *f,
+		      unsigned long aux_size, unsigned int ring_size)
+{
+	memset(f, 0, sizeof(*f));
+	f->aux_size = aux_size;
+	f->up = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	f->data = kunit_kzalloc(test, 256, GFP_KERNEL);
+	f->aux = kunit_kzalloc(test, aux_size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->up);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->data);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->aux);
+	KUNIT_ASSERT_EQ(test, damon_perf_rings_alloc(&f->rings, ring_size,
+						     NULL, NULL), 0);
+	f->event = damon_perf_aux_event_new(NULL, 1, 0, 4242);
+	KUNIT_ASSERT_NOT_NULL(test, f->event);
+	f->cpu = cpumask_first(cpu_online_mask);
+}
+
+static void fix_attach(struct kunit *test, struct drain_fix *f)
+{
+	KUNIT_ASSERT_EQ(test, damon_perf_spe_test_attach(f->event, f->cpu,
+							 f->up, f->data, 256,
+							 f->aux, f->aux_size),
+			0);
+	f->pc = per_cpu_ptr(f->event->pcpu, f->cpu);
+}
+
+static void fix_teardown(struct drain_fix *f)
+{
+	damon_perf_aux_event_free(f->event);
+	damon_perf_rings_free(&f->rings);
+}
+
+/* Write @n bytes at AUX stream position @pos, wrapping as hardware does. */
+static void aux_put(struct drain_fix *f, u64 pos, const u8 *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		f->aux[(pos + i) & (f->aux_size - 1)] = src[i];
+}
+
+struct ring_count {
+	unsigned int n;
+	unsigned int writes;
+	bool tgid_ok;
+};
+
+static void ring_count_fn(const struct damon_perf_report *r, void *arg)
+{
+	struct ring_count *c = arg;
+
+	c->n++;
+	c->writes += r->is_write;
+	c->tgid_ok &= r->tgid == 4242 && r->src == DAMON_PERF_SRC_AUX;
+}
+
+static unsigned int fix_consume(struct drain_fix *f, struct ring_count *c)
+{
+	return damon_perf_ring_drain(&f->rings, f->cpu, ring_count_fn, c);
+}
+
+static void
+spe_drain_should_parse_a_record_across_the_buffer_end(struct kunit *test)
+{
+	struct ring_count c = { .tgid_ok = true };
+	struct drain_fix f;
+	u64 pos = 200;
+	int i;
+
+	fix_setup(test, &f, 256, 16);
+	/* three 50-byte loads from 200: the second one wraps at 256 */
+	for (i = 0; i < 3; i++, pos += sizeof(spe_rec_load))
+		aux_put(&f, pos, spe_rec_load, sizeof(spe_rec_load));
+	WRITE_ONCE(f.up->aux_tail, 200);
+	WRITE_ONCE(f.up->aux_head, pos);
+	fix_attach(test, &f);
+
+	KUNIT_EXPECT_EQ(test, damon_perf_aux_event_drain(f.event, &f.rings),
+			3U);
+	KUNIT_EXPECT_EQ(test, f.up->aux_tail, pos);
+	KUNIT_EXPECT_EQ(test, f.pc->records, 3ULL);
+	KUNIT_EXPECT_EQ(test, f.pc->errors, 0ULL);
+	KUNIT_EXPECT_EQ(test, fix_consume(&f, &c), 3U);
+	KUNIT_EXPECT_EQ(test, c.writes, 0U);
+	fix_teardown(&f);
+}
+
+static void spe_drain_should_keep_what_a_full_ring_refused(struct kunit *test)
+{
+	struct ring_count c = { .tgid_ok = true };
+	const unsigned int nr = 20;
+	struct drain_fix f;
+	unsigned int i;
+
+	fix_setup(test, &f, 1024, 16);
+	for (i = 0; i < nr; i++)
+		aux_put(&f, i * sizeof(spe_rec_store), spe_rec_store,
+			sizeof(spe_rec_store));
+	WRITE_ONCE(f.up->aux_head, nr * sizeof(spe_rec_store));
+	fix_attach(test, &f);
+
+	KUNIT_EXPECT_EQ(test, damon_perf_aux_event_drain(f.event, &f.rings),
+			16U);
+	/* the tail stops at the start of the first refused record */
+	KUNIT_EXPECT_EQ(test, f.up->aux_tail, 16 * sizeof(spe_rec_store));
+	KUNIT_EXPECT_EQ(test, f.pc->refused, 1ULL);
+	KUNIT_EXPECT_EQ(test, fix_consume(&f, &c), 16U);
+	KUNIT_EXPECT_EQ(test, c.writes, 16U);
+	/* records without CONTEXT carry the tgid the event is bound to */
+	KUNIT_EXPECT_TRUE(test, c.tgid_ok);
+
+	KUNIT_EXPECT_EQ(test, damon_perf_aux_event_drain(f.event, &f.rings),
+			nr - 16);
+	KUNIT_EXPECT_EQ(test, f.up->aux_tail, (u64)nr * sizeof(spe_rec_store));
+	KUNIT_EXPECT_EQ(test, f.pc->records, (u64)nr);
+	KUNIT_EXPECT_EQ(test, f.pc->errors, 0ULL);
+	fix_teardown(&f);
+}
+
+static void spe_drain_should_wait_for_a_record_being_written(struct kunit *test)
+{
+	struct drain_fix f;
+
+	fix_setup(test, &f, 256, 16);
+	aux_put(&f, 0, spe_rec_store, sizeof(spe_rec_store));
+	/* only part of the record is published */
+	WRITE_ONCE(f.up->aux_head, sizeof(spe_rec_store) - 3);
+	fix_attach(test, &f);
+	KUNIT_EXPECT_EQ(test, damon_perf_aux_event_drain(f.event, &f.rings),
+			0U);
+	KUNIT_EXPECT_EQ(test, f.up->aux_tail, 0ULL);
+	WRITE_ONCE(f.up->aux_head, sizeof(spe_rec_store));
+	KUNIT_EXPECT_EQ(test, damon_perf_aux_event_drain(f.event, &f.rings),
+			1U);
+	KUNIT_EXPECT_EQ(test, f.up->aux_tail, (u64)sizeof(spe_rec_store));
+	fix_teardown(&f);
+}
+
+static void spe_drain_should_see_truncation_in_the_data_ring(struct kunit *test)
+{
+	struct {
+		struct perf_event_header hdr;
+		u64 aux_offset, aux_size, flags;
+	} rec = {
+		.hdr = { .type = PERF_RECORD_AUX, .size = sizeof(rec) },
+		.flags = PERF_AUX_FLAG_TRUNCATED,
+	};
+	const u8 *p = (const u8 *)&rec;
+	struct drain_fix f;
+	unsigned int i;
+
+	fix_setup(test, &f, 256, 16);
+	/* the record wraps around the end of the 256-byte data ring */
+	for (i = 0; i < sizeof(rec); i++)
+		f.data[(240 + i) & 255] = p[i];
+	WRITE_ONCE(f.up->data_tail, 240);
+	WRITE_ONCE(f.up->data_head, 240 + sizeof(rec));
+	fix_attach(test, &f);
+	damon_perf_aux_event_drain(f.event, &f.rings);
+	KUNIT_EXPECT_EQ(test, f.pc->restarts, 1ULL);
+	KUNIT_EXPECT_EQ(test, f.up->data_tail, (u64)(240 + sizeof(rec)));
+
+	/* the same record without the flag restarts nothing */
+	rec.flags = 0;
+	for (i = 0; i < sizeof(rec); i++)
+		f.data[(240 + sizeof(rec) + i) & 255] = p[i];
+	WRITE_ONCE(f.up->data_head, 240 + 2 * sizeof(rec));
+	damon_perf_aux_event_drain(f.event, &f.rings);
+	KUNIT_EXPECT_EQ(test, f.pc->restarts, 1ULL);
+	KUNIT_EXPECT_EQ(test, f.up->data_tail, (u64)(240 + 2 * sizeof(rec)));
+	fix_teardown(&f);
+}
+
+static void spe_drain_should_skip_overwritten_data(struct kunit *test)
+{
+	struct drain_fix f;
+
+	fix_setup(test, &f, 256, 16);
+	/* a head more than one buffer ahead: the data was overwritten */
+	WRITE_ONCE(f.up->aux_head, 1000);
+	fix_attach(test, &f);
+	KUNIT_EXPECT_EQ(test, damon_perf_aux_event_drain(f.event, &f.rings),
+			0U);
+	KUNIT_EXPECT_EQ(test, f.up->aux_tail, 1000ULL);
+	KUNIT_EXPECT_EQ(test, f.pc->errors, 1ULL);
+	fix_teardown(&f);
+}
+
+static struct kunit_case spe_drain_cases[] = {
+	KUNIT_CASE(spe_drain_should_parse_a_record_across_the_buffer_end),
+	KUNIT_CASE(spe_drain_should_keep_what_a_full_ring_refused),
+	KUNIT_CASE(spe_drain_should_wait_for_a_record_being_written),
+	KUNIT_CASE(spe_drain_should_see_truncation_in_the_data_ring),
+	KUNIT_CASE(spe_drain_should_skip_overwritten_data),
+	{}
+};
+
+static struct kunit_suite spe_drain_suite = {
+	.name = "damon_perf_spe_drain",
+	.test_cases = spe_drain_cases,
+};
+
+kunit_test_suites(&spe_parse_suite, &spe_drain_suite);

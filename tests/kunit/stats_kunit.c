@@ -105,10 +105,10 @@ static void event_alloc_should_be_lazy_and_idempotent(struct kunit *test)
 	int cpu;
 
 	KUNIT_ASSERT_EQ(test, damon_perf_observe_event_alloc(&ev), 0);
-	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_ASSERT_TRUE(test, ev != NULL);
 	first = ev;
 	KUNIT_EXPECT_EQ(test, damon_perf_observe_event_alloc(&ev), 0);
-	KUNIT_EXPECT_PTR_EQ(test, ev, first);
+	KUNIT_EXPECT_TRUE(test, ev == first);
 	for_each_possible_cpu(cpu)
 		KUNIT_EXPECT_EQ(test, *per_cpu_ptr(ev, cpu),
 				DAMON_PERF_STATE_UNINIT);

@@ -9,9 +9,14 @@ check "debugfs directory exists" test -d /sys/kernel/debug/damon_perf
 check "module is live" grep -q '^damon_perf .* Live ' /proc/modules
 if [ -x /bin/damonctl ]; then
 	check "damonctl status sees the damon_perf family" damonctl status
+	# Every command needs CAP_SYS_ADMIN or CAP_PERFMON.
+	check_fail "damonctl status as nobody is refused" as_nobody damonctl status
 else
-	todo "damonctl status sees the damon_perf family" "damonctl not in the image"
+	not_ok "damonctl status sees the damon_perf family (no /bin/damonctl in the image)"
 fi
 unload_module damon_perf
 check "debugfs directory removed" test ! -e /sys/kernel/debug/damon_perf
+if [ -x /bin/damonctl ]; then
+	check_fail "damonctl status fails once the family is gone" damonctl status
+fi
 finish

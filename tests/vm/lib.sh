@@ -137,6 +137,9 @@ numa_balancing_fast() {
 # WORKLOAD_PID, WORKLOAD_HOT_START, WORKLOAD_HOT_END (hex) once it printed
 # its line. Output in /tmp/workload.out.
 start_workload() {
+	# 4 KiB pages even where madvise(MADV_NOHUGEPAGE) does not exist.
+	_thp=/sys/kernel/mm/transparent_hugepage/enabled
+	[ -w $_thp ] && echo never > $_thp
 	rm -f /tmp/workload.out
 	/bin/workload "$@" > /tmp/workload.out 2>&1 &
 	WORKLOAD_PID=$!
