@@ -492,11 +492,11 @@ std::string render_heatmap(const std::vector<Aggregation> &aggs, size_t rows,
 				row[c] /= double(per_col[c]);
 			maxv = std::max(maxv, row[c]);
 		}
-	out += fmt::format("{} covered from {} (top) to {} (bottom), {} "
+	out += fmt::format("address {} (top) .. {} (bottom), {} covered, {} "
 			   "gap(s) left out; time ->, {} aggregations; "
-			   "darkest: {:.1f} accesses\n",
-			   human_size(axis.total()), hex(axis.addr(0)),
-			   hex(axis.addr(axis.total())), axis.nr_gaps(),
+			   "max {:.1f} accesses\n",
+			   hex(axis.addr(0)), hex(axis.addr(axis.total())),
+			   human_size(axis.total()), axis.nr_gaps(),
 			   aggs.size(), maxv);
 	for (size_t row = 0; row < rows; row++) {
 		out += fmt::format("{:>18} |",
