@@ -30,6 +30,7 @@
 
 #include <linux/damon_perf.h>
 
+#include "aux.h"
 #include "ctx.h"
 #include "netlink.h"
 #include "perf_source.h"
@@ -171,6 +172,35 @@ static const struct nla_policy probe_del_policy[DAMON_PERF_A_MAX + 1] = {
 static const struct nla_policy set_filters_policy[DAMON_PERF_A_MAX + 1] = {
 	CTX_SELECT_POLICY,
 	[DAMON_PERF_A_FILTERS] = NLA_POLICY_NESTED(filters_policy),
+};
+
+static struct netlink_range_validation aux_cpu_range = {
+	.min = 0, .max = NR_CPUS - 1,
+};
+
+static struct netlink_range_validation aux_fd_range = {
+	.min = 0, .max = INT_MAX,
+};
+
+static struct netlink_range_validation aux_size_range = {
+	.min = 2 * PAGE_SIZE, .max = DAMON_PERF_AUX_MAX_SIZE,
+};
+
+static const struct nla_policy aux_policy[DAMON_PERF_AUX_A_MAX + 1] = {
+	[DAMON_PERF_AUX_A_CPU] = NLA_POLICY_FULL_RANGE(NLA_U32, &aux_cpu_range),
+	[DAMON_PERF_AUX_A_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &aux_fd_range),
+	[DAMON_PERF_AUX_A_USER_PAGE] = NLA_POLICY_MIN(NLA_U64, 1),
+	[DAMON_PERF_AUX_A_AUX_ADDR] = NLA_POLICY_MIN(NLA_U64, 1),
+	[DAMON_PERF_AUX_A_AUX_SIZE] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &aux_size_range),
+	[DAMON_PERF_AUX_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &pid_range),
+	[DAMON_PERF_AUX_A_PROBE_IDX] =
+		NLA_POLICY_RANGE(NLA_U32, 1, DAMON_PERF_MAX_PROBES),
+};
+
+static const struct nla_policy aux_attach_policy[DAMON_PERF_A_MAX + 1] = {
+	CTX_SELECT_POLICY,
+	[DAMON_PERF_A_AUX] = NLA_POLICY_NESTED(aux_policy),
 };
 
 /* Commands without attributes still get a policy: strict, rejects all. */
@@ -802,6 +832,55 @@ static int stop_doit(struct sk_buff *skb, struct genl_info *info)
 	return damon_perf_ctx_stop(ctx);
 }
 
+static int aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	static const int required[] = {
+		DAMON_PERF_AUX_A_CPU, DAMON_PERF_AUX_A_FD,
+		DAMON_PERF_AUX_A_USER_PAGE, DAMON_PERF_AUX_A_AUX_ADDR,
+		DAMON_PERF_AUX_A_AUX_SIZE,
+	};
+	struct nlattr *tb[DAMON_PERF_AUX_A_MAX + 1];
+	struct nlattr *nest = info->attrs[DAMON_PERF_A_AUX];
+	struct damon_perf_aux_req req = { .probe_idx = 1 };
+	struct damon_perf_ctx *ctx;
+	unsigned int i;
+	int ret;
+
+	ctx = lookup(info->attrs, info->extack);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_AUX)) {
+		NL_SET_ERR_MSG(info->extack, "AUX buffer (nest) required");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, DAMON_PERF_AUX_A_MAX, nest, aux_policy,
+			       info->extack);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(required); i++) {
+		if (!tb[required[i]]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, nest,
+					    "AUX needs cpu, fd, user page, AUX address and size");
+			return -EINVAL;
+		}
+	}
+	if (ctx->state != DAMON_PERF_CTX_STATE_RUNNING) {
+		NL_SET_ERR_MSG(info->extack, "context is not running");
+		return -EINVAL;
+	}
+	req.cpu = nla_get_u32(tb[DAMON_PERF_AUX_A_CPU]);
+	req.fd = nla_get_u32(tb[DAMON_PERF_AUX_A_FD]);
+	req.user_page = nla_get_u64(tb[DAMON_PERF_AUX_A_USER_PAGE]);
+	req.aux_addr = nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_ADDR]);
+	req.aux_size = nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_SIZE]);
+	if (tb[DAMON_PERF_AUX_A_PID])
+		req.pid = nla_get_u32(tb[DAMON_PERF_AUX_A_PID]);
+	if (tb[DAMON_PERF_AUX_A_PROBE_IDX])
+		req.probe_idx = nla_get_u32(tb[DAMON_PERF_AUX_A_PROBE_IDX]);
+	return damon_perf_aux_attach(ctx, &req, info->snd_portid,
+				     info->extack);
+}
+
 static void subscriber_free(struct subscriber *s)
 {
 	list_del(&s->list);
@@ -1188,6 +1267,7 @@ static const struct genl_ops damon_perf_ops[] = {
 	},
 	OP(MONITOR_SUBSCRIBE, subscribe_doit, none_policy),
 	OP(MONITOR_UNSUBSCRIBE, unsubscribe_doit, none_policy),
+	OP(AUX_ATTACH, aux_attach_doit, aux_attach_policy),
 };
 
 static const struct genl_multicast_group damon_perf_mcgrps[] = {

@@ -82,6 +82,21 @@
  *    DAMON_PERF_STATS_A_COUNTER         nest, rep, one per counter
  *      DAMON_PERF_COUNTER_A_NAME        NUL string (as in perf_stats)
  *      DAMON_PERF_COUNTER_A_VALUE       u64
+ *  DAMON_PERF_A_AUX             nest (AUX_ATTACH): one CPU's perf AUX
+ *                               buffer, mapped by the requesting process
+ *    DAMON_PERF_AUX_A_CPU               u32, the event's CPU (required)
+ *    DAMON_PERF_AUX_A_FD                u32, 0 .. INT_MAX, perf event fd
+ *                                       of the requester (required)
+ *    DAMON_PERF_AUX_A_USER_PAGE         u64, address of its data mapping
+ *                                       (user page first; required)
+ *    DAMON_PERF_AUX_A_AUX_ADDR          u64, address of its AUX mapping
+ *                                       (required)
+ *    DAMON_PERF_AUX_A_AUX_SIZE          u64, AUX bytes, 2 pages .. 64 MiB
+ *                                       (required)
+ *    DAMON_PERF_AUX_A_PID               u32, 1 .. 4194304, tgid the event
+ *                                       is bound to (absent: CPU-wide)
+ *    DAMON_PERF_AUX_A_PROBE_IDX         u32, 1 .. 3, probe slot the
+ *                                       reports count in (default 1)
  *
  * Commands (doit unless noted):
  *  CTX_NEW       CTX_NAME, CTX_OPS (default vaddr) -> reply as CTX_GET
@@ -109,6 +124,9 @@
  *                one message, otherwise TRUNCATED and no REGION. Sent to
  *                subscribers, and to the "monitor" multicast group on
  *                kernels that check CAP_SYS_ADMIN when a socket joins it.
+ *  AUX_ATTACH    CTX_ID | CTX_NAME, AUX; the context must be running. The
+ *                module consumes the buffer (see Documentation/spe.rst)
+ *                until the requesting socket closes or the context stops.
  */
 #ifndef _UAPI_LINUX_DAMON_PERF_H
 #define _UAPI_LINUX_DAMON_PERF_H
@@ -159,6 +177,7 @@ enum damon_perf_cmd {
 	DAMON_PERF_CMD_MONITOR_SUBSCRIBE,
 	DAMON_PERF_CMD_MONITOR_UNSUBSCRIBE,
 	DAMON_PERF_CMD_AGGREGATION,
+	DAMON_PERF_CMD_AUX_ATTACH,
 
 	__DAMON_PERF_CMD_MAX,
 };
@@ -183,6 +202,7 @@ enum damon_perf_nl_attr {
 	DAMON_PERF_A_REGION,
 	DAMON_PERF_A_TRUNCATED,
 	DAMON_PERF_A_STATS,
+	DAMON_PERF_A_AUX,
 
 	__DAMON_PERF_A_MAX,
 };
@@ -307,5 +327,20 @@ enum damon_perf_nl_counter_attr {
 	__DAMON_PERF_COUNTER_A_MAX,
 };
 #define DAMON_PERF_COUNTER_A_MAX (__DAMON_PERF_COUNTER_A_MAX - 1)
+
+enum damon_perf_nl_aux_attr {
+	DAMON_PERF_AUX_A_UNSPEC,
+	DAMON_PERF_AUX_A_PAD,
+	DAMON_PERF_AUX_A_CPU,
+	DAMON_PERF_AUX_A_FD,
+	DAMON_PERF_AUX_A_USER_PAGE,
+	DAMON_PERF_AUX_A_AUX_ADDR,
+	DAMON_PERF_AUX_A_AUX_SIZE,
+	DAMON_PERF_AUX_A_PID,
+	DAMON_PERF_AUX_A_PROBE_IDX,
+
+	__DAMON_PERF_AUX_A_MAX,
+};
+#define DAMON_PERF_AUX_A_MAX (__DAMON_PERF_AUX_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DAMON_PERF_H */
