@@ -35,8 +35,7 @@ struct SpeAttachOptions {
 	size_t data_pages = 1;
 	std::string cpus;
 	std::optional<int> pid;
-	bool cpu_wide = false;
-	uint32_t probe_idx = 1;
+	std::optional<uint32_t> probe_idx;
 	unsigned int poll_ms = 200;
 };
 
@@ -100,15 +99,30 @@ perf_event_attr make_attr(const SpeAttachOptions &o)
 	return a;
 }
 
-// The tgid the events are bound to, or -1 for CPU-wide events.
-int choose_pid(const SpeAttachOptions &o, const CtxInfo &info)
+// The process (one thread) the events follow, or -1 for CPU-wide events.
+// CPU-wide is the default: a per-task event follows one thread, and the
+// module takes one buffer per CPU and probe, so it cannot follow every
+// thread of a multi-threaded target.
+int choose_pid(const SpeAttachOptions &o)
 {
-	if (o.pid)
-		return *o.pid;
-	if (o.cpu_wide || info.ops != Ops::vaddr || info.targets.size() != 1 ||
-	    !info.targets[0].pid)
-		return -1;
-	return int(*info.targets[0].pid);
+	return o.pid ? *o.pid : -1;
+}
+
+// --probe-idx, else the first slot no probe of the context uses, so the
+// AUX samples show apart in the per-probe hit counts.
+uint32_t choose_probe_idx(const SpeAttachOptions &o, const CtxInfo &info)
+{
+	if (o.probe_idx)
+		return *o.probe_idx;
+	for (uint32_t idx = 1; idx <= 3; idx++) {
+		bool used = false;
+		for (const Probe &p : info.probes)
+			used = used || p.idx == idx;
+		if (!used)
+			return idx;
+	}
+	throw UsageError("every probe slot of the context is in use: pick "
+			 "one for the AUX samples with --probe-idx");
 }
 
 bool still_running(Client &c, const CtxRef &ref)
@@ -133,7 +147,8 @@ void run_spe_attach(const SpeAttachOptions &o)
 		throw UsageError("context '" + o.ctx + "' is not running");
 	ref = CtxRef::by_id(info.id);
 	perf_event_attr attr = make_attr(o);
-	int pid = choose_pid(o, info);
+	int pid = choose_pid(o);
+	uint32_t probe_idx = choose_probe_idx(o, info);
 	std::vector<int> cpus = o.cpus.empty() ? online_cpus() :
 						 parse_cpu_list(o.cpus);
 	std::unique_ptr<AuxBuffers> bufs;
@@ -155,16 +170,17 @@ void run_spe_attach(const SpeAttachOptions &o)
 		req.aux_size = b.aux_size;
 		if (pid > 0)
 			req.pid = uint32_t(pid);
-		req.probe_idx = o.probe_idx;
+		req.probe_idx = probe_idx;
 		NlMsg msg = client.new_request(DAMON_PERF_CMD_AUX_ATTACH);
 		put_aux_attach(msg.get(), req);
 		client.transact(std::move(msg));
 	}
 	bufs->enable();
-	fmt::print("attached {} AUX buffer(s) of {} to context {} \"{}\" ({}); "
-		   "Ctrl-C to detach\n",
+	fmt::print("attached {} AUX buffer(s) of {} to context {} \"{}\" ({}, "
+		   "probe {}); Ctrl-C to detach\n",
 		   bufs->buffers().size(), o.event, info.id, info.name,
-		   pid > 0 ? fmt::format("pid {}", pid) : "CPU-wide");
+		   pid > 0 ? fmt::format("pid {}", pid) : "CPU-wide",
+		   probe_idx);
 	std::fflush(stdout);
 	bool stopped = false;
 	while (!interrupted()) {
@@ -208,16 +224,14 @@ void setup_spe_attach(CLI::App &spe)
 	sub->add_option("--cpus", o->cpus,
 			"CPUs to open the event on, e.g. 0-3,8 (default: "
 			"online CPUs)");
-	auto *pid = sub->add_option(
-		"--pid", o->pid,
-		"bind the events to this process (default: the target of a "
-		"vaddr context with one target, else CPU-wide)");
-	sub->add_flag("--cpu-wide", o->cpu_wide,
-		      "CPU-wide events (needs CONTEXT packets to attribute "
-		      "virtual addresses)")
-		->excludes(pid);
+	sub->add_option("--pid", o->pid,
+			"per-task events following this thread, reports "
+			"attributed to its process (default: CPU-wide events, "
+			"attributed by CONTEXT packets)")
+		->check(CLI::Range(1, 4194304));
 	sub->add_option("--probe-idx", o->probe_idx,
-			"probe slot the reports count in")
+			"probe slot the reports count in (default: the first "
+			"slot no probe of the context uses)")
 		->check(CLI::Range(1, 3));
 	sub->add_option("--poll-ms", o->poll_ms,
 			"how often to check the context state (default 200)")
