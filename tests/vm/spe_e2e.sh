@@ -32,6 +32,42 @@ overlaps() {
 		'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'
 }
 
+# Raw AUX_ATTACH requests (damonctl debug raw) for the kernel's checks.
+# Numbers from include/uapi/linux/damon_perf.h.
+CMD_CTX_NEW=1
+CMD_CTX_DEL=2
+CMD_AUX_ATTACH=17
+A_CTX_NAME=3
+A_AUX=18
+AUX_CPU=2; AUX_FD=3; AUX_USER_PAGE=4; AUX_AUX_ADDR=5; AUX_AUX_SIZE=6
+AUX_PROBE_IDX=8
+le() {	# le VALUE BYTES: little-endian hex
+	_v=$1; _o=; _k=0
+	while [ $_k -lt "$2" ]; do
+		_o="$_o$(printf %02x $((_v & 255)))"
+		_v=$((_v >> 8)); _k=$((_k + 1))
+	done
+	echo "$_o"
+}
+a32() { echo "$(le 8 2)$(le "$1" 2)$(le "$2" 4)"; }
+a64() { echo "$(le 12 2)$(le "$1" 2)$(le "$2" 8)"; }
+# a full, well-formed AUX nest (fd $1, AUX size $2, extra hex $3)
+aux_nest() {
+	echo "$(a32 $AUX_CPU 0)$(a32 $AUX_FD "$1")$(a64 $AUX_USER_PAGE 4096)$(a64 $AUX_AUX_ADDR 65536)$(a64 $AUX_AUX_SIZE "$2")${3:-}"
+}
+# refused DESC PATTERN CTX NEST: AUX_ATTACH is refused (exit 1) with an
+# extack message matching PATTERN.
+refused() {
+	_out=$(damonctl debug raw --cmd $CMD_AUX_ATTACH \
+		-a $A_CTX_NAME:str:"$3" ${4:+-a $A_AUX:nest:$4} 2>&1)
+	_rc=$?
+	if [ $_rc -eq 1 ] && echo "$_out" | grep -q "$2"; then
+		ok "$1 ($_out)"
+	else
+		not_ok "$1 (exit $_rc: $_out)"
+	fi
+}
+
 # wait_exit PID SECS: true once PID exited within SECS seconds.
 wait_exit() {
 	_i=0
@@ -72,6 +108,25 @@ load_module damon_perf_testpmu hot_start=$hs hot_len=$((he - hs)) \
 check "damonctl start: vaddr context on the workload" \
 	damonctl start -n $CTX -p "$WORKLOAD_PID" --exclude-kernel
 
+refused "AUX_ATTACH without the AUX nest" "nest) required" $CTX
+refused "AUX_ATTACH without an AUX address" "AUX needs" $CTX \
+	"$(a32 $AUX_CPU 0)$(a32 $AUX_FD 0)$(a64 $AUX_USER_PAGE 4096)"
+refused "AUX_ATTACH with probe index 4" "EINVAL\|ERANGE\|range" $CTX \
+	"$(aux_nest 0 65536 "$(a32 $AUX_PROBE_IDX 4)")"
+refused "AUX_ATTACH with a one-page AUX area" "EINVAL\|ERANGE\|range" $CTX \
+	"$(aux_nest 0 4096)"
+refused "AUX_ATTACH with an unknown AUX attribute" "EINVAL\|EOPNOTSUPP\|nknown" \
+	$CTX "$(aux_nest 0 65536 "$(a32 30 1)")"
+refused "AUX_ATTACH with a closed fd" "bad file descriptor" $CTX \
+	"$(aux_nest 1000 65536)"
+refused "AUX_ATTACH with a non-perf fd" "not a perf event" $CTX \
+	"$(aux_nest 0 65536)"
+check "a second, configured context" \
+	damonctl debug raw --cmd $CMD_CTX_NEW -a $A_CTX_NAME:str:idle
+refused "AUX_ATTACH to a context that is not running" "not running" idle \
+	"$(aux_nest 0 65536)"
+check "delete it" damonctl debug raw --cmd $CMD_CTX_DEL -a $A_CTX_NAME:str:idle
+
 check_fail "spe attach to a missing context fails" \
 	damonctl spe attach nosuch -e $EVENT
 damonctl spe attach $CTX -e page-faults --aux-pages 4 > /tmp/bad.out 2>&1
@@ -101,11 +156,13 @@ fi
 sleep "$WAIT"
 top=
 i=0
-while [ $i -lt 20 ]; do
+while [ $i -lt 10 ]; do
 	damonctl report $CTX --json --hot 1 > /tmp/hot.json 2>&1 &&
 		top=$(regions /tmp/hot.json | head -n 1)
 	set -- $top
-	[ -n "$top" ] && [ "${3:-0}" -gt 0 ] && break
+	diag "try $i: hottest ${top:-none}"
+	[ -n "$top" ] && [ "${3:-0}" -gt 0 ] &&
+		overlaps "$1" "$2" "$hs" "$he" && break
 	sleep 1
 	i=$((i + 1))
 done
@@ -129,6 +186,34 @@ if grep -q '"probe_hits"' /tmp/hot.json &&
 	ok "AUX samples count in probe slot 2 (page-faults has slot 1)"
 else
 	not_ok "AUX samples count in probe slot 2"
+fi
+
+# Share of the AUX hits (probe slot 2) of several snapshots that land in
+# regions overlapping the hot range (80% of the test PMU's records).
+: > /tmp/all.tsv
+i=0
+while [ $i -lt 6 ]; do
+	damonctl report $CTX --json > /tmp/all.json 2>&1 && awk '
+		/"regions": \[/ { in_r = 1; next }
+		!in_r { next }
+		/"probe_hits": \[/ { p = 1; n = 0; next }
+		p && /\]/ { p = 0; next }
+		p { n++; gsub(/[^0-9]/, ""); if (n == 2) hit = $0; next }
+		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
+		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
+		/"target_id":/ { print s, e, hit }' /tmp/all.json >> /tmp/all.tsv
+	sleep 0.5
+	i=$((i + 1))
+done
+share=$(awk -v hs="$hs" -v he="$he" '
+	{ all += $3; if ($1 < he && $2 > hs) hot += $3 }
+	END { if (all) printf "%d %d %d\n", hot * 100 / all, hot, all;
+	      else print "0 0 0" }' /tmp/all.tsv)
+set -- $share
+if [ "$3" -gt 0 ] && [ "$1" -ge 60 ]; then
+	ok "$1% of the AUX hits of 6 snapshots ($2 of $3) on the hot range"
+else
+	not_ok "most AUX hits on the hot range ($1%: $2 of $3)"
 fi
 
 kill -INT $apid

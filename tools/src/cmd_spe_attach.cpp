@@ -32,7 +32,7 @@ struct SpeAttachOptions {
 	std::string event;
 	std::optional<uint64_t> period;
 	size_t aux_pages = 256;
-	size_t data_pages = 1;
+	size_t data_pages = 8;
 	std::string cpus;
 	std::optional<int> pid;
 	std::optional<uint32_t> probe_idx;
@@ -220,7 +220,7 @@ void setup_spe_attach(CLI::App &spe)
 	sub->add_option("--aux-pages", o->aux_pages,
 			"AUX pages per CPU, a power of two >= 2 (default 256)");
 	sub->add_option("--data-pages", o->data_pages,
-			"data ring pages per CPU, a power of two (default 1)");
+			"data ring pages per CPU, a power of two (default 8)");
 	sub->add_option("--cpus", o->cpus,
 			"CPUs to open the event on, e.g. 0-3,8 (default: "
 			"online CPUs)");
