@@ -51,6 +51,8 @@ struct subscriber {
 static LIST_HEAD(subscribers);
 static DEFINE_MUTEX(subscribers_lock);	/* innermost: after damon_perf_lock */
 static unsigned int nr_subscribers;
+/* the family is registered: notifications may go out (subscribers_lock) */
+static bool registered;
 
 /* ---- policies ---- */
 
@@ -127,6 +129,26 @@ static const struct nla_policy filters_policy[DAMON_PERF_FILTERS_A_MAX + 1] = {
 	[DAMON_PERF_FILTERS_A_FILTER] = NLA_POLICY_NESTED(filter_policy),
 };
 
+static struct netlink_range_validation aux_pid_range = {
+	.min = 0, .max = MAX_PID,
+};
+
+static struct netlink_range_validation aux_size_range = {
+	.min = 1, .max = U64_MAX,
+};
+
+static const struct nla_policy aux_policy[DAMON_PERF_AUX_A_MAX + 1] = {
+	[DAMON_PERF_AUX_A_CPU] = { .type = NLA_U32 },
+	[DAMON_PERF_AUX_A_FD] = NLA_POLICY_MIN(NLA_S32, 0),
+	[DAMON_PERF_AUX_A_USER_PAGE] = { .type = NLA_U64 },
+	[DAMON_PERF_AUX_A_AUX_ADDR] = { .type = NLA_U64 },
+	[DAMON_PERF_AUX_A_AUX_SIZE] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &aux_size_range),
+	[DAMON_PERF_AUX_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &aux_pid_range),
+	[DAMON_PERF_AUX_A_PROBE_IDX] =
+		NLA_POLICY_RANGE(NLA_U8, 1, DAMON_PERF_MAX_PROBES),
+};
+
 /* Context selection, shared by every per-context command. */
 #define CTX_SELECT_POLICY						\
 	[DAMON_PERF_A_CTX_ID] = NLA_POLICY_MIN(NLA_U32, 1),		\
@@ -172,30 +194,6 @@ static const struct nla_policy probe_del_policy[DAMON_PERF_A_MAX + 1] = {
 static const struct nla_policy set_filters_policy[DAMON_PERF_A_MAX + 1] = {
 	CTX_SELECT_POLICY,
 	[DAMON_PERF_A_FILTERS] = NLA_POLICY_NESTED(filters_policy),
-};
-
-static struct netlink_range_validation aux_cpu_range = {
-	.min = 0, .max = NR_CPUS - 1,
-};
-
-static struct netlink_range_validation aux_fd_range = {
-	.min = 0, .max = INT_MAX,
-};
-
-static struct netlink_range_validation aux_size_range = {
-	.min = 2 * PAGE_SIZE, .max = DAMON_PERF_AUX_MAX_SIZE,
-};
-
-static const struct nla_policy aux_policy[DAMON_PERF_AUX_A_MAX + 1] = {
-	[DAMON_PERF_AUX_A_CPU] = NLA_POLICY_FULL_RANGE(NLA_U32, &aux_cpu_range),
-	[DAMON_PERF_AUX_A_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &aux_fd_range),
-	[DAMON_PERF_AUX_A_USER_PAGE] = NLA_POLICY_MIN(NLA_U64, 1),
-	[DAMON_PERF_AUX_A_AUX_ADDR] = NLA_POLICY_MIN(NLA_U64, 1),
-	[DAMON_PERF_AUX_A_AUX_SIZE] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &aux_size_range),
-	[DAMON_PERF_AUX_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &pid_range),
-	[DAMON_PERF_AUX_A_PROBE_IDX] =
-		NLA_POLICY_RANGE(NLA_U32, 1, DAMON_PERF_MAX_PROBES),
 };
 
 static const struct nla_policy aux_attach_policy[DAMON_PERF_A_MAX + 1] = {
@@ -834,49 +832,47 @@ static int stop_doit(struct sk_buff *skb, struct genl_info *info)
 
 static int aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	static const int required[] = {
-		DAMON_PERF_AUX_A_CPU, DAMON_PERF_AUX_A_FD,
-		DAMON_PERF_AUX_A_USER_PAGE, DAMON_PERF_AUX_A_AUX_ADDR,
-		DAMON_PERF_AUX_A_AUX_SIZE,
-	};
 	struct nlattr *tb[DAMON_PERF_AUX_A_MAX + 1];
 	struct nlattr *nest = info->attrs[DAMON_PERF_A_AUX];
-	struct damon_perf_aux_req req = { .probe_idx = 1 };
+	struct damon_perf_aux_req req = {};
 	struct damon_perf_ctx *ctx;
-	unsigned int i;
-	int ret;
+	int ret, i;
 
 	ctx = lookup(info->attrs, info->extack);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_AUX)) {
-		NL_SET_ERR_MSG(info->extack, "AUX buffer (nest) required");
+		NL_SET_ERR_MSG(info->extack, "aux (nest) required");
 		return -EINVAL;
 	}
 	ret = nla_parse_nested(tb, DAMON_PERF_AUX_A_MAX, nest, aux_policy,
 			       info->extack);
 	if (ret)
 		return ret;
-	for (i = 0; i < ARRAY_SIZE(required); i++) {
-		if (!tb[required[i]]) {
+	for (i = DAMON_PERF_AUX_A_CPU; i <= DAMON_PERF_AUX_A_MAX; i++) {
+		if (!tb[i]) {
+			NL_SET_ERR_ATTR_MISS(info->extack, nest, i);
 			NL_SET_ERR_MSG_ATTR(info->extack, nest,
-					    "AUX needs cpu, fd, user page, AUX address and size");
+					    "aux needs cpu, fd, user_page, aux_addr, aux_size, pid and probe_idx");
 			return -EINVAL;
 		}
+	}
+	req.cpu = nla_get_u32(tb[DAMON_PERF_AUX_A_CPU]);
+	req.fd = nla_get_s32(tb[DAMON_PERF_AUX_A_FD]);
+	req.user_page = nla_get_u64(tb[DAMON_PERF_AUX_A_USER_PAGE]);
+	req.aux_addr = nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_ADDR]);
+	req.aux_size = nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_SIZE]);
+	req.pid = nla_get_u32(tb[DAMON_PERF_AUX_A_PID]);
+	req.probe_idx = nla_get_u8(tb[DAMON_PERF_AUX_A_PROBE_IDX]);
+	if (req.cpu >= nr_cpu_ids || !cpu_possible(req.cpu)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DAMON_PERF_AUX_A_CPU],
+				    "no such cpu");
+		return -EINVAL;
 	}
 	if (ctx->state != DAMON_PERF_CTX_STATE_RUNNING) {
 		NL_SET_ERR_MSG(info->extack, "context is not running");
 		return -EINVAL;
 	}
-	req.cpu = nla_get_u32(tb[DAMON_PERF_AUX_A_CPU]);
-	req.fd = nla_get_u32(tb[DAMON_PERF_AUX_A_FD]);
-	req.user_page = nla_get_u64(tb[DAMON_PERF_AUX_A_USER_PAGE]);
-	req.aux_addr = nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_ADDR]);
-	req.aux_size = nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_SIZE]);
-	if (tb[DAMON_PERF_AUX_A_PID])
-		req.pid = nla_get_u32(tb[DAMON_PERF_AUX_A_PID]);
-	if (tb[DAMON_PERF_AUX_A_PROBE_IDX])
-		req.probe_idx = nla_get_u32(tb[DAMON_PERF_AUX_A_PROBE_IDX]);
 	return damon_perf_aux_attach(ctx, &req, info->snd_portid,
 				     info->extack);
 }
@@ -1304,6 +1300,8 @@ static void deliver(struct sk_buff *msg)
 	int ret;
 
 	mutex_lock(&subscribers_lock);
+	if (!registered)
+		goto out;
 	list_for_each_entry_safe(s, next, &subscribers, list) {
 		/*
 		 * A released socket is orphaned (SOCK_DEAD) right after it
@@ -1320,15 +1318,15 @@ static void deliver(struct sk_buff *msg)
 		if (ret == -ECONNREFUSED)
 			subscriber_free(s);
 	}
-	mutex_unlock(&subscribers_lock);
-
 #ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
 	/* joining the group needs CAP_SYS_ADMIN on this kernel */
 	if (genl_has_listeners(&damon_perf_family, &init_net, 0)) {
 		genlmsg_multicast(&damon_perf_family, msg, 0, 0, GFP_KERNEL);
-		return;
+		msg = NULL;
 	}
 #endif
+out:
+	mutex_unlock(&subscribers_lock);
 	nlmsg_free(msg);
 }
 
@@ -1363,7 +1361,7 @@ void damon_perf_netlink_notify(struct damon_perf_ctx *ctx,
 	void *hdr;
 	u32 mark;
 
-	if (!snap || !has_listeners())
+	if (!snap || !READ_ONCE(registered) || !has_listeners())
 		return;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
@@ -1426,9 +1424,14 @@ int __init damon_perf_netlink_init(void)
 	if (ret)
 		return ret;
 	ret = genl_register_family(&damon_perf_family);
-	if (ret)
+	if (ret) {
 		netlink_unregister_notifier(&release_nb);
-	return ret;
+		return ret;
+	}
+	mutex_lock(&subscribers_lock);
+	registered = true;
+	mutex_unlock(&subscribers_lock);
+	return 0;
 }
 
 /**
@@ -1440,6 +1443,11 @@ void damon_perf_netlink_exit(void)
 {
 	struct subscriber *s, *next;
 
+	/* a kdamond may still aggregate until damon_perf_ctx_exit() */
+	mutex_lock(&subscribers_lock);
+	registered = false;
+	mutex_unlock(&subscribers_lock);
+	/* waits for running commands; none starts after it */
 	genl_unregister_family(&damon_perf_family);
 	netlink_unregister_notifier(&release_nb);
 	mutex_lock(&subscribers_lock);

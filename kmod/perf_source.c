@@ -275,8 +275,14 @@ static void note_failure(struct damon_perf_source *src, int cpu, int err)
 	WRITE_ONCE(ctx->arm_failures, ctx->arm_failures + 1);
 }
 
-/* Create, then enable, @cpu's counter. src->lock held. */
-static void get_counter(struct damon_perf_source *src, int cpu)
+/*
+ * Create, then enable, @cpu's counter. src->lock held. @arming: called by
+ * arm, which must hear of every failure; the sync work instead ignores
+ * ENODEV, which the perf core returns for a CPU already on its way down
+ * (perf's own teardown runs before cpu_online() turns false), and lets the
+ * sync queued by that CPU's offline callback settle it.
+ */
+static void get_counter(struct damon_perf_source *src, int cpu, bool arming)
 {
 	struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
 	struct perf_event *event;
@@ -285,8 +291,7 @@ static void get_counter(struct damon_perf_source *src, int cpu)
 	event = perf_event_create_kernel_counter(&src->attr, cpu, NULL,
 						 overflow, src);
 	if (IS_ERR(event)) {
-		/* ENODEV: @cpu went offline meanwhile; its sync follows. */
-		if (PTR_ERR(event) != -ENODEV || cpu_online(cpu))
+		if (PTR_ERR(event) != -ENODEV || (arming && cpu_online(cpu)))
 			note_failure(src, cpu, PTR_ERR(event));
 		return;
 	}
@@ -336,7 +341,7 @@ static void put_counter(struct damon_perf_source *src, int cpu)
  * detached by the perf core (state OFF) and is replaced. A CPU whose
  * creation failed is retried only after it has been offline.
  */
-static void sync_cpus(struct damon_perf_source *src)
+static void sync_cpus(struct damon_perf_source *src, bool arming)
 {
 	int cpu;
 
@@ -351,14 +356,14 @@ static void sync_cpus(struct damon_perf_source *src)
 		if (!online)
 			pc->err = 0;
 		else if (!pc->event && !pc->err)
-			get_counter(src, cpu);
+			get_counter(src, cpu, arming);
 	}
 	mutex_unlock(&src->lock);
 }
 
 static void sync_work(struct work_struct *work)
 {
-	sync_cpus(container_of(work, struct damon_perf_source, sync));
+	sync_cpus(container_of(work, struct damon_perf_source, sync), false);
 }
 
 /*
@@ -684,7 +689,7 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 		NL_SET_ERR_MSG(extack, "cannot add the CPU hotplug instance");
 		return err;
 	}
-	sync_cpus(src);
+	sync_cpus(src, true);
 
 	/*
 	 * A CPU may fail while others succeed (hybrid CPUs with per-core PMU

@@ -366,6 +366,33 @@ TEST(Codec, AttrsSendOnlyWhatIsSet)
 			<< i;
 }
 
+TEST(Codec, AuxAttachCarriesEveryField)
+{
+	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_AUX_ATTACH, NLM_F_ACK);
+	AuxAttach aux;
+	aux.cpu = 1;
+	aux.fd = 7;
+	aux.user_page = 0x7f0000000000;
+	aux.aux_addr = 0x7f0000100000;
+	aux.aux_size = 1 << 20;
+	aux.pid = 42;
+	aux.probe_idx = 2;
+
+	put_aux(msg.get(), aux);
+	auto attrs = top_attrs(msg);
+	ASSERT_EQ(attrs[DAMON_PERF_A_AUX].size(), 1u);
+	EXPECT_TRUE(attrs[DAMON_PERF_A_AUX][0]->nla_type & NLA_F_NESTED);
+	nlattr *tb[DAMON_PERF_AUX_A_MAX + 1];
+	ASSERT_EQ(nla_parse_nested(tb, DAMON_PERF_AUX_A_MAX,
+				   attrs[DAMON_PERF_A_AUX][0], nullptr),
+		  0);
+	for (int i = DAMON_PERF_AUX_A_CPU; i <= DAMON_PERF_AUX_A_MAX; i++)
+		EXPECT_TRUE(tb[i]) << i;
+	EXPECT_EQ(nla_get_u32(tb[DAMON_PERF_AUX_A_FD]), 7u);
+	EXPECT_EQ(nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_SIZE]), 1u << 20);
+	EXPECT_EQ(nla_len(tb[DAMON_PERF_AUX_A_PROBE_IDX]), 1);
+}
+
 TEST(Ack, ErrorWithExtackMessage)
 {
 	NlMsg req = new_msg(FAMILY, DAMON_PERF_CMD_START, NLM_F_ACK);

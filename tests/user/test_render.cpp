@@ -185,6 +185,37 @@ TEST(Render, HeatmapHasTheAskedSizeAndFollowsTheHotSpot)
 	EXPECT_EQ(render_heatmap({}, 4, 4), "no regions to draw\n");
 }
 
+TEST(Render, HeatmapLeavesGapsOutOfTheAddressAxis)
+{
+	// two 1 MiB regions 100 GiB apart: over raw addresses both would fall
+	// into the first and last of 4 rows; over covered bytes each gets 2
+	Aggregation a = agg(1, {0});
+	a.regions.clear();
+	Region lo_r{}, hi_r{};
+	lo_r.start = 0x10000000;
+	lo_r.end = lo_r.start + (1u << 20);
+	lo_r.nr_accesses = 5;
+	hi_r.start = lo_r.start + (100ull << 30);
+	hi_r.end = hi_r.start + (1u << 20);
+	hi_r.nr_accesses = 0;
+	a.regions = {lo_r, hi_r};
+	std::string out = render_heatmap({a}, 4, 1);
+	std::istringstream in(out);
+	std::string line;
+	std::vector<std::string> rows;
+
+	std::getline(in, line); // title
+	EXPECT_NE(line.find("1 gap(s) left out"), std::string::npos) << line;
+	while (std::getline(in, line))
+		rows.push_back(line.substr(line.find('|') + 1, 1));
+	ASSERT_EQ(rows.size(), 4u) << out;
+	EXPECT_EQ(rows[0], "@") << out;
+	EXPECT_EQ(rows[1], "@") << out;
+	EXPECT_EQ(rows[2], " ") << out;
+	EXPECT_EQ(rows[3], " ") << out;
+	EXPECT_NE(out.find("0x10080000"), std::string::npos) << out;
+}
+
 TEST(Recording, RoundTripsThroughJsonLines)
 {
 	std::vector<Aggregation> in{agg(1, {1, 2}), agg(2, {0, 5, 3})};

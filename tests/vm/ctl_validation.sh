@@ -12,9 +12,9 @@
 # Numbers from include/uapi/linux/damon_perf.h.
 CTX_NEW=1 CTX_DEL=2 CTX_GET=3 SET_ATTRS=4 TARGET_ADD=5 TARGET_DEL=6
 PROBE_ADD=7 PROBE_DEL=8 SET_FILTERS=9 START=10 SNAPSHOT_GET=12
-STATS_GET=13
+STATS_GET=13 AUX_ATTACH=17
 A_CTX_ID=2 A_CTX_NAME=3 A_CTX_OPS=4 A_ATTRS=6 A_TARGET=7 A_TARGET_ID=8
-A_PROBE=9 A_PROBE_IDX=10 A_FILTERS=11
+A_PROBE=9 A_PROBE_IDX=10 A_FILTERS=11 A_AUX=18
 
 le16() { printf '%02x%02x' $(($1 & 255)) $(($1 >> 8 & 255)); }
 le32() { le16 $(($1 & 65535)); le16 $(($1 >> 16 & 65535)); }
@@ -140,6 +140,16 @@ rejects "cpus on a write filter" "not a cpumask filter" \
 rejects "filter type out of range" "out of range" \
 	--cmd $SET_FILTERS -a $A_CTX_ID:u32:$ID \
 	-a $A_FILTERS:nest:"$(nest 1 "$(nla 1 "$(le32 7)")")"
+rejects "aux attach with fields missing" "aux needs cpu, fd" \
+	--cmd $AUX_ATTACH -a $A_CTX_ID:u32:$ID -a $A_AUX:nest:"$(nla 2 "$(le32 0)")"
+rejects "aux attach with a negative fd" "out of range" \
+	--cmd $AUX_ATTACH -a $A_CTX_ID:u32:$ID \
+	-a $A_AUX:nest:"$(nla 3 "$(le32 0xffffffff)")"
+AUX=$(nla 2 "$(le32 0)")$(nla 3 "$(le32 0)")$(nla 4 "$(le64 4096)")
+AUX=$AUX$(nla 5 "$(le64 8192)")$(nla 6 "$(le64 8192)")$(nla 7 "$(le32 0)")
+AUX=$AUX$(nla 8 01)
+rejects "aux attach of an fd that is no perf event" "damonctl: " \
+	--cmd $AUX_ATTACH -a $A_CTX_ID:u32:$ID -a $A_AUX:nest:"$AUX"
 rejects "snapshot dump of a missing context" "no such context" \
 	--dump --cmd $SNAPSHOT_GET -a $A_CTX_ID:u32:9999
 rejects "stats dump with an attribute" "attribute" \

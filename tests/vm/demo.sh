@@ -24,14 +24,17 @@ start_workload -s 64 -o 16 -h 4 -t 0 -n 2 || { not_ok "workload started"; finish
 say "workload: pid $WORKLOAD_PID, 64 MiB mapping, hot range" \
 	"$WORKLOAD_HOT_START-$WORKLOAD_HOT_END (4 MiB)"
 
-say "damonctl start -n demo -p $WORKLOAD_PID -e page-faults --period 1 --exclude-kernel"
-check "monitoring started" damonctl start -n demo -p "$WORKLOAD_PID" \
-	-e page-faults --period 1 --exclude-kernel
+# Hinting faults come in bursts, one per NUMA scan of the hot pages: a
+# 1 s aggregation sees several scans, and a 4096-entry ring absorbs a burst.
+START="damonctl start -n demo -p $WORKLOAD_PID -e page-faults --period 1
+	--exclude-kernel --sample-us 10000 --aggr-us 1000000 --ring-size 4096"
+say $START
+check "monitoring started" $START
 damonctl status demo
 
-say "damonctl record -o /tmp/demo.jsonl --duration 12"
-check "recorded 12 s of aggregations" \
-	damonctl record -o /tmp/demo.jsonl --duration 12 demo
+say "damonctl record -o /tmp/demo.jsonl --duration 15"
+check "recorded 15 s of aggregations" \
+	damonctl record -o /tmp/demo.jsonl --duration 15 demo
 
 say "damonctl report --hot 5 (the latest aggregation)"
 damonctl report --hot 5 demo

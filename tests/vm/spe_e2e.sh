@@ -40,7 +40,7 @@ CMD_AUX_ATTACH=17
 A_CTX_NAME=3
 A_AUX=18
 AUX_CPU=2; AUX_FD=3; AUX_USER_PAGE=4; AUX_AUX_ADDR=5; AUX_AUX_SIZE=6
-AUX_PROBE_IDX=8
+AUX_PID=7; AUX_PROBE_IDX=8
 le() {	# le VALUE BYTES: little-endian hex
 	_v=$1; _o=; _k=0
 	while [ $_k -lt "$2" ]; do
@@ -51,9 +51,11 @@ le() {	# le VALUE BYTES: little-endian hex
 }
 a32() { echo "$(le 8 2)$(le "$1" 2)$(le "$2" 4)"; }
 a64() { echo "$(le 12 2)$(le "$1" 2)$(le "$2" 8)"; }
-# a full, well-formed AUX nest (fd $1, AUX size $2, extra hex $3)
+a8() { echo "$(le 5 2)$(le "$1" 2)$(le "$2" 1)000000"; }
+# a full, well-formed AUX nest (fd $1, AUX size $2, probe index $3, extra
+# hex $4)
 aux_nest() {
-	echo "$(a32 $AUX_CPU 0)$(a32 $AUX_FD "$1")$(a64 $AUX_USER_PAGE 4096)$(a64 $AUX_AUX_ADDR 65536)$(a64 $AUX_AUX_SIZE "$2")${3:-}"
+	echo "$(a32 $AUX_CPU 0)$(a32 $AUX_FD "$1")$(a64 $AUX_USER_PAGE 4096)$(a64 $AUX_AUX_ADDR 65536)$(a64 $AUX_AUX_SIZE "$2")$(a32 $AUX_PID 0)$(a8 $AUX_PROBE_IDX "${3:-1}")${4:-}"
 }
 # refused DESC PATTERN CTX NEST: AUX_ATTACH is refused (exit 1) with an
 # extack message matching PATTERN.
@@ -109,14 +111,12 @@ check "damonctl start: vaddr context on the workload" \
 	damonctl start -n $CTX -p "$WORKLOAD_PID" --exclude-kernel
 
 refused "AUX_ATTACH without the AUX nest" "nest) required" $CTX
-refused "AUX_ATTACH without an AUX address" "AUX needs" $CTX \
+refused "AUX_ATTACH without an AUX address" "aux needs" $CTX \
 	"$(a32 $AUX_CPU 0)$(a32 $AUX_FD 0)$(a64 $AUX_USER_PAGE 4096)"
-refused "AUX_ATTACH with probe index 4" "EINVAL\|ERANGE\|range" $CTX \
-	"$(aux_nest 0 65536 "$(a32 $AUX_PROBE_IDX 4)")"
-refused "AUX_ATTACH with a one-page AUX area" "EINVAL\|ERANGE\|range" $CTX \
-	"$(aux_nest 0 4096)"
+refused "AUX_ATTACH with probe index 4" "ERANGE" $CTX "$(aux_nest 0 65536 4)"
+refused "AUX_ATTACH with an empty AUX area" "ERANGE" $CTX "$(aux_nest 0 0)"
 refused "AUX_ATTACH with an unknown AUX attribute" "EINVAL\|EOPNOTSUPP\|nknown" \
-	$CTX "$(aux_nest 0 65536 "$(a32 30 1)")"
+	$CTX "$(aux_nest 0 65536 1 "$(a32 30 1)")"
 refused "AUX_ATTACH with a closed fd" "bad file descriptor" $CTX \
 	"$(aux_nest 1000 65536)"
 refused "AUX_ATTACH with a non-perf fd" "not a perf event" $CTX \

@@ -251,6 +251,15 @@ std::vector<StatsRow> Client::stats()
 	return rows;
 }
 
+void Client::aux_attach(const CtxRef &ref, const AuxAttach &aux)
+{
+	auto msg = new_request(DAMON_PERF_CMD_AUX_ATTACH);
+
+	put_ctx_ref(msg.get(), ref);
+	put_aux(msg.get(), aux);
+	transact(std::move(msg));
+}
+
 void Client::subscribe()
 {
 	transact(new_request(DAMON_PERF_CMD_MONITOR_SUBSCRIBE));

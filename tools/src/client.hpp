@@ -72,6 +72,10 @@ public:
 	void unsubscribe() override;
 	std::optional<Aggregation> next_aggregation(int timeout_ms) override;
 
+	// Hands one CPU's AUX buffer to a context; the socket must stay open
+	// while the buffer is in use (closing it tears the buffer down).
+	void aux_attach(const CtxRef &ref, const AuxAttach &aux);
+
 	// Raw access for `debug raw` and tests: a new message for @cmd, and a
 	// request/response exchange calling @on_reply for every reply.
 	NlMsg new_request(uint8_t cmd, bool dump = false);

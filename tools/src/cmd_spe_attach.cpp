@@ -5,7 +5,6 @@
 // socket, enables the events and stays in the foreground: the kernel
 // consumes the buffers until this process exits (its socket closes) or
 // the context stops. See Documentation/spe.rst.
-#include <linux/damon_perf.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -159,22 +158,8 @@ void run_spe_attach(const SpeAttachOptions &o)
 	} catch (const std::invalid_argument &e) {
 		throw UsageError(e.what());
 	}
-	for (const AuxBuffer &b : bufs->buffers()) {
-		AuxAttachRequest req;
-
-		req.ctx = ref;
-		req.cpu = b.cpu;
-		req.fd = uint32_t(b.fd);
-		req.user_page = b.user_page;
-		req.aux_addr = b.aux_addr;
-		req.aux_size = b.aux_size;
-		if (pid > 0)
-			req.pid = uint32_t(pid);
-		req.probe_idx = probe_idx;
-		NlMsg msg = client.new_request(DAMON_PERF_CMD_AUX_ATTACH);
-		put_aux_attach(msg.get(), req);
-		client.transact(std::move(msg));
-	}
+	for (const AuxBuffer &b : bufs->buffers())
+		client.aux_attach(ref, aux_attach_of(b, pid, uint8_t(probe_idx)));
 	bufs->enable();
 	fmt::print("attached {} AUX buffer(s) of {} to context {} \"{}\" ({}, "
 		   "probe {}); Ctrl-C to detach\n",

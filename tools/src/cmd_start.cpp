@@ -61,7 +61,7 @@ CtxConfig config_from_flags(const StartOptions &o)
 				: "give at least one --range (or --config)");
 	std::vector<std::string> events = o.events;
 	if (events.empty())
-		events.push_back("page-faults");
+		events.emplace_back("page-faults");
 	for (const auto &e : events) {
 		ProbeSpec spec;
 		spec.event = e;

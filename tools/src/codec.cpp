@@ -459,6 +459,20 @@ void put_filters(nl_msg *msg, const std::vector<Filter> &filters)
 	nest_end_keep_empty(msg, nest);
 }
 
+void put_aux(nl_msg *msg, const AuxAttach &aux)
+{
+	nlattr *nest = nest_start(msg, DAMON_PERF_A_AUX);
+
+	put_u32(msg, DAMON_PERF_AUX_A_CPU, aux.cpu);
+	put_u32(msg, DAMON_PERF_AUX_A_FD, static_cast<uint32_t>(aux.fd));
+	put_u64(msg, DAMON_PERF_AUX_A_USER_PAGE, aux.user_page);
+	put_u64(msg, DAMON_PERF_AUX_A_AUX_ADDR, aux.aux_addr);
+	put_u64(msg, DAMON_PERF_AUX_A_AUX_SIZE, aux.aux_size);
+	put_u32(msg, DAMON_PERF_AUX_A_PID, aux.pid);
+	put_u8(msg, DAMON_PERF_AUX_A_PROBE_IDX, aux.probe_idx);
+	nest_end(msg, nest);
+}
+
 void put_ctx_info(nl_msg *msg, const CtxInfo &c)
 {
 	put_u32(msg, DAMON_PERF_A_CTX_ID, c.id);

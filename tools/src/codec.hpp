@@ -44,6 +44,7 @@ void put_attrs(nl_msg *msg, const Attrs &attrs);
 void put_target(nl_msg *msg, const Target &target);
 void put_probe(nl_msg *msg, const Probe &probe);
 void put_filters(nl_msg *msg, const std::vector<Filter> &filters);
+void put_aux(nl_msg *msg, const AuxAttach &aux);
 void put_u32_attr(nl_msg *msg, int type, uint32_t value);
 
 // Reply attributes, as the kernel writes them (for tests and tools).

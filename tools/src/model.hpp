@@ -120,6 +120,17 @@ struct StatsRow {
 	std::vector<std::pair<std::string, uint64_t>> counters;
 };
 
+// One CPU's mmapped AUX buffer handed to a context (AUX_ATTACH).
+struct AuxAttach {
+	uint32_t cpu = 0;
+	int32_t fd = -1;
+	uint64_t user_page = 0;
+	uint64_t aux_addr = 0;
+	uint64_t aux_size = 0;
+	uint32_t pid = 0; // 0: CPU-wide
+	uint8_t probe_idx = 1;
+};
+
 // Full configuration of one context, as `start` applies it.
 struct CtxConfig {
 	std::string name;

@@ -377,51 +377,130 @@ std::string render_regions(const Aggregation &agg, size_t hot)
 	return out;
 }
 
+namespace {
+
+// The union of the address ranges a recording covers, as an axis without
+// the gaps between them: a process's address space is mostly unmapped, so
+// rows drawn over raw addresses would put every region in one row.
+class CoveredAxis {
+public:
+	explicit CoveredAxis(const std::vector<Aggregation> &aggs)
+	{
+		std::vector<std::pair<uint64_t, uint64_t>> all;
+		for (const auto &a : aggs)
+			for (const auto &r : a.regions)
+				if (r.start < r.end)
+					all.emplace_back(r.start, r.end);
+		std::sort(all.begin(), all.end());
+		for (const auto &iv : all) {
+			if (!spans_.empty() && iv.first <= spans_.back().end) {
+				spans_.back().end =
+					std::max(spans_.back().end, iv.second);
+				continue;
+			}
+			spans_.push_back({iv.first, iv.second, 0});
+		}
+		for (auto &sp : spans_) {
+			sp.offset = total_;
+			total_ += sp.end - sp.start;
+		}
+	}
+
+	uint64_t total() const { return total_; }
+	size_t nr_gaps() const
+	{
+		return spans_.empty() ? 0 : spans_.size() - 1;
+	}
+
+	// Axis position of an address inside the covered ranges.
+	uint64_t pos(uint64_t addr) const
+	{
+		auto it = std::upper_bound(spans_.begin(), spans_.end(), addr,
+					   [](uint64_t a, const Span &sp) {
+						   return a < sp.start;
+					   });
+		if (it == spans_.begin())
+			return 0;
+		--it;
+		return it->offset + std::min(addr, it->end) - it->start;
+	}
+
+	// Address at an axis position.
+	uint64_t addr(uint64_t pos) const
+	{
+		for (const auto &sp : spans_)
+			if (pos < sp.offset + (sp.end - sp.start))
+				return sp.start + (pos - sp.offset);
+		return spans_.empty() ? 0 : spans_.back().end;
+	}
+
+private:
+	struct Span {
+		uint64_t start;
+		uint64_t end;
+		uint64_t offset;
+	};
+	std::vector<Span> spans_;
+	uint64_t total_ = 0;
+};
+
+} // namespace
+
 std::string render_heatmap(const std::vector<Aggregation> &aggs, size_t rows,
 			   size_t cols, bool color)
 {
 	static const char SHADES[] = " .:-=+*#%@";
-	uint64_t lo = UINT64_MAX, hi = 0;
 	std::string out;
 
-	for (const auto &a : aggs)
-		for (const auto &r : a.regions) {
-			lo = std::min(lo, r.start);
-			hi = std::max(hi, r.end);
-		}
-	if (aggs.empty() || lo >= hi || rows == 0 || cols == 0)
+	if (aggs.empty() || rows == 0 || cols == 0)
 		return "no regions to draw\n";
+	CoveredAxis axis(aggs);
+	if (axis.total() == 0)
+		return "no regions to draw\n";
+	rows = std::min<uint64_t>(rows, axis.total());
 	cols = std::min(cols, aggs.size());
-	// access density (accesses per byte, weighted) per cell
+	// mean nr_accesses per byte of each cell, over the aggregations the
+	// column holds
 	std::vector<std::vector<double>> cell(rows,
 					      std::vector<double>(cols, 0));
-	double span = double(hi - lo);
+	std::vector<size_t> per_col(cols, 0);
+	auto edge = [&](size_t row) {
+		return double(axis.total()) * double(row) / double(rows);
+	};
 	for (size_t i = 0; i < aggs.size(); i++) {
 		size_t col = i * cols / aggs.size();
+		per_col[col]++;
 		for (const auto &r : aggs[i].regions) {
-			if (!r.nr_accesses)
+			if (!r.nr_accesses || r.start >= r.end)
 				continue;
+			double lo = double(axis.pos(r.start));
+			double hi = lo + double(r.end - r.start);
 			for (size_t row = 0; row < rows; row++) {
-				double clo = lo + span * row / rows;
-				double chi = lo + span * (row + 1) / rows;
-				double ov = std::min<double>(chi, r.end) -
-					    std::max<double>(clo, r.start);
+				double ov = std::min(edge(row + 1), hi) -
+					    std::max(edge(row), lo);
 				if (ov > 0)
-					cell[row][col] += r.nr_accesses * ov /
-							  (chi - clo);
+					cell[row][col] +=
+						r.nr_accesses * ov /
+						(edge(row + 1) - edge(row));
 			}
 		}
 	}
 	double maxv = 0;
-	for (auto &r : cell)
-		for (double v : r)
-			maxv = std::max(maxv, v);
-	out += fmt::format("address {} (top) .. {} (bottom), time ->, {} "
-			   "aggregations, max {:.1f} accesses\n",
-			   hex(lo), hex(hi), aggs.size(), maxv);
+	for (auto &row : cell)
+		for (size_t c = 0; c < cols; c++) {
+			if (per_col[c])
+				row[c] /= double(per_col[c]);
+			maxv = std::max(maxv, row[c]);
+		}
+	out += fmt::format("{} covered from {} (top) to {} (bottom), {} "
+			   "gap(s) left out; time ->, {} aggregations; "
+			   "darkest: {:.1f} accesses\n",
+			   human_size(axis.total()), hex(axis.addr(0)),
+			   hex(axis.addr(axis.total())), axis.nr_gaps(),
+			   aggs.size(), maxv);
 	for (size_t row = 0; row < rows; row++) {
 		out += fmt::format("{:>18} |",
-				   hex(lo + uint64_t(span * row / rows)));
+				   hex(axis.addr(uint64_t(edge(row)))));
 		for (size_t col = 0; col < cols; col++) {
 			double v = maxv > 0 ? cell[row][col] / maxv : 0;
 			int idx = int(std::lround(v * 9));

@@ -82,21 +82,16 @@
  *    DAMON_PERF_STATS_A_COUNTER         nest, rep, one per counter
  *      DAMON_PERF_COUNTER_A_NAME        NUL string (as in perf_stats)
  *      DAMON_PERF_COUNTER_A_VALUE       u64
- *  DAMON_PERF_A_AUX             nest (AUX_ATTACH): one CPU's perf AUX
- *                               buffer, mapped by the requesting process
- *    DAMON_PERF_AUX_A_CPU               u32, the event's CPU (required)
- *    DAMON_PERF_AUX_A_FD                u32, 0 .. INT_MAX, perf event fd
- *                                       of the requester (required)
- *    DAMON_PERF_AUX_A_USER_PAGE         u64, address of its data mapping
- *                                       (user page first; required)
- *    DAMON_PERF_AUX_A_AUX_ADDR          u64, address of its AUX mapping
- *                                       (required)
- *    DAMON_PERF_AUX_A_AUX_SIZE          u64, AUX bytes, 2 pages .. 64 MiB
- *                                       (required)
- *    DAMON_PERF_AUX_A_PID               u32, 1 .. 4194304, tgid the event
- *                                       is bound to (absent: CPU-wide)
- *    DAMON_PERF_AUX_A_PROBE_IDX         u32, 1 .. 3, probe slot the
- *                                       reports count in (default 1)
+ *  DAMON_PERF_A_AUX             nest (AUX_ATTACH), every field required
+ *    DAMON_PERF_AUX_A_CPU               u32, CPU of the perf event
+ *    DAMON_PERF_AUX_A_FD                s32, >= 0, perf event fd of the
+ *                                       sender
+ *    DAMON_PERF_AUX_A_USER_PAGE         u64, address of its first page
+ *    DAMON_PERF_AUX_A_AUX_ADDR          u64, address of its AUX area
+ *    DAMON_PERF_AUX_A_AUX_SIZE          u64, >= 1, size of the AUX area
+ *    DAMON_PERF_AUX_A_PID               u32, tgid the event is bound to,
+ *                                       0 for CPU-wide
+ *    DAMON_PERF_AUX_A_PROBE_IDX         u8, 1 .. 3
  *
  * Commands (doit unless noted):
  *  CTX_NEW       CTX_NAME, CTX_OPS (default vaddr) -> reply as CTX_GET
@@ -124,9 +119,9 @@
  *                one message, otherwise TRUNCATED and no REGION. Sent to
  *                subscribers, and to the "monitor" multicast group on
  *                kernels that check CAP_SYS_ADMIN when a socket joins it.
- *  AUX_ATTACH    CTX_ID | CTX_NAME, AUX; the context must be running. The
- *                module consumes the buffer (see Documentation/spe.rst)
- *                until the requesting socket closes or the context stops.
+ *  AUX_ATTACH    CTX_ID | CTX_NAME, AUX: hands one CPU's mmapped AUX buffer
+ *                (ARM SPE) to the context; closing the sending socket
+ *                tears it down (Documentation/spe.rst)
  */
 #ifndef _UAPI_LINUX_DAMON_PERF_H
 #define _UAPI_LINUX_DAMON_PERF_H
