@@ -869,6 +869,10 @@ static int aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 				    "no such cpu");
 		return -EINVAL;
 	}
+	if (ctx->state != DAMON_PERF_CTX_STATE_RUNNING) {
+		NL_SET_ERR_MSG(info->extack, "context is not running");
+		return -EINVAL;
+	}
 	return damon_perf_aux_attach(ctx, &req, info->snd_portid,
 				     info->extack);
 }

@@ -15,6 +15,9 @@ struct SpeDecodeOptions {
 
 // Adds `spe decode FILE [--json]` to @app.
 void setup_spe(CLI::App &app);
+// Adds `attach CTX -e EVENT ...` to the `spe` subcommand @spe
+// (cmd_spe_attach.cpp; needs the netlink client, so not in setup_spe()).
+void setup_spe_attach(CLI::App &spe);
 int run_spe_decode(const SpeDecodeOptions &opt, std::ostream &out);
 
 } // namespace damonctl

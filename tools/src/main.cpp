@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 	setup_stats(app);
 	setup_events(app);
 	setup_spe(app);
+	setup_spe_attach(*app.get_subcommand("spe"));
 	setup_debug(app);
 
 	try {

@@ -1,0 +1,263 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kernels: debug
+# timeout: 600
+# ARM SPE end to end through the user-facing path: the arm_spe_test PMU
+# (tests/testpmu, debug kernel only) writes SPE records for a workload's
+# hot range into perf AUX buffers; `damonctl spe attach` opens it on every
+# CPU, hands the buffers to a running vaddr context with AUX_ATTACH and
+# stays in the foreground; the context's hottest region must overlap the
+# hot range. Then: SIGINT detaches cleanly (exit 0) while the context runs
+# on, a second attach exits by itself when the context stops, and every
+# module unloads.
+. /tests/lib.sh
+
+CTX=spe
+EVENT=arm_spe_test//
+WAIT=${SPE_E2E_WAIT:-12}
+
+# regions FILE: "start end nr_accesses" per region of damonctl report --json.
+regions() {
+	awk '
+		/"regions": \[/ { in_r = 1; next }
+		!in_r { next }
+		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
+		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
+		/"nr_accesses":/ { gsub(/[^0-9]/, ""); n = $0 }
+		/"target_id":/ { print s, e, n }' "$1"
+}
+
+overlaps() {
+	awk -v s="$1" -v e="$2" -v hs="$3" -v he="$4" \
+		'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'
+}
+
+# Raw AUX_ATTACH requests (damonctl debug raw) for the kernel's checks.
+# Numbers from include/uapi/linux/damon_perf.h.
+CMD_CTX_NEW=1
+CMD_CTX_DEL=2
+CMD_AUX_ATTACH=17
+A_CTX_NAME=3
+A_AUX=18
+AUX_CPU=2; AUX_FD=3; AUX_USER_PAGE=4; AUX_AUX_ADDR=5; AUX_AUX_SIZE=6
+AUX_PID=7; AUX_PROBE_IDX=8
+le() {	# le VALUE BYTES: little-endian hex
+	_v=$1; _o=; _k=0
+	while [ $_k -lt "$2" ]; do
+		_o="$_o$(printf %02x $((_v & 255)))"
+		_v=$((_v >> 8)); _k=$((_k + 1))
+	done
+	echo "$_o"
+}
+a32() { echo "$(le 8 2)$(le "$1" 2)$(le "$2" 4)"; }
+a64() { echo "$(le 12 2)$(le "$1" 2)$(le "$2" 8)"; }
+a8() { echo "$(le 5 2)$(le "$1" 2)$(le "$2" 1)000000"; }
+# a full, well-formed AUX nest (fd $1, AUX size $2, probe index $3, extra
+# hex $4)
+aux_nest() {
+	echo "$(a32 $AUX_CPU 0)$(a32 $AUX_FD "$1")$(a64 $AUX_USER_PAGE 4096)$(a64 $AUX_AUX_ADDR 65536)$(a64 $AUX_AUX_SIZE "$2")$(a32 $AUX_PID 0)$(a8 $AUX_PROBE_IDX "${3:-1}")${4:-}"
+}
+# refused DESC PATTERN CTX NEST: AUX_ATTACH is refused (exit 1) with an
+# extack message matching PATTERN.
+refused() {
+	_out=$(damonctl debug raw --cmd $CMD_AUX_ATTACH \
+		-a $A_CTX_NAME:str:"$3" ${4:+-a $A_AUX:nest:$4} 2>&1)
+	_rc=$?
+	if [ $_rc -eq 1 ] && echo "$_out" | grep -q "$2"; then
+		ok "$1 ($_out)"
+	else
+		not_ok "$1 (exit $_rc: $_out)"
+	fi
+}
+
+# wait_exit PID SECS: true once PID exited within SECS seconds.
+wait_exit() {
+	_i=0
+	while kill -0 "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		[ $_i -gt $(($2 * 10)) ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+if [ ! -x /bin/damonctl ]; then
+	skip "SPE end to end" "damonctl not in the image"
+	finish
+fi
+if [ ! -f "$DAMON_PERF_MODDIR/damon_perf_testpmu.ko" ]; then
+	skip "SPE end to end" "no test PMU module (debug kernel only)"
+	finish
+fi
+load_module damon_perf || finish
+if start_workload -s 64 -o 16 -h 4 -t 0 -n 1; then
+	ok "workload started"
+else
+	not_ok "workload started"
+	finish
+fi
+hs=$((WORKLOAD_HOT_START))
+he=$((WORKLOAD_HOT_END))
+line=$(grep '^WORKLOAD pid=' /tmp/workload.out)
+base=$(($(echo "$line" | sed 's/.* base=\([^ ]*\).*/\1/')))
+size=$(($(echo "$line" | sed 's/.* size=\([^ ]*\).*/\1/')))
+# CPU-wide events: the test PMU tags records with the workload's pid in
+# CONTEXT packets, as SPE does with CONFIG_PID_IN_CONTEXTIDR.
+load_module damon_perf_testpmu hot_start=$hs hot_len=$((he - hs)) \
+	cold_start=$base cold_len=$size hot_pct=80 period_us=1000 batch=8 \
+	ctx_pid="$WORKLOAD_PID" || finish
+
+check "damonctl start: vaddr context on the workload" \
+	damonctl start -n $CTX -p "$WORKLOAD_PID" --exclude-kernel
+
+refused "AUX_ATTACH without the AUX nest" "nest) required" $CTX
+refused "AUX_ATTACH without an AUX address" "aux needs" $CTX \
+	"$(a32 $AUX_CPU 0)$(a32 $AUX_FD 0)$(a64 $AUX_USER_PAGE 4096)"
+refused "AUX_ATTACH with probe index 4" "ERANGE" $CTX "$(aux_nest 0 65536 4)"
+refused "AUX_ATTACH with an empty AUX area" "ERANGE" $CTX "$(aux_nest 0 0)"
+refused "AUX_ATTACH with an unknown AUX attribute" "EINVAL\|EOPNOTSUPP\|nknown" \
+	$CTX "$(aux_nest 0 65536 1 "$(a32 30 1)")"
+refused "AUX_ATTACH with a closed fd" "bad file descriptor" $CTX \
+	"$(aux_nest 1000 65536)"
+refused "AUX_ATTACH with a non-perf fd" "not a perf event" $CTX \
+	"$(aux_nest 0 65536)"
+check "a second, configured context" \
+	damonctl debug raw --cmd $CMD_CTX_NEW -a $A_CTX_NAME:str:idle
+refused "AUX_ATTACH to a context that is not running" "not running" idle \
+	"$(aux_nest 0 65536)"
+check "delete it" damonctl debug raw --cmd $CMD_CTX_DEL -a $A_CTX_NAME:str:idle
+
+check_fail "spe attach to a missing context fails" \
+	damonctl spe attach nosuch -e $EVENT
+damonctl spe attach $CTX -e page-faults --aux-pages 4 > /tmp/bad.out 2>&1
+rc=$?
+diag "$(cat /tmp/bad.out)"
+if [ $rc -ne 0 ] && [ "$(wc -l < /tmp/bad.out)" -eq 1 ]; then
+	ok "spe attach of a PMU without AUX tracing fails with one line ($rc)"
+else
+	not_ok "spe attach of a PMU without AUX tracing (exit $rc)"
+fi
+
+damonctl spe attach $CTX -e $EVENT --aux-pages 16 > /tmp/attach.out 2>&1 &
+apid=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q '^attached' /tmp/attach.out; do
+	kill -0 $apid 2>/dev/null || break
+	sleep 0.2
+	i=$((i + 1))
+done
+diag "$(cat /tmp/attach.out)"
+if grep -q "^attached $(nproc) AUX buffer" /tmp/attach.out; then
+	ok "spe attach: one AUX buffer per CPU handed over"
+else
+	not_ok "spe attach: one AUX buffer per CPU handed over"
+fi
+
+sleep "$WAIT"
+top=
+i=0
+while [ $i -lt 10 ]; do
+	damonctl report $CTX --json --hot 1 > /tmp/hot.json 2>&1 &&
+		top=$(regions /tmp/hot.json | head -n 1)
+	set -- $top
+	diag "try $i: hottest ${top:-none}"
+	[ -n "$top" ] && [ "${3:-0}" -gt 0 ] &&
+		overlaps "$1" "$2" "$hs" "$he" && break
+	sleep 1
+	i=$((i + 1))
+done
+damonctl report $CTX 2>&1 | head -n 12 | while read -r l; do diag "$l"; done
+F=/sys/kernel/debug/damon_perf/perf_stats
+[ -r $F ] && diag "$(cat $F)"
+set -- $top
+if [ -n "$top" ] && [ "${3:-0}" -gt 0 ] && overlaps "$1" "$2" "$hs" "$he"; then
+	ok "hottest region $(printf '%#x-%#x' "$1" "$2") (nr_accesses $3)" \
+		"overlaps the hot range $(printf '%#x-%#x' "$hs" "$he")"
+else
+	diag "$(cat /tmp/hot.json)"
+	not_ok "hottest region '$top' overlaps the hot range" \
+		"$(printf '%#x-%#x' "$hs" "$he")"
+fi
+if grep -q '"probe_hits"' /tmp/hot.json &&
+   awk '/"probe_hits": \[/ { p = 1; n = 0; next }
+	p && /\]/ { p = 0; next }
+	p { n++; gsub(/[^0-9]/, ""); if (n == 2 && $0 + 0 > 0) f = 1 }
+	END { exit !f }' /tmp/hot.json; then
+	ok "AUX samples count in probe slot 2 (page-faults has slot 1)"
+else
+	not_ok "AUX samples count in probe slot 2"
+fi
+
+# Share of the AUX hits (probe slot 2) of several snapshots that land in
+# regions overlapping the hot range (80% of the test PMU's records).
+: > /tmp/all.tsv
+i=0
+while [ $i -lt 6 ]; do
+	damonctl report $CTX --json > /tmp/all.json 2>&1 && awk '
+		/"regions": \[/ { in_r = 1; next }
+		!in_r { next }
+		/"probe_hits": \[/ { p = 1; n = 0; next }
+		p && /\]/ { p = 0; next }
+		p { n++; gsub(/[^0-9]/, ""); if (n == 2) hit = $0; next }
+		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
+		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
+		/"target_id":/ { print s, e, hit }' /tmp/all.json >> /tmp/all.tsv
+	sleep 0.5
+	i=$((i + 1))
+done
+share=$(awk -v hs="$hs" -v he="$he" '
+	{ all += $3; if ($1 < he && $2 > hs) hot += $3 }
+	END { if (all) printf "%d %d %d\n", hot * 100 / all, hot, all;
+	      else print "0 0 0" }' /tmp/all.tsv)
+set -- $share
+if [ "$3" -gt 0 ] && [ "$1" -ge 60 ]; then
+	ok "$1% of the AUX hits of 6 snapshots ($2 of $3) on the hot range"
+else
+	not_ok "most AUX hits on the hot range ($1%: $2 of $3)"
+fi
+
+kill -INT $apid
+if wait_exit $apid 10; then
+	wait $apid
+	rc=$?
+	if [ $rc -eq 0 ]; then ok "SIGINT: spe attach exits 0"
+	else not_ok "SIGINT: spe attach exits $rc"; fi
+else
+	not_ok "SIGINT: spe attach exits"
+	kill -9 $apid 2>/dev/null
+fi
+diag "$(cat /tmp/attach.out)"
+st=$(damonctl status $CTX 2>&1)
+if echo "$st" | grep -q running; then ok "context still runs after detach"
+else diag "$st"; not_ok "context still runs after detach"; fi
+
+# Again, and let the context stop underneath.
+damonctl spe attach $CTX -e $EVENT --aux-pages 4 --poll-ms 100 \
+	> /tmp/attach2.out 2>&1 &
+apid=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q '^attached' /tmp/attach2.out; do
+	kill -0 $apid 2>/dev/null || break
+	sleep 0.2
+	i=$((i + 1))
+done
+check "re-attach after a detach" grep -q '^attached' /tmp/attach2.out
+sleep 2
+check "damonctl stop" damonctl stop $CTX
+if wait_exit $apid 10; then
+	wait $apid
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "context stopped" /tmp/attach2.out; then
+		ok "spe attach exits 0 when the context stops"
+	else
+		not_ok "spe attach exits when the context stops (exit $rc)"
+	fi
+else
+	not_ok "spe attach exits when the context stops"
+	kill -9 $apid 2>/dev/null
+fi
+diag "$(cat /tmp/attach2.out)"
+stop_workload
+unload_module damon_perf_testpmu
+unload_module damon_perf
+finish
