@@ -126,6 +126,14 @@ if want userland; then
 			tally_test fail "userland: build"
 		fi
 	fi
+	# The SPE parser under libFuzzer for a bounded time (tests/fuzz/run.sh
+	# documents longer runs).
+	if run "$logs/spe-fuzz.log" tests/fuzz/run.sh &&
+		grep -q '^ok 1' "$logs/spe-fuzz.log"; then
+		tally_test ok "userland: $(sed -n 's/^ok 1 - //p' "$logs/spe-fuzz.log")"
+	else
+		tally_test fail "userland: SPE parser fuzz (log $logs/spe-fuzz.log)"
+	fi
 fi
 
 # --- debug kernel -------------------------------------------------------
