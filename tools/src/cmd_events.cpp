@@ -35,6 +35,7 @@ void run_events(const EventsOptions &o)
 	std::vector<Pmu> pmus;
 	std::vector<std::string> names =
 		o.pmus.empty() ? list_pmus(root) : o.pmus;
+	pmus.reserve(names.size());
 	for (const auto &n : names)
 		pmus.push_back(load_pmu(root, n));
 	if (o.json) {
