@@ -50,11 +50,8 @@ void install_interrupt_handler()
 	sigaction(SIGTERM, &sa, nullptr);
 }
 
-} // namespace damonctl
-
-int main(int argc, char **argv)
+int run_main(int argc, char **argv)
 {
-	using namespace damonctl;
 	CLI::App app{"damonctl: configure and read damon_perf, hardware-"
 		     "sampled memory access monitoring"};
 
@@ -105,4 +102,18 @@ int main(int argc, char **argv)
 		return EXIT_OTHER;
 	}
 	return EXIT_OK;
+}
+
+} // namespace damonctl
+
+int main(int argc, char **argv)
+{
+	// Building the command line or reporting an error may throw too
+	// (allocation); nothing may escape main.
+	try {
+		return damonctl::run_main(argc, argv);
+	} catch (...) {
+		std::fputs("damonctl: unexpected error\n", stderr);
+		return damonctl::EXIT_OTHER;
+	}
 }
