@@ -59,8 +59,7 @@ TEST(SpeAux, FailingOpenLeavesNothingOpen)
 	const size_t before = open_fds();
 
 	a.type = 0x7fff0000; /* no such PMU */
-	EXPECT_THROW(damonctl::AuxBuffers(a, {0}, -1, 1, 4),
-		     std::system_error);
+	EXPECT_THROW(damonctl::AuxBuffers(a, {0}, -1, 1, 4), std::system_error);
 	EXPECT_EQ(open_fds(), before);
 }
 

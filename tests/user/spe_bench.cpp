@@ -48,13 +48,20 @@ void parse(benchmark::State &state, bool noisy)
 		benchmark::DoNotOptimize(used);
 	}
 	benchmark::DoNotOptimize(sink);
-	state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(s.size()));
+	state.SetBytesProcessed(int64_t(state.iterations()) *
+				int64_t(s.size()));
 	state.counters["records/s"] = benchmark::Counter(
 		double(st.records), benchmark::Counter::kIsRate);
 }
 
-void BM_SpeParseClean(benchmark::State &state) { parse(state, false); }
-void BM_SpeParseNoisy(benchmark::State &state) { parse(state, true); }
+void BM_SpeParseClean(benchmark::State &state)
+{
+	parse(state, false);
+}
+void BM_SpeParseNoisy(benchmark::State &state)
+{
+	parse(state, true);
+}
 
 BENCHMARK(BM_SpeParseClean);
 BENCHMARK(BM_SpeParseNoisy);

@@ -32,14 +32,17 @@ TEST(SpeDecode, TextDumpsPacketsAndRecords)
 	EXPECT_EQ(r.errors, 0u);
 	EXPECT_EQ(r.trailing, 0u);
 	EXPECT_NE(s.find(". 00000000:  b0 56 34 12 08 00 80 ff a0"),
-		  std::string::npos) << s;
+		  std::string::npos)
+		<< s;
 	EXPECT_NE(s.find("PC 0xff800008123456 el1 ns=1"), std::string::npos);
 	EXPECT_NE(s.find("PA 0x81234230 ns=1"), std::string::npos);
 	EXPECT_NE(s.find("LAT 42 TOT"), std::string::npos);
 	EXPECT_NE(s.find("LD/ST 0x01 ST"), std::string::npos);
 	EXPECT_NE(s.find("=> record load,pa-ns,pc-ns vaddr=0xffffb7e01230 "
 			 "paddr=0x81234230 pc=0xffff800008123456 el1 lat=42 "
-			 "ctx=1234"), std::string::npos) << s;
+			 "ctx=1234"),
+		  std::string::npos)
+		<< s;
 	EXPECT_NE(s.find("ts=1311768467463790320"), std::string::npos);
 }
 
@@ -84,7 +87,7 @@ TEST(SpeDecode, CommandLineRunsDecode)
 
 	CLI::App app{"damonctl"};
 	damonctl::setup_spe(app);
-	std::vector<std::string> args = { path, "decode", "spe" };
+	std::vector<std::string> args = {path, "decode", "spe"};
 	testing::internal::CaptureStdout();
 	app.parse(args); /* CLI11 takes the reversed argument vector */
 	std::string s = testing::internal::GetCapturedStdout();
@@ -93,7 +96,7 @@ TEST(SpeDecode, CommandLineRunsDecode)
 
 	CLI::App bad{"damonctl"};
 	damonctl::setup_spe(bad);
-	std::vector<std::string> missing = { "/nonexistent/x", "decode", "spe" };
+	std::vector<std::string> missing = {"/nonexistent/x", "decode", "spe"};
 	EXPECT_THROW(bad.parse(missing), CLI::ValidationError);
 }
 

@@ -66,11 +66,11 @@ TEST_P(SpeParseCase, ParsesByteExact)
 	}
 }
 
-INSTANTIATE_TEST_SUITE_P(
-	Spe, SpeParseCase, ::testing::ValuesIn(spe_cases),
-	[](const ::testing::TestParamInfo<spe_case> &i) {
-		return std::to_string(i.index) + "_" + case_name(i.param.desc);
-	});
+INSTANTIATE_TEST_SUITE_P(Spe, SpeParseCase, ::testing::ValuesIn(spe_cases),
+			 [](const ::testing::TestParamInfo<spe_case> &i) {
+				 return std::to_string(i.index) + "_" +
+					case_name(i.param.desc);
+			 });
 
 class SpePacketCase : public ::testing::TestWithParam<spe_pkt_case> {};
 
@@ -80,8 +80,8 @@ TEST_P(SpePacketCase, DecodesHeaderAndPayload)
 	damon_perf_spe_pkt pkt;
 	std::vector<u8> in(c.bytes, c.bytes + c.len);
 
-	int ret = damon_perf_spe_get_packet(in.data(), in.size(), c.offset,
-					    &pkt);
+	int ret =
+		damon_perf_spe_get_packet(in.data(), in.size(), c.offset, &pkt);
 	ASSERT_EQ(ret, c.ret);
 	if (ret <= 0)
 		return;
@@ -91,11 +91,11 @@ TEST_P(SpePacketCase, DecodesHeaderAndPayload)
 	EXPECT_EQ(pkt.len, ret);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-	Spe, SpePacketCase, ::testing::ValuesIn(spe_pkt_cases),
-	[](const ::testing::TestParamInfo<spe_pkt_case> &i) {
-		return std::to_string(i.index) + "_" + case_name(i.param.desc);
-	});
+INSTANTIATE_TEST_SUITE_P(Spe, SpePacketCase, ::testing::ValuesIn(spe_pkt_cases),
+			 [](const ::testing::TestParamInfo<spe_pkt_case> &i) {
+				 return std::to_string(i.index) + "_" +
+					case_name(i.param.desc);
+			 });
 
 TEST(SpeParse, CaseTableMatchesItsLayout)
 {
@@ -121,7 +121,8 @@ TEST(SpeParse, EveryStrictPrefixConsumesOnlyLeadingPad)
 	damon_perf_spe_stats st{};
 	spe_collect col{};
 	EXPECT_EQ(damon_perf_spe_parse(spe_every_packet, n, 0, &st,
-				       spe_collect_fn, &col), n);
+				       spe_collect_fn, &col),
+		  n);
 	ASSERT_EQ(col.nr, 1u);
 	EXPECT_EQ(col.recs[0].vaddr, 0x0000ffff00003000ULL);
 	EXPECT_EQ(col.recs[0].latency, 4u);
@@ -136,9 +137,9 @@ TEST(SpeParse, RefusedRecordIsNotConsumed)
 	spe_collect col{};
 
 	col.limit = 1;
-	size_t used = damon_perf_spe_parse(spe_load_store,
-					   sizeof(spe_load_store), 0, &st,
-					   spe_collect_fn, &col);
+	size_t used =
+		damon_perf_spe_parse(spe_load_store, sizeof(spe_load_store), 0,
+				     &st, spe_collect_fn, &col);
 	EXPECT_EQ(used, sizeof(spe_rec_load));
 	EXPECT_EQ(col.nr, 1u);
 	EXPECT_EQ(st.records, 1u);
@@ -161,8 +162,8 @@ TEST(SpeParse, ChunkedFeedMatchesWholeParse)
 
 	for (int i = 0; i < 20; i++) {
 		const u8 *r = (i % 3) ? spe_rec_load : spe_rec_store;
-		size_t n = (i % 3) ? sizeof(spe_rec_load) :
-				     sizeof(spe_rec_store);
+		size_t n =
+			(i % 3) ? sizeof(spe_rec_load) : sizeof(spe_rec_store);
 		stream.insert(stream.end(), r, r + n);
 		if (i % 4 == 0)
 			stream.push_back(P_PAD);
@@ -178,10 +179,9 @@ TEST(SpeParse, ChunkedFeedMatchesWholeParse)
 			pending.insert(pending.end(), stream.begin() + pos,
 				       stream.begin() + pos + take);
 			pos += take;
-			size_t used = damon_perf_spe_parse(pending.data(),
-							   pending.size(),
-							   base, &st, nullptr,
-							   nullptr);
+			size_t used = damon_perf_spe_parse(
+				pending.data(), pending.size(), base, &st,
+				nullptr, nullptr);
 			pending.erase(pending.begin(), pending.begin() + used);
 			base += used;
 		}

@@ -33,8 +33,7 @@ Decoded decode(const NlMsg &msg)
 	nlattr *aux[DAMON_PERF_AUX_A_MAX + 1] = {};
 	Decoded d;
 
-	EXPECT_EQ(genlmsg_parse(msg_hdr(msg), 0, tb, DAMON_PERF_A_MAX,
-				nullptr),
+	EXPECT_EQ(genlmsg_parse(msg_hdr(msg), 0, tb, DAMON_PERF_A_MAX, nullptr),
 		  0);
 	for (int i = 0; i <= DAMON_PERF_A_MAX; i++)
 		d.nr_top += tb[i] != nullptr;
@@ -54,10 +53,14 @@ Decoded decode(const NlMsg &msg)
 	for (int i = 0; i <= DAMON_PERF_AUX_A_MAX; i++)
 		d.nr_aux += aux[i] != nullptr;
 	const int len[DAMON_PERF_AUX_A_MAX + 1] = {
-		[DAMON_PERF_AUX_A_UNSPEC] = 0,	   [DAMON_PERF_AUX_A_PAD] = 0,
-		[DAMON_PERF_AUX_A_CPU] = 4,	   [DAMON_PERF_AUX_A_FD] = 4,
-		[DAMON_PERF_AUX_A_USER_PAGE] = 8,  [DAMON_PERF_AUX_A_AUX_ADDR] = 8,
-		[DAMON_PERF_AUX_A_AUX_SIZE] = 8,   [DAMON_PERF_AUX_A_PID] = 4,
+		[DAMON_PERF_AUX_A_UNSPEC] = 0,
+		[DAMON_PERF_AUX_A_PAD] = 0,
+		[DAMON_PERF_AUX_A_CPU] = 4,
+		[DAMON_PERF_AUX_A_FD] = 4,
+		[DAMON_PERF_AUX_A_USER_PAGE] = 8,
+		[DAMON_PERF_AUX_A_AUX_ADDR] = 8,
+		[DAMON_PERF_AUX_A_AUX_SIZE] = 8,
+		[DAMON_PERF_AUX_A_PID] = 4,
 		[DAMON_PERF_AUX_A_PROBE_IDX] = 1,
 	};
 	for (int i = DAMON_PERF_AUX_A_CPU; i <= DAMON_PERF_AUX_A_MAX; i++) {

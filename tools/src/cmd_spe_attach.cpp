@@ -50,9 +50,9 @@ std::vector<int> parse_cpu_list(const std::string &list)
 		size_t dash = item.find('-');
 		try {
 			int lo = std::stoi(item.substr(0, dash));
-			int hi = dash == std::string::npos ?
-					 lo :
-					 std::stoi(item.substr(dash + 1));
+			int hi = dash == std::string::npos
+					 ? lo
+					 : std::stoi(item.substr(dash + 1));
 			if (lo < 0 || hi < lo)
 				throw std::invalid_argument(item);
 			for (int c = lo; c <= hi; c++)
@@ -92,7 +92,8 @@ perf_event_attr make_attr(const SpeAttachOptions &o)
 	a.config = ev.config;
 	a.config1 = ev.config1;
 	a.config2 = ev.config2;
-	a.sample_period = o.period ? *o.period : ev.sample_period.value_or(4096);
+	a.sample_period =
+		o.period ? *o.period : ev.sample_period.value_or(4096);
 	a.exclude_kernel = ev.exclude_kernel;
 	a.exclude_hv = ev.exclude_hv;
 	return a;
@@ -148,8 +149,8 @@ void run_spe_attach(const SpeAttachOptions &o)
 	perf_event_attr attr = make_attr(o);
 	int pid = choose_pid(o);
 	uint32_t probe_idx = choose_probe_idx(o, info);
-	std::vector<int> cpus = o.cpus.empty() ? online_cpus() :
-						 parse_cpu_list(o.cpus);
+	std::vector<int> cpus =
+		o.cpus.empty() ? online_cpus() : parse_cpu_list(o.cpus);
 	std::unique_ptr<AuxBuffers> bufs;
 
 	try {
@@ -159,7 +160,8 @@ void run_spe_attach(const SpeAttachOptions &o)
 		throw UsageError(e.what());
 	}
 	for (const AuxBuffer &b : bufs->buffers())
-		client.aux_attach(ref, aux_attach_of(b, pid, uint8_t(probe_idx)));
+		client.aux_attach(ref,
+				  aux_attach_of(b, pid, uint8_t(probe_idx)));
 	bufs->enable();
 	fmt::print("attached {} AUX buffer(s) of {} to context {} \"{}\" ({}, "
 		   "probe {}); Ctrl-C to detach\n",

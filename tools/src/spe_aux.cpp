@@ -33,7 +33,8 @@ AuxBuffers::AuxBuffers(const perf_event_attr &attr,
 	const size_t ps = size_t(sysconf(_SC_PAGESIZE));
 
 	if (data_pages && !pow2(data_pages))
-		throw std::invalid_argument("data pages must be a power of two");
+		throw std::invalid_argument(
+			"data pages must be a power of two");
 	if (aux_pages < 2 || !pow2(aux_pages))
 		throw std::invalid_argument(
 			"AUX pages must be a power of two, at least 2");
@@ -66,7 +67,8 @@ AuxBuffers::AuxBuffers(const perf_event_attr &attr,
 			auto *page = static_cast<perf_event_mmap_page *>(up);
 			page->aux_offset = r.data_size;
 			page->aux_size = r.aux_size;
-			/* read-write: a read-only AUX area means overwrite mode */
+			/* read-write: a read-only AUX area means overwrite mode
+			 */
 			void *aux = mmap(nullptr, r.aux_size,
 					 PROT_READ | PROT_WRITE, MAP_SHARED,
 					 r.fd, off_t(r.data_size));
@@ -87,11 +89,15 @@ AuxBuffers::~AuxBuffers()
 
 void AuxBuffers::release()
 {
+	// The mappings are kept as the u64 addresses the kernel is handed
+	// (AUX_ATTACH), so unmapping converts them back.
 	for (AuxBuffer &b : bufs_) {
 		if (b.aux_addr)
+			// NOLINTNEXTLINE(performance-no-int-to-ptr)
 			munmap(reinterpret_cast<void *>(uintptr_t(b.aux_addr)),
 			       b.aux_size);
 		if (b.user_page)
+			// NOLINTNEXTLINE(performance-no-int-to-ptr)
 			munmap(reinterpret_cast<void *>(uintptr_t(b.user_page)),
 			       b.data_size);
 		if (b.fd >= 0)

@@ -19,10 +19,10 @@ namespace damonctl {
 struct AuxBuffer {
 	uint32_t cpu = 0;
 	int fd = -1;
-	uint64_t user_page = 0;	// address of the data mapping (user page first)
-	uint64_t aux_addr = 0;	// address of the AUX mapping
-	uint64_t aux_size = 0;	// bytes
-	size_t data_size = 0;	// bytes of the data mapping
+	uint64_t user_page = 0; // address of the data mapping (user page first)
+	uint64_t aux_addr = 0;  // address of the AUX mapping
+	uint64_t aux_size = 0;  // bytes
+	size_t data_size = 0;   // bytes of the data mapping
 };
 
 class AuxBuffers {

@@ -42,12 +42,12 @@ std::string flags_desc(uint32_t f)
 		uint32_t bit;
 		const char *name;
 	} names[] = {
-		{ DAMON_PERF_SPE_REC_LOAD, "load" },
-		{ DAMON_PERF_SPE_REC_STORE, "store" },
-		{ DAMON_PERF_SPE_REC_OP_BRANCH, "branch" },
-		{ DAMON_PERF_SPE_REC_OP_OTHER, "other" },
-		{ DAMON_PERF_SPE_REC_PA_NS, "pa-ns" },
-		{ DAMON_PERF_SPE_REC_PC_NS, "pc-ns" },
+		{DAMON_PERF_SPE_REC_LOAD, "load"},
+		{DAMON_PERF_SPE_REC_STORE, "store"},
+		{DAMON_PERF_SPE_REC_OP_BRANCH, "branch"},
+		{DAMON_PERF_SPE_REC_OP_OTHER, "other"},
+		{DAMON_PERF_SPE_REC_PA_NS, "pa-ns"},
+		{DAMON_PERF_SPE_REC_PC_NS, "pc-ns"},
 	};
 	std::string s;
 
@@ -186,9 +186,8 @@ SpeDecodeResult spe_decode_text(const std::vector<uint8_t> &data,
 
 	while (pos < data.size()) {
 		damon_perf_spe_pkt pkt;
-		int ret = damon_perf_spe_get_packet(data.data() + pos,
-						    data.size() - pos, pos,
-						    &pkt);
+		int ret = damon_perf_spe_get_packet(
+			data.data() + pos, data.size() - pos, pos, &pkt);
 		if (ret == DAMON_PERF_SPE_NEED_MORE)
 			break;
 		size_t n = ret < 0 ? 1 : size_t(ret);
@@ -196,9 +195,10 @@ SpeDecodeResult spe_decode_text(const std::vector<uint8_t> &data,
 		for (size_t i = 0; i < n && i < DAMON_PERF_SPE_PKT_MAX; i++)
 			hex += fmt::format("{:02x} ", data[pos + i]);
 		out << fmt::format(". {:08x}:  {:<30} {}\n", pos, hex,
-				   ret < 0 ? "BAD" :
-				   spe_packet_desc(pkt.type, pkt.index,
-						   pkt.payload));
+				   ret < 0 ? "BAD"
+					   : spe_packet_desc(pkt.type,
+							     pkt.index,
+							     pkt.payload));
 		if (ret < 0) {
 			res.errors++;
 			if (in_rec)
@@ -250,10 +250,10 @@ nlohmann::json spe_decode_json(const std::vector<uint8_t> &data)
 					   push_json, &recs);
 
 	return {
-		{ "records", recs },
-		{ "errors", st.errors },
-		{ "dropped", st.dropped },
-		{ "trailing", data.size() - used },
+		{"records", recs},
+		{"errors", st.errors},
+		{"dropped", st.dropped},
+		{"trailing", data.size() - used},
 	};
 }
 
