@@ -174,3 +174,22 @@ finish() {
 	[ "$_tap_failed" -eq 0 ] || exit 1
 	exit 0
 }
+
+# expect_err DESC ERRNO_NAME REGEX CMD...: CMD must fail, print (ERRNO_NAME)
+# and match REGEX (its one-line error), else the test fails.
+expect_err() {
+	_d=$1 _e=$2 _p=$3
+	shift 3
+	if _out=$("$@" 2>&1); then
+		diag "$_out"
+		not_ok "$_d (unexpected success)"
+		return 1
+	fi
+	diag "$_out"
+	if echo "$_out" | grep -q "($_e)" && echo "$_out" | grep -qE "$_p"; then
+		ok "$_d"
+	else
+		not_ok "$_d (want $_e and /$_p/)"
+	fi
+}
+

@@ -40,22 +40,6 @@ ctx_new() {
 ctx_del() { damonctl debug raw --cmd $CMD_CTX_DEL -a "$A_CTX_NAME:str:$1"; }
 ctx_start() { damonctl debug raw --cmd $CMD_START -a "$A_CTX_NAME:str:$1"; }
 
-expect_err() {
-	_d=$1 _e=$2 _p=$3
-	shift 3
-	if _out=$("$@" 2>&1); then
-		diag "$_out"
-		not_ok "$_d (unexpected success)"
-		return 1
-	fi
-	diag "$_out"
-	if echo "$_out" | grep -q "($_e)" && echo "$_out" | grep -qE "$_p"; then
-		ok "$_d"
-	else
-		not_ok "$_d (want $_e and /$_p/)"
-	fi
-}
-
 if [ ! -x /bin/damonctl ]; then
 	skip "probe attribute errors" "damonctl not in the image"
 	finish
