@@ -729,7 +729,7 @@ int damon_perf_aux_init(void)
 {
 	int ret;
 
-	aux_wq = alloc_workqueue("damon_perf_aux", WQ_HIGHPRI, 0);
+	aux_wq = alloc_workqueue("damon_perf_aux", WQ_HIGHPRI | WQ_PERCPU, 0);
 	if (!aux_wq)
 		return -ENOMEM;
 	ret = netlink_register_notifier(&aux_netlink_nb);

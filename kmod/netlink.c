@@ -1053,7 +1053,6 @@ static int fill_snapshot_targets(struct sk_buff *skb, u32 id)
  */
 static int snapshot_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *dinfo = genl_dumpit_info(cb);
 	struct damon_perf_snapshot *snap = (void *)cb->args[1];
 	struct damon_perf_ctx *ctx;
 	unsigned long i, first;
@@ -1065,7 +1064,7 @@ static int snapshot_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if (ret)
 			return ret;
 		mutex_lock(&damon_perf_lock);
-		ctx = lookup(dinfo->attrs, cb->extack);
+		ctx = lookup(damon_perf_dumpit_attrs(cb), cb->extack);
 		if (IS_ERR(ctx)) {
 			mutex_unlock(&damon_perf_lock);
 			return PTR_ERR(ctx);
@@ -1206,8 +1205,8 @@ static int stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* ---- family ---- */
 
-static int pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
-		    struct genl_info *info)
+static int pre_doit(const struct damon_perf_genl_hook_ops *ops,
+		    struct sk_buff *skb, struct genl_info *info)
 {
 	int ret = check_perm(skb, info->extack);
 
@@ -1217,8 +1216,8 @@ static int pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 	return 0;
 }
 
-static void post_doit(const struct genl_ops *ops, struct sk_buff *skb,
-		      struct genl_info *info)
+static void post_doit(const struct damon_perf_genl_hook_ops *ops,
+		      struct sk_buff *skb, struct genl_info *info)
 {
 	mutex_unlock(&damon_perf_lock);
 }

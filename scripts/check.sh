@@ -5,8 +5,10 @@
 #   deps      scripts/deps.sh (installs what is missing)
 #   harness   tests/harness/selftest.sh (the verdicts below are right)
 #   userland  CMake configure + build of tools/, ctest
-#   kernel    the debug test kernel (built once, then cached)
-#   modules   the module (+ KUnit/test modules) for the stock and debug kernels
+#   kernel    the debug test kernel (built once, then cached), and the stock
+#             kernels of Debian 13 (trixie, 6.12) and unstable (sid, 7.2)
+#             with module trees matching them (fetched once, then cached)
+#   modules   the module (+ KUnit/test modules) for every kernel, W=1
 #   kunit     tests/vm/kunit.sh on the debug kernel: every KTAP leaf case
 #   vm        every other tests/vm/*.sh on the debug and stock kernels: its TAP
 #             lines plus one "clean kernel log" test per script. Scripts
@@ -20,12 +22,13 @@
 #
 #   scripts/check.sh [TIER...]      only these tiers (default: all)
 #   CHECK_VM="basic ctl_nl" ...     only these VM scripts
-#   CHECK_KERNELS="stock" ...       only these kernels for the VM tier
+#   CHECK_KERNELS="stock sid" ...   only these kernels (debug stock trixie sid)
 #   TALLY_VERBOSE=1                 print every test line, not only failures
 #   CHECK_BATCH=0                   one VM boot per script
 #
 # A VM script can restrict or configure its runs with header comments:
-#   # kernels: debug           (default: debug stock)
+#   # kernels: debug           (default: debug stock; "stock" means
+#                              every stock kernel: stock trixie sid)
 #   # numa: yes                (boot with two NUMA nodes)
 #   # timeout: 300             (seconds, per run)
 set -uo pipefail
@@ -39,7 +42,7 @@ TALLY_RESULTS=$logs/results.txt
 
 tiers=${*:-deps harness userland kernel modules kunit vm}
 want() { case " $tiers " in *" $1 "*) return 0 ;; esac; return 1; }
-check_kernels=${CHECK_KERNELS:-debug stock}
+check_kernels=${CHECK_KERNELS:-debug stock trixie sid}
 want_kernel() { case " $check_kernels " in *" $1 "*) return 0 ;; esac; return 1; }
 check_start=$(date +%s)
 timings=()
@@ -155,6 +158,20 @@ if want_kernel debug && { want kernel || want modules || want kunit || want vm; 
 	fi
 fi
 
+# --- stock kernels of the newer suites ---------------------------------
+for k in trixie sid; do
+	want_kernel $k && { want kernel || want modules || want vm; } || continue
+	[ "$stage_name" = kernel ] || stage kernel "stock kernels (scripts/kernel/stock.sh)"
+	if d=$(scripts/kernel/stock.sh $k 2>"$logs/stock-$k.log" | tail -n 1) &&
+		[ -f "$d/.damon-perf-built" ]; then
+		tally_test ok "kernel: $k stock kernel $(basename "$(ls "$d"/image/boot/vmlinuz-*)" | sed 's/^vmlinuz-//')"
+		sed 's/^/  /' "$logs/stock-$k.log" | tail -n 1
+	else
+		tail -n 15 "$logs/stock-$k.log" | sed 's/^/  | /'
+		tally_test fail "kernel: $k stock kernel (log $logs/stock-$k.log)"
+	fi
+done
+
 # --- module builds ------------------------------------------------------
 declare -A ko=()
 if want modules || want kunit || want vm; then
@@ -226,7 +243,7 @@ vm_batch() {
 		return
 	fi
 	# Timeout: boot, plus each script's own (header) or a default.
-	[ "$k" = debug ] && to=180 || to=60
+	[ "$k" = debug ] && to=180 || to=90
 	for s in "$@"; do
 		n=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$s" | head -n 1)
 		[ -n "$n" ] || { [ "$k" = debug ] && n=300 || n=120; }
@@ -255,7 +272,9 @@ if want vm; then
 		kernels=$(sed -nE 's/^# *kernels: *(.*)/\1/p' "$s" | head -n 1)
 		numa=0
 		grep -qiE '^# *numa: *yes' "$s" && numa=1
-		for k in ${kernels:-debug stock}; do
+		kernels=${kernels:-debug stock}
+		kernels=$(echo " $kernels " | sed 's/ stock / stock trixie sid /')
+		for k in $kernels; do
 			want_kernel "$k" || continue
 			if [ "${CHECK_BATCH:-1}" = 0 ]; then
 				vm_run "$s" "$k"
@@ -264,7 +283,7 @@ if want vm; then
 			fi
 		done
 	done
-	for key in debug:0 debug:1 stock:0 stock:1; do
+	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1; do
 		[ -n "${batch[$key]:-}" ] || continue
 		# shellcheck disable=SC2086
 		vm_batch "${key%:*}" "${key#*:}" ${batch[$key]}

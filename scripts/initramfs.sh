@@ -13,7 +13,8 @@
 #                           DAMON_PERF_EXIT=<rc>, powers off
 #   /bin/busybox + applets  /sbin /usr/bin /usr/sbin link to /bin
 #   /lib/damon_perf/*.ko    every module of KO_DIR (+ deps/ from the
-#                           kernel's own modules when a .ko needs them)
+#                           kernel's own modules when a .ko needs them,
+#                           under $DAMON_PERF_MODROOT/lib/modules, default /)
 #   /bin/damonctl           build/tools/damonctl when built, with what ldd
 #                           lists (and the loader) at the same paths
 #   /bin/workload           tests/vm/workload.c, static
@@ -68,7 +69,7 @@ add_deps() {
 	for d in $(modinfo -F depends "$1" | tr ',' ' '); do
 		[ -f "$ko/$d.ko" ] && continue
 		case " ${deps[*]:-} " in *" $d "*) continue ;; esac
-		f=$(modinfo -k "$release" -n "$d" 2>/dev/null || true)
+		f=$(modinfo -b "${DAMON_PERF_MODROOT:-/}" -k "$release" -n "$d" 2>/dev/null || true)
 		[ -f "$f" ] || { echo "initramfs: $1 needs $d, not found for $release" >&2; exit 1; }
 		add_deps "$f"
 		deps+=("$d")

@@ -5,19 +5,21 @@
 # sources: M= builds write objects next to the sources, so two kernels
 # cannot share one tree.
 #
-#   scripts/kbuild.sh stock|debug
+#   scripts/kbuild.sh stock|debug|trixie|sid
 #
-# stock: Debian's installed kernel (the newest /boot/vmlinuz-*-amd64 whose
-#        headers are installed; override with KDIR_STOCK=).
-# debug: the cached debug test kernel (scripts/kernel/build.sh).
+# stock:  Debian's installed kernel (the newest /boot/vmlinuz-*-amd64 whose
+#         headers are installed; override with KDIR_STOCK=).
+# debug:  the cached debug test kernel (scripts/kernel/build.sh).
+# trixie, sid: Debian 13's and unstable's stock kernels, with a module tree
+#         prepared to match each image (scripts/kernel/stock.sh).
 #
 # The log goes to build/logs/kbuild-<kernel>.log; the last line of stdout is
 # the directory holding the .ko files.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${1:-}
-case "$kernel" in stock|debug) ;; *)
-	echo "usage: $0 stock|debug" >&2; exit 2 ;;
+case "$kernel" in stock|debug|trixie|sid) ;; *)
+	echo "usage: $0 stock|debug|trixie|sid" >&2; exit 2 ;;
 esac
 . "$top/scripts/lib/kernels.sh"
 

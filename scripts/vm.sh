@@ -4,13 +4,15 @@
 # test script (or several, one after the other, in one boot) as the
 # payload of /init.
 #
-#   scripts/vm.sh [--kernel debug|stock] [--numa] [--timeout SECS]
+#   scripts/vm.sh [--kernel debug|stock|trixie|sid] [--numa] [--timeout SECS]
 #                 [--log FILE] [--ko DIR] [--mem MB] [--append ARGS]
 #                 [--quiet|--payload] tests/vm/NAME.sh [tests/vm/NAME2.sh...]
 #
-#   --kernel   stock (default): Debian's packaged kernel; debug: the debug
-#              test kernel (KASAN, lockdep, KUnit, kmemleak; built once and
-#              cached by scripts/kernel/build.sh)
+#   --kernel   stock (default): Debian 12's packaged kernel (6.1); debug: the
+#              debug test kernel (KASAN, lockdep, KUnit, kmemleak; built once
+#              and cached by scripts/kernel/build.sh); trixie, sid: Debian
+#              13's (6.12) and unstable's (7.2) stock kernels, fetched once
+#              and cached by scripts/kernel/stock.sh
 #   --numa     two NUMA nodes (one CPU and half the memory each)
 #   --timeout  seconds before the VM is killed (default 180 stock, 600 debug)
 #   --mem      guest memory in MiB (default 1024 stock, 768 debug)
@@ -46,7 +48,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#scripts[@]} -gt 0 ] || usage
-case "$kernel" in stock|debug) ;; *) echo "vm: --kernel stock|debug" >&2; exit 2 ;; esac
+case "$kernel" in stock|debug|trixie|sid) ;; *) echo "vm: --kernel stock|debug|trixie|sid" >&2; exit 2 ;; esac
 tests=
 for script in "${scripts[@]}"; do
 	[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
@@ -72,7 +74,8 @@ image=$(kernel_boot_image "$kernel")
 [ -r "$image" ] || { echo "vm: kernel image $image not readable" >&2; exit 1; }
 [ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" "$kernel" | tail -n 1)
 initrd=$top/build/vm/$name-$kernel.cpio
-"$top/scripts/initramfs.sh" --ko "$ko" --out "$initrd"
+DAMON_PERF_MODROOT=$(kernel_modroot "$kernel") \
+	"$top/scripts/initramfs.sh" --ko "$ko" --out "$initrd"
 
 cmdline="console=ttyS0,115200 panic=-1 printk.time=1 loglevel=7"
 cmdline+=" DAMON_PERF_TEST=$tests DAMON_PERF_KERNEL=$kernel"

@@ -10,4 +10,22 @@
 #define timer_delete_sync(t) del_timer_sync(t)
 #endif
 
+/*
+ * Generic netlink: the op type the pre_doit/post_doit hooks receive, and a
+ * dump's parsed attributes (6.1: genl_dumpit_info.attrs; since 6.2:
+ * genl_dumpit_info.info.attrs). Callers include <net/genetlink.h>.
+ */
+#ifdef DAMON_PERF_HAVE_GENL_SPLIT_OPS
+#define damon_perf_genl_hook_ops genl_split_ops
+#define damon_perf_dumpit_attrs(cb) (genl_dumpit_info(cb)->info.attrs)
+#else
+#define damon_perf_genl_hook_ops genl_ops
+#define damon_perf_dumpit_attrs(cb) (genl_dumpit_info(cb)->attrs)
+#endif
+
+/* Kernels without WQ_PERCPU bind workqueues per CPU unless WQ_UNBOUND. */
+#ifndef DAMON_PERF_HAVE_WQ_PERCPU
+#define WQ_PERCPU 0
+#endif
+
 #endif /* _DAMON_PERF_COMPAT_H */

@@ -31,7 +31,7 @@ case "$suite" in trixie|sid) ;; *)
 esac
 cache=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}
 # Bump when a change here changes what gets prepared: part of the cache key.
-recipe=1
+recipe=2
 apt_dir=$cache/apt/$suite
 mkdir -p "$apt_dir"/{lists/partial,archives/partial,debs}
 
@@ -93,7 +93,12 @@ image_pkg=linux-image-$release
 # Debian 13 names the image package -unsigned beside the signed one; either
 # boots under qemu (no Secure Boot), the unsigned one needs no shim.
 [ -n "$(field "$image_pkg-unsigned" Version)" ] && image_pkg=$image_pkg-unsigned
-pkgs=("$image_pkg" "linux-headers-$release" "linux-source-$series")
+# Newer suites split the image package: the kernel and its modules come in
+# linux-binary-RELEASE and linux-modules-RELEASE, which it depends on.
+parts=$(field "$image_pkg" Depends | tr ',' '\n' | awk '{ print $1 }' |
+	grep -E '^linux-(binary|modules)-' | grep -F -- "-$release" | sort -u || true)
+# shellcheck disable=SC2206
+pkgs=("$image_pkg" $parts "linux-headers-$release" "linux-source-$series")
 (cd "$apt_dir/debs" && rm -f ./*.deb &&
 	apt-get "${apt_opts[@]}" download "${pkgs[@]}" >"$apt_dir/download.log" 2>&1) || {
 	cat "$apt_dir/download.log" >&2
@@ -107,7 +112,19 @@ for d in "$cache"/stock-"$suite"-*; do
 done
 rm -rf "$dir"
 mkdir -p "$dir/image" "$dir/headers" "$dir/src"
-dpkg-deb -x "$apt_dir"/debs/"$image_pkg"_*.deb "$dir/image"
+for p in "$image_pkg" $parts; do
+	dpkg-deb -x "$apt_dir"/debs/"$p"_*.deb "$dir/image"
+done
+# The kernel may sit in /boot or in /usr/lib/linux-image-RELEASE (newer
+# packages): give it one place.
+if [ ! -f "$dir/image/boot/vmlinuz-$release" ]; then
+	k=$(find "$dir/image" -name "vmlinuz*" -type f | head -n 1)
+	[ -n "$k" ] || { echo "stock: no vmlinuz in $image_pkg $parts" >&2; exit 1; }
+	mkdir -p "$dir/image/boot"
+	ln -sf "$k" "$dir/image/boot/vmlinuz-$release"
+fi
+[ -d "$dir/image/lib/modules/$release" ] || [ -d "$dir/image/usr/lib/modules/$release" ] ||
+	{ echo "stock: no modules of $release in $image_pkg $parts" >&2; exit 1; }
 dpkg-deb -x "$apt_dir"/debs/linux-headers-"$release"_*.deb "$dir/headers"
 dpkg-deb -x "$apt_dir"/debs/linux-source-"$series"_*.deb "$dir/src"
 hdr=$dir/headers/usr/src/linux-headers-$release
@@ -138,6 +155,7 @@ got=$(make -s kernelrelease)
 # What the host compiler changed, for the record (Documentation/testing.rst).
 diff <(grep '^CONFIG_' "$hdr/.config" | sort) <(grep '^CONFIG_' .config | sort) \
 	> "$dir/config-changes.diff" || true
+[ -f "$dir/image/boot/config-$release" ] || cp "$hdr/.config" "$dir/image/boot/config-$release"
 rm -rf "$dir/headers"
 touch "$dir/.damon-perf-built"
 echo "stock: $suite $release prepared in $(( $(date +%s) - start )) s" >&2

@@ -1,17 +1,29 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """extract-vmlinux.py BZIMAGE OUT: write the ELF vmlinux packed in a bzImage
-(xz, gzip or lzma payload), as the kernel's scripts/extract-vmlinux does."""
+(xz, gzip, lzma or zstd payload), as the kernel's scripts/extract-vmlinux does."""
 import gzip
 import lzma
+import subprocess
 import sys
 import zlib
+
+
+def unzstd(data):
+    """zstd has no module in Python's standard library: use zstd(1)."""
+    try:
+        return subprocess.run(['zstd', '-dcq'], input=data, check=False,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL).stdout
+    except OSError:
+        return b''
 
 MAGICS = [
     (b'\xfd7zXZ\x00', lambda d: lzma.LZMADecompressor().decompress(d)),
     (b'\x1f\x8b\x08', lambda d: zlib.decompressobj(31).decompress(d)),
     (b'\x5d\x00\x00', lambda d: lzma.LZMADecompressor(
         format=lzma.FORMAT_ALONE).decompress(d)),
+    (b'\x28\xb5\x2f\xfd', unzstd),
 ]
 
 

@@ -5,6 +5,10 @@
 #          KERNEL_STOCK= override)
 #   debug  the debug test kernel tree from scripts/kernel/build.sh (built on
 #          first use, cached after; KDIR_DEBUG= overrides)
+#   trixie Debian 13's stock kernel (6.12), and
+#   sid    Debian unstable's newest stock kernel (7.2 when written): the
+#          image and a matching module tree from scripts/kernel/stock.sh
+#          (fetched and prepared on first use, cached after)
 
 kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -23,23 +27,53 @@ debug_tree() {
 	"$kernels_top/scripts/kernel/build.sh" | tail -n 1
 }
 
-# kernel_kdir stock|debug: the directory to build modules against.
+# Every kernel the VM tier knows, in the order make check runs them.
+KERNELS_ALL="debug stock trixie sid"
+
+# suite_dir trixie|sid: the cached image + module tree of that suite.
+suite_dir() {
+	"$kernels_top/scripts/kernel/stock.sh" "$1" | tail -n 1
+}
+
+# suite_release DIR: the kernel release of a suite_dir.
+suite_release() {
+	local f
+	f=$(ls "$1"/image/boot/vmlinuz-* 2>/dev/null | head -n 1)
+	[ -n "$f" ] || { echo "no kernel image in $1" >&2; return 1; }
+	echo "${f##*/vmlinuz-}"
+}
+
+# kernel_kdir KERNEL: the directory to build modules against.
 kernel_kdir() {
 	case "$1" in
 	stock) if [ -n "${KDIR_STOCK:-}" ]; then echo "$KDIR_STOCK"; else
 		echo "/usr/src/linux-headers-$(stock_version)"; fi ;;
 	debug) debug_tree ;;
+	trixie|sid) echo "$(suite_dir "$1")/build" ;;
 	*) echo "unknown kernel '$1'" >&2; return 1 ;;
 	esac
 }
 
-# kernel_image stock|debug: the bzImage to boot.
+# kernel_image KERNEL: the bzImage to boot.
 kernel_image() {
+	local d
 	case "$1" in
 	stock) if [ -n "${KERNEL_STOCK:-}" ]; then echo "$KERNEL_STOCK"; else
 		echo "/boot/vmlinuz-$(stock_version)"; fi ;;
 	debug) echo "$(debug_tree)/arch/x86/boot/bzImage" ;;
+	trixie|sid) d=$(suite_dir "$1") && echo "$d/image/boot/vmlinuz-$(suite_release "$d")" ;;
 	*) echo "unknown kernel '$1'" >&2; return 1 ;;
+	esac
+}
+
+# kernel_modroot KERNEL: the root under which lib/modules/RELEASE of the
+# kernel's own modules lies (for modinfo -b), "/" for the host's.
+kernel_modroot() {
+	local d
+	case "$1" in
+	trixie|sid) d=$(suite_dir "$1") || return 1
+		if [ -d "$d/image/usr/lib/modules" ]; then echo "$d/image/usr"; else echo "$d/image"; fi ;;
+	*) echo / ;;
 	esac
 }
 
@@ -49,7 +83,7 @@ kernel_has() {
 		grep -qE "^#define $2(_MODULE)? 1" "$1/include/generated/autoconf.h" 2>/dev/null
 }
 
-# kernel_boot_image stock|debug: what qemu -kernel gets. An uncompressed
+# kernel_boot_image KERNEL: what qemu -kernel gets. An uncompressed
 # vmlinux with a PVH entry point boots directly, skipping the decompressor,
 # which is slow under TCG (about 8 s of a 16 s stock boot); the bzImage
 # otherwise.
@@ -57,12 +91,12 @@ kernel_boot_image() {
 	local img cfg vmlinux cache
 	img=$(kernel_image "$1") || return 1
 	case "$1" in
-	stock)
-		cfg=/boot/config-${img#/boot/vmlinuz-}
-		[ -n "${KERNEL_STOCK:-}" ] && cfg=
+	stock|trixie|sid)
+		cfg=$(dirname "$img")/config-${img##*/vmlinuz-}
+		[ "$1" = stock ] && [ -n "${KERNEL_STOCK:-}" ] && cfg=
 		if [ -n "$cfg" ] && grep -q '^CONFIG_PVH=y' "$cfg" 2>/dev/null; then
 			cache=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}
-			vmlinux=$cache/vmlinux-$(basename "$img")-$(stat -c %s-%Y "$img")
+			vmlinux=$cache/vmlinux-$(basename "$img")-$(stat -L -c %s-%Y "$img")
 			if [ ! -s "$vmlinux" ]; then
 				mkdir -p "$cache"
 				rm -f "$cache/vmlinux-$(basename "$img")"-*
