@@ -5,7 +5,7 @@
 # (tests/vm/demo.sh): load the module, show damonctl's view and the
 # observability counters.
 #
-#   scripts/demo.sh [--kernel stock|debug] [--all]   (--all: whole console)
+#   scripts/demo.sh [--kernel stock|debug|trixie|sid] [--all]   (--all: whole console)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -15,7 +15,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
 	--all) show=; shift ;;
-	*) echo "usage: $0 [--kernel stock|debug] [--all]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--kernel stock|debug|trixie|sid] [--all]" >&2; exit 2 ;;
 	esac
 done
 t0=$(date +%s)
