@@ -6,10 +6,12 @@
 
 /*
  * The KUnit test module (tests/kunit) reaches module internals through
- * these exports; they exist only when the target kernel has KUnit.
+ * these exports; they exist only when the target kernel has KUnit, and
+ * only in the EXPORTED_FOR_KUNIT_TESTING namespace (compat/compat.h), which
+ * no other module imports.
  */
 #if IS_ENABLED(CONFIG_KUNIT)
-#define DAMON_PERF_EXPORT_FOR_KUNIT(sym) EXPORT_SYMBOL_GPL(sym)
+#define DAMON_PERF_EXPORT_FOR_KUNIT(sym) EXPORT_SYMBOL_IF_KUNIT(sym)
 #else
 #define DAMON_PERF_EXPORT_FOR_KUNIT(sym)
 #endif

@@ -45,7 +45,7 @@
 
 #if IS_ENABLED(CONFIG_KUNIT)
 damon_perf_ring_hook_fn damon_perf_ring_busy_hook;
-EXPORT_SYMBOL_GPL(damon_perf_ring_busy_hook);
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ring_busy_hook);
 #endif
 
 /*

@@ -586,7 +586,7 @@ struct damon_perf_stats_pcpu __percpu *damon_perf_stats_pcpu_alloc(void)
 {
 	return alloc_percpu(struct damon_perf_stats_pcpu);
 }
-EXPORT_SYMBOL_GPL(damon_perf_stats_pcpu_alloc);
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_pcpu_alloc);
 
 /**
  * damon_perf_stats_pcpu_free() - Free a set from _alloc.
@@ -598,7 +598,7 @@ void damon_perf_stats_pcpu_free(struct damon_perf_stats_pcpu __percpu *p)
 {
 	free_percpu(p);
 }
-EXPORT_SYMBOL_GPL(damon_perf_stats_pcpu_free);
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_pcpu_free);
 
 /**
  * damon_perf_stats_swap() - Make @p the set the observe API works on.
@@ -615,5 +615,5 @@ damon_perf_stats_swap(struct damon_perf_stats_pcpu __percpu *p)
 {
 	return xchg(&cur_set, p ? p : &damon_perf_pcpu);
 }
-EXPORT_SYMBOL_GPL(damon_perf_stats_swap);
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_swap);
 #endif

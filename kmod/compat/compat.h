@@ -23,6 +23,23 @@
 #define damon_perf_dumpit_attrs(cb) (genl_dumpit_info(cb)->attrs)
 #endif
 
+/*
+ * Exports only the KUnit test module may use, in the namespace the kernel
+ * reserves for them; the test module imports it.
+ */
+#ifdef DAMON_PERF_HAVE_KUNIT_VISIBILITY
+#include <kunit/visibility.h>
+#elif IS_ENABLED(CONFIG_KUNIT)
+#define EXPORT_SYMBOL_IF_KUNIT(symbol) \
+	EXPORT_SYMBOL_NS(symbol, EXPORTED_FOR_KUNIT_TESTING)
+#endif
+#ifdef DAMON_PERF_HAVE_NS_STRING
+#define DAMON_PERF_IMPORT_KUNIT_NS() \
+	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
+#else
+#define DAMON_PERF_IMPORT_KUNIT_NS() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#endif
+
 /* Kernels without WQ_PERCPU bind workqueues per CPU unless WQ_UNBOUND. */
 #ifndef DAMON_PERF_HAVE_WQ_PERCPU
 #define WQ_PERCPU 0

@@ -8,3 +8,4 @@
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for damon_perf");
+DAMON_PERF_IMPORT_KUNIT_NS();

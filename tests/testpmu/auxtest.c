@@ -186,3 +186,4 @@ module_init(auxtest_init);
 module_exit(auxtest_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("damon_perf tests: AUX transport harness");
+DAMON_PERF_IMPORT_KUNIT_NS();
