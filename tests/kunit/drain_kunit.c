@@ -85,7 +85,7 @@ static struct damon_perf_report rep(unsigned long addr, unsigned long size)
 		.paddr = addr,
 		.vaddr = addr,
 		.size = size,
-		.time_ns = local_clock(),
+		.time_ns = damon_perf_clock_ns(),
 		.cpu = 0,
 		.tid = 7,
 		.tgid = 100,
