@@ -218,14 +218,14 @@ EXPORT_SYMBOL_GPL(damon_perf_kdamond_resched_hook);
  * the kdamond on its CPU for ever (the sleep returns at once while the
  * wake flag is set).
  */
-static void resched_point(struct damon_perf_ctx *ctx)
+static void resched_point(struct damon_perf_ctx *ctx, bool early)
 {
 #if IS_ENABLED(CONFIG_KUNIT)
 	damon_perf_kdamond_hook_fn hook =
 		READ_ONCE(damon_perf_kdamond_resched_hook);
 
 	if (hook)
-		hook(ctx);
+		hook(ctx, early);
 #endif
 	cond_resched();
 }
@@ -271,6 +271,7 @@ static int kdamond_fn(void *data)
 {
 	struct damon_perf_ctx *ctx = data;
 	u64 now = ktime_get_ns();
+	bool early;
 	struct kdamond_clock c = {
 		.next_sample = now + ns(ctx->attrs.sample_us),
 		.next_aggr = now + ns(ctx->attrs.aggr_us),
@@ -291,9 +292,10 @@ static int kdamond_fn(void *data)
 
 		now = ktime_get_ns();
 		/* an early wake stays in the same sample interval */
-		if (now >= c.next_sample && !sample_end(ctx, &c, now))
+		early = now < c.next_sample;
+		if (!early && !sample_end(ctx, &c, now))
 			break;
-		resched_point(ctx);
+		resched_point(ctx, early);
 	}
 	return 0;
 }

@@ -17,9 +17,12 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns);
 #if IS_ENABLED(CONFIG_KUNIT)
 /*
  * Test hook: when set, the kdamond calls it at the scheduling point of
- * every pass of its loop, early wakes included. Never set outside KUnit.
+ * every pass of its loop, with @early true for a pass an early wake (ring
+ * high watermark) started within a sample interval. Never set outside
+ * KUnit.
  */
-typedef void (*damon_perf_kdamond_hook_fn)(struct damon_perf_ctx *ctx);
+typedef void (*damon_perf_kdamond_hook_fn)(struct damon_perf_ctx *ctx,
+					   bool early);
 extern damon_perf_kdamond_hook_fn damon_perf_kdamond_resched_hook;
 #endif
 
