@@ -244,7 +244,8 @@ struct kdamond_clock {
 static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 		       u64 now)
 {
-	ctx->sample_seq++;
+	/* KUnit reads it while we run */
+	WRITE_ONCE(ctx->sample_seq, ctx->sample_seq + 1);
 	c->next_sample += ns(ctx->attrs.sample_us);
 	if (c->next_sample <= now)
 		c->next_sample = now + ns(ctx->attrs.sample_us);

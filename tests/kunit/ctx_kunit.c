@@ -295,7 +295,6 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 					     DAMON_PERF_OPS_PADDR);
 	struct damon_perf_filter f = { .type = DAMON_PERF_FILTER_WRITE };
 	struct damon_perf_attrs a, got;
-	ktime_t t0;
 	int i;
 
 	mutex_lock(&damon_perf_lock);
@@ -327,9 +326,7 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 	mutex_lock(&damon_perf_lock);
 	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 200000ULL);
 	KUNIT_EXPECT_FALSE(test, ctx->attrs_pending);
-	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
-	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
 	KUNIT_EXPECT_EQ(test, ctx->state, (u32)DAMON_PERF_CTX_STATE_STOPPED);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), -EINVAL);
 	/* stopped: configurable again, and it restarts */
@@ -361,7 +358,12 @@ static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 60000000ULL);
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
-	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
+	/*
+	 * A ratio, not a machine-speed bound: a stop that waited for the
+	 * interval would take the 10 s; this one may be slow (KASAN under
+	 * TCG on a loaded host), not 20 times slower than that.
+	 */
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 500LL);
 	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 30000000ULL);
 	mutex_unlock(&damon_perf_lock);
 }
