@@ -20,6 +20,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/workqueue.h>
 
 #include "aux.h"
@@ -34,10 +35,10 @@
 DEFINE_MUTEX(damon_perf_lock);
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_lock);
 
-/* Bounds of the attributes that no sane configuration exceeds. */
-#define MAX_SAMPLE_US	(60ULL * USEC_PER_SEC)
-#define MAX_AGGR_US	(3600ULL * USEC_PER_SEC)
-#define MAX_UPDATE_US	(3600ULL * USEC_PER_SEC)
+/* Bounds of the attributes: the uapi limits, also the netlink policy's. */
+#define MAX_SAMPLE_US	DAMON_PERF_SAMPLE_US_MAX
+#define MAX_AGGR_US	DAMON_PERF_INTERVAL_US_MAX
+#define MAX_UPDATE_US	DAMON_PERF_INTERVAL_US_MAX
 
 /* Contexts, sorted by id; damon_perf_lock. */
 static LIST_HEAD(ctxs);
@@ -84,7 +85,8 @@ int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 		return -EINVAL;
 	}
 	if (attrs->sample_us > MAX_SAMPLE_US) {
-		NL_SET_ERR_MSG(extack, "sample interval above 60 s");
+		NL_SET_ERR_MSG(extack, "sample interval above "
+			       __stringify(DAMON_PERF_SAMPLE_US_MAX) " us");
 		return -EINVAL;
 	}
 	if (attrs->aggr_us > MAX_AGGR_US) {
@@ -105,8 +107,9 @@ int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 			       "update interval is not a multiple of the sample interval");
 		return -EINVAL;
 	}
-	if (attrs->min_nr_regions < 3) {
-		NL_SET_ERR_MSG(extack, "min_nr_regions must be at least 3");
+	if (attrs->min_nr_regions < DAMON_PERF_NR_REGIONS_MIN) {
+		NL_SET_ERR_MSG(extack, "min_nr_regions must be at least "
+			       __stringify(DAMON_PERF_NR_REGIONS_MIN));
 		return -EINVAL;
 	}
 	if (attrs->min_nr_regions > attrs->max_nr_regions) {
@@ -114,7 +117,8 @@ int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 		return -EINVAL;
 	}
 	if (attrs->max_nr_regions > DAMON_PERF_MAX_REGIONS) {
-		NL_SET_ERR_MSG(extack, "max_nr_regions above the limit (10000)");
+		NL_SET_ERR_MSG(extack, "max_nr_regions above the limit ("
+			       __stringify(DAMON_PERF_NR_REGIONS_MAX) ")");
 		return -EINVAL;
 	}
 	if (attrs->mode != DAMON_PERF_MODE_PRESENCE &&
@@ -124,7 +128,9 @@ int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 	}
 	if (!damon_perf_rings_valid_size(attrs->ring_size)) {
 		NL_SET_ERR_MSG(extack,
-			       "ring size must be a power of two within 16..65536");
+			       "ring size must be a power of two within "
+			       __stringify(DAMON_PERF_RING_SIZE_MIN) ".."
+			       __stringify(DAMON_PERF_RING_SIZE_MAX));
 		return -EINVAL;
 	}
 	return 0;
@@ -717,11 +723,11 @@ static int init_targets(struct damon_perf_ctx *ctx,
 
 	damon_perf_for_each_target(t, ctx) {
 		damon_perf_regions_free(t);
-		t->dead = false;
+		WRITE_ONCE(t->dead, false);
 		t->last_nr_regions = 0;
 		ret = damon_perf_regions_init(ctx, t);
 		if (ret == -ESRCH) {
-			t->dead = true;
+			WRITE_ONCE(t->dead, true);
 			continue;
 		}
 		if (ret) {
@@ -791,7 +797,14 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 		goto err_module;
 	ctx->attrs_pending = false;
 	ctx->sample_seq = 1;
-	ctx->stale_drops = 0;
+	WRITE_ONCE(ctx->stale_drops, 0);
+	/*
+	 * No drain yet: the rings are new, so everything in them at the
+	 * first drain was taken after this start, and none of it is stale
+	 * however long arming the probes and starting the kdamond took.
+	 */
+	ctx->last_drain_ns = 0;
+	ctx->aggr_start_ns = ktime_get_ns();
 	WRITE_ONCE(ctx->kdamond_done, false);
 	WRITE_ONCE(ctx->kdamond_wake, false);
 	ctx->rings.ctx_id = ctx->id;
@@ -832,25 +845,38 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_start);
  * damon_perf_ctx_stop() - Stop monitoring.
  * @ctx:	a running context.
  *
- * Stops the kdamond, disarms the probes, then frees the rings (no handler
- * can reach them any more) and drops the module reference. Regions and the
- * last snapshot stay readable.
+ * Producers go first: the AUX buffers are released and the probes
+ * disarmed, so nothing can queue a report any more. Then the kdamond is
+ * stopped, the rings are drained one last time (the reports queued after
+ * the kdamond's last drain are credited or counted, never freed
+ * uncounted), the interval since the last aggregation is published as a
+ * last, partial aggregation, and only then are the rings freed and the
+ * module reference dropped. Regions and the last snapshot stay readable.
+ * Afterwards perf_stats balances: every report enqueued was dequeued.
  *
  * Context: process context, damon_perf_lock held.
  * Return: 0, or -EINVAL when @ctx was not running.
  */
 int damon_perf_ctx_stop(struct damon_perf_ctx *ctx)
 {
+	u64 now;
+
 	lockdep_assert_held(&damon_perf_lock);
 	if (!running(ctx))
 		return -EINVAL;
-	damon_perf_kdamond_stop(ctx);
 	/* AUX consumers write into the rings: gone before they are */
 	damon_perf_aux_release_ctx(ctx);
 	if (ctx->source_armed) {
 		damon_perf_source_disarm(ctx);
 		ctx->source_armed = false;
 	}
+	damon_perf_kdamond_stop(ctx);
+	/* the kdamond has ended: its state is ours (kthread_stop() waited) */
+	damon_perf_drain_rings(ctx);
+	now = ktime_get_ns();
+	if (now > ctx->aggr_start_ns)
+		damon_perf_kdamond_aggregate(ctx, now - ctx->aggr_start_ns);
+	ctx->aggr_start_ns = now;
 	damon_perf_rings_free(&ctx->rings);
 	/* tuned values the kdamond had no aggregation left to apply */
 	spin_lock(&ctx->pending_lock);

@@ -27,7 +27,7 @@
 #define DAMON_PERF_MAX_PROBES		3
 #define DAMON_PERF_MAX_FILTERS		8
 #define DAMON_PERF_MAX_FILTER_TIDS	16
-#define DAMON_PERF_MAX_REGIONS		10000
+#define DAMON_PERF_MAX_REGIONS		DAMON_PERF_NR_REGIONS_MAX
 #define DAMON_PERF_NAME_LEN		32
 
 extern struct mutex damon_perf_lock;
@@ -62,8 +62,10 @@ struct damon_perf_region {
  * @start:	paddr: first address of the range.
  * @end:	paddr: one past the last address.
  * @dead:	the process exited; kept for reporting, no longer updated.
+ *		Written by the kdamond with WRITE_ONCE, read by netlink.
  * @regions:	sorted, non-overlapping regions covering the target.
- * @nr_regions:	length of @regions.
+ * @nr_regions:	length of @regions; written with WRITE_ONCE (the kdamond
+ *		changes it while netlink may read it with READ_ONCE).
  * @list:	in &damon_perf_ctx.targets.
  * @last_nr_regions: @nr_regions at the previous split (kdamond only).
  */
@@ -236,12 +238,16 @@ struct damon_perf_ctx {
 	size_t drain_snap_cap;
 	u64 sample_seq;			/* sample intervals since start */
 
+	/* written by the kdamond (WRITE_ONCE), read by netlink (READ_ONCE) */
 	u64 stale_drops;		/* reports older than one interval */
-	unsigned int arm_failures;	/* per-CPU event creation failures */
+	/* per-CPU event creation failures; the sync works of every probe */
+	atomic_t arm_failures;
 	struct list_head list;		/* in the global context list */
 
 	/* additions (core) */
-	u64 last_drain_ns;		/* local_clock() of the previous drain */
+	/* damon_perf_clock_ns() of the previous drain, 0 before the first */
+	u64 last_drain_ns;
+	u64 aggr_start_ns;		/* ktime_get_ns() the aggregation began */
 	bool kdamond_done;		/* kdamond left its loop on its own */
 	bool source_armed;		/* damon_perf_source_arm() succeeded */
 };

@@ -11,7 +11,6 @@
  * stopped.
  */
 #include <linux/bsearch.h>
-#include <linux/sched/clock.h>
 #include <linux/slab.h>
 
 #include "drain.h"
@@ -41,7 +40,12 @@ static struct damon_perf_drain_ent *reserve(struct damon_perf_ctx *ctx,
  *
  * Reports older than one sample interval before the previous pass
  * (@ctx->last_drain_ns) are stale: they belong to an interval already
- * drained, e.g. left in a ring across a stop and start.
+ * drained. Timestamps and @ctx->last_drain_ns come from one clock for all
+ * CPUs, damon_perf_clock_ns(). Before the first pass after a start
+ * (@ctx->last_drain_ns is 0) nothing is stale: the rings were allocated
+ * by that start. AUX reports are stamped when the kdamond decodes them,
+ * just before it drains the rings, so the window never drops them: for
+ * them it bounds nothing but the decode itself.
  *
  * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
  * Return: 0, or -ENOMEM (the pass must be skipped).
@@ -165,16 +169,19 @@ static void miss(const struct damon_perf_report *report, unsigned long addr,
 	damon_perf_observe_miss(addr, report->cpu, reason);
 }
 
+/* Counters saturate: a long aggregation in count mode must not wrap. */
 static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
 		   unsigned int probe)
 {
-	r->probe_hits[probe]++;
-	if (d->mode == DAMON_PERF_MODE_COUNT) {
-		r->nr_accesses++;
-	} else if (r->last_credit_seq != d->seq) {
+	if (r->probe_hits[probe] < U64_MAX)
+		r->probe_hits[probe]++;
+	if (d->mode != DAMON_PERF_MODE_COUNT) {
+		if (r->last_credit_seq == d->seq)
+			return;
 		r->last_credit_seq = d->seq;
-		r->nr_accesses++;
 	}
+	if (r->nr_accesses < UINT_MAX)
+		r->nr_accesses++;
 }
 
 /**
@@ -184,7 +191,8 @@ static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
  *
  * probe_hits[probe_idx - 1] of the region counts every accepted sample;
  * nr_accesses counts every sample in count mode and at most one per sample
- * interval in presence mode. Every rejection is counted by reason.
+ * interval in presence mode; both saturate at their maximum. Every
+ * rejection is counted by reason.
  *
  * Context: the kdamond of @d->ctx, or a caller owning a stopped context.
  * Return: true when a region was credited.
@@ -200,7 +208,8 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 
 	d->total++;
 	if (report->time_ns < d->stale_before) {
-		ctx->stale_drops++;
+		/* netlink reads it while the kdamond runs */
+		WRITE_ONCE(ctx->stale_drops, ctx->stale_drops + 1);
 		miss(report, addr, DAMON_PERF_MISS_STALE);
 		return false;
 	}
@@ -248,16 +257,17 @@ static void drain_one(const struct damon_perf_report *report, void *arg)
 }
 
 /**
- * damon_perf_drain_rings() - Drain every pending ring of a running context.
- * @ctx:	the context.
+ * damon_perf_drain_rings() - Drain every pending ring of a context.
+ * @ctx:	the context, with its rings.
  *
- * Context: the kdamond of @ctx.
+ * Context: the kdamond of @ctx, or damon_perf_ctx_stop() once the probes
+ * are disarmed and the kdamond has ended (the last drain).
  * Return: the number of reports consumed.
  */
 unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx)
 {
 	struct damon_perf_drain d;
-	u64 now = local_clock();
+	u64 now = damon_perf_clock_ns();
 	unsigned int n;
 
 	if (cpumask_empty(&ctx->rings.pending)) {

@@ -18,7 +18,6 @@
 #include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
@@ -163,8 +162,9 @@ static bool update(struct damon_perf_ctx *ctx)
 	damon_perf_for_each_target(t, ctx) {
 		if (t->dead)
 			continue;
+		/* netlink reads it while we run */
 		if (damon_perf_regions_update(ctx, t) == -ESRCH)
-			t->dead = true;
+			WRITE_ONCE(t->dead, true);
 		else
 			alive = true;
 	}
@@ -207,19 +207,82 @@ static void sleep_until(struct damon_perf_ctx *ctx, u64 until)
 						   ns_to_ktime(until - now));
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+damon_perf_kdamond_hook_fn damon_perf_kdamond_resched_hook;
+EXPORT_SYMBOL_GPL(damon_perf_kdamond_resched_hook);
+#endif
+
+/*
+ * The scheduling point of every pass, early wakes included: on a kernel
+ * without preemption, sustained watermark crossings would otherwise keep
+ * the kdamond on its CPU for ever (the sleep returns at once while the
+ * wake flag is set).
+ */
+static void resched_point(struct damon_perf_ctx *ctx, bool early)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	damon_perf_kdamond_hook_fn hook =
+		READ_ONCE(damon_perf_kdamond_resched_hook);
+
+	if (hook)
+		hook(ctx, early);
+#endif
+	cond_resched();
+}
+
+/* Deadlines of the kdamond, in ktime_get_ns(). */
+struct kdamond_clock {
+	u64 next_sample;
+	u64 next_aggr;
+	u64 next_update;
+};
+
+/*
+ * The end of a sample interval at @now: aggregate and update when due.
+ * Return: false when every target is gone and the kdamond must leave.
+ */
+static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
+		       u64 now)
+{
+	/* KUnit reads it while we run */
+	WRITE_ONCE(ctx->sample_seq, ctx->sample_seq + 1);
+	c->next_sample += ns(ctx->attrs.sample_us);
+	if (c->next_sample <= now)
+		c->next_sample = now + ns(ctx->attrs.sample_us);
+
+	if (now >= c->next_aggr) {
+		damon_perf_kdamond_aggregate(ctx, now - ctx->aggr_start_ns);
+		ctx->aggr_start_ns = now;
+		apply_pending(ctx);
+		c->next_aggr = now + ns(ctx->attrs.aggr_us);
+		c->next_sample = min(c->next_sample,
+				     now + ns(ctx->attrs.sample_us));
+	}
+	if (now >= c->next_update) {
+		c->next_update = now + ns(ctx->attrs.update_us);
+		if (!update(ctx)) {
+			damon_perf_ctx_kdamond_exited(ctx);
+			return false;
+		}
+	}
+	return true;
+}
+
 static int kdamond_fn(void *data)
 {
 	struct damon_perf_ctx *ctx = data;
 	u64 now = ktime_get_ns();
-	u64 next_sample, next_aggr, next_update, aggr_start = now;
+	bool early;
+	struct kdamond_clock c = {
+		.next_sample = now + ns(ctx->attrs.sample_us),
+		.next_aggr = now + ns(ctx->attrs.aggr_us),
+		.next_update = now + ns(ctx->attrs.update_us),
+	};
 
-	ctx->last_drain_ns = local_clock();
-	next_sample = now + ns(ctx->attrs.sample_us);
-	next_aggr = now + ns(ctx->attrs.aggr_us);
-	next_update = now + ns(ctx->attrs.update_us);
-
+	/* read by damon_perf_ctx_stop() once this thread has ended */
+	ctx->aggr_start_ns = now;
 	while (!kthread_should_stop()) {
-		sleep_until(ctx, next_sample);
+		sleep_until(ctx, c.next_sample);
 		if (kthread_should_stop())
 			break;
 		/* cleared before draining: a later watermark wakes us again */
@@ -229,29 +292,11 @@ static int kdamond_fn(void *data)
 		damon_perf_drain_rings(ctx);
 
 		now = ktime_get_ns();
-		if (now < next_sample)
-			continue;	/* early wake: same sample interval */
-		ctx->sample_seq++;
-		next_sample += ns(ctx->attrs.sample_us);
-		if (next_sample <= now)
-			next_sample = now + ns(ctx->attrs.sample_us);
-
-		if (now >= next_aggr) {
-			damon_perf_kdamond_aggregate(ctx, now - aggr_start);
-			aggr_start = now;
-			apply_pending(ctx);
-			next_aggr = now + ns(ctx->attrs.aggr_us);
-			next_sample = min(next_sample,
-					  now + ns(ctx->attrs.sample_us));
-		}
-		if (now >= next_update) {
-			next_update = now + ns(ctx->attrs.update_us);
-			if (!update(ctx)) {
-				damon_perf_ctx_kdamond_exited(ctx);
-				break;
-			}
-		}
-		cond_resched();
+		/* an early wake stays in the same sample interval */
+		early = now < c.next_sample;
+		if (!early && !sample_end(ctx, &c, now))
+			break;
+		resched_point(ctx, early);
 	}
 	return 0;
 }

@@ -14,4 +14,16 @@ void damon_perf_kdamond_stop(struct damon_perf_ctx *ctx);
 void damon_perf_kdamond_wake(void *arg);
 void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test hook: when set, the kdamond calls it at the scheduling point of
+ * every pass of its loop, with @early true for a pass an early wake (ring
+ * high watermark) started within a sample interval. Never set outside
+ * KUnit.
+ */
+typedef void (*damon_perf_kdamond_hook_fn)(struct damon_perf_ctx *ctx,
+					   bool early);
+extern damon_perf_kdamond_hook_fn damon_perf_kdamond_resched_hook;
+#endif
+
 #endif /* _DAMON_PERF_KDAMOND_H */

@@ -36,7 +36,7 @@
 #include "perf_source.h"
 #include "stats.h"
 
-#define MAX_PID		PID_MAX_LIMIT
+#define MAX_PID		DAMON_PERF_PID_MAX
 #define CPULIST_MAX	1023
 
 static struct genl_family damon_perf_family;
@@ -57,15 +57,15 @@ static bool registered;
 /* ---- policies ---- */
 
 static struct netlink_range_validation sample_us_range = {
-	.min = 100, .max = 10ULL * USEC_PER_SEC,
+	.min = DAMON_PERF_SAMPLE_US_MIN, .max = DAMON_PERF_SAMPLE_US_MAX,
 };
 
 static struct netlink_range_validation interval_us_range = {
-	.min = 100, .max = 3600ULL * USEC_PER_SEC,
+	.min = DAMON_PERF_INTERVAL_US_MIN, .max = DAMON_PERF_INTERVAL_US_MAX,
 };
 
 static struct netlink_range_validation ring_size_range = {
-	.min = 16, .max = 1U << 20,
+	.min = DAMON_PERF_RING_SIZE_MIN, .max = DAMON_PERF_RING_SIZE_MAX,
 };
 
 static struct netlink_range_validation pid_range = {
@@ -84,9 +84,11 @@ static const struct nla_policy attrs_policy[DAMON_PERF_ATTRS_A_MAX + 1] = {
 	[DAMON_PERF_ATTRS_A_UPDATE_US] =
 		NLA_POLICY_FULL_RANGE(NLA_U64, &interval_us_range),
 	[DAMON_PERF_ATTRS_A_MIN_NR_REGIONS] =
-		NLA_POLICY_RANGE(NLA_U32, 3, DAMON_PERF_MAX_REGIONS),
+		NLA_POLICY_RANGE(NLA_U32, DAMON_PERF_NR_REGIONS_MIN,
+				 DAMON_PERF_NR_REGIONS_MAX),
 	[DAMON_PERF_ATTRS_A_MAX_NR_REGIONS] =
-		NLA_POLICY_RANGE(NLA_U32, 3, DAMON_PERF_MAX_REGIONS),
+		NLA_POLICY_RANGE(NLA_U32, DAMON_PERF_NR_REGIONS_MIN,
+				 DAMON_PERF_NR_REGIONS_MAX),
 	[DAMON_PERF_ATTRS_A_MODE] =
 		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_MODE_COUNT),
 	[DAMON_PERF_ATTRS_A_RING_SIZE] =
@@ -290,8 +292,10 @@ static int fill_target(struct sk_buff *skb, const struct damon_perf_target *t)
 		      DAMON_PERF_TARGET_A_PAD) ||
 	      put_u64(skb, DAMON_PERF_TARGET_A_END, t->end,
 		      DAMON_PERF_TARGET_A_PAD))) ||
-	    (t->dead && nla_put_flag(skb, DAMON_PERF_TARGET_A_DEAD)) ||
-	    nla_put_u32(skb, DAMON_PERF_TARGET_A_NR_REGIONS, t->nr_regions))
+	    (READ_ONCE(t->dead) &&
+	     nla_put_flag(skb, DAMON_PERF_TARGET_A_DEAD)) ||
+	    nla_put_u32(skb, DAMON_PERF_TARGET_A_NR_REGIONS,
+			READ_ONCE(t->nr_regions)))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -408,8 +412,9 @@ static int fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
 			return ret;
 	}
 	nla_nest_end(skb, nest);
-	if (nla_put_u32(skb, DAMON_PERF_A_ARM_FAILURES, ctx->arm_failures) ||
-	    put_u64(skb, DAMON_PERF_A_STALE_DROPS, ctx->stale_drops,
+	if (nla_put_u32(skb, DAMON_PERF_A_ARM_FAILURES,
+			atomic_read(&ctx->arm_failures)) ||
+	    put_u64(skb, DAMON_PERF_A_STALE_DROPS, READ_ONCE(ctx->stale_drops),
 		    DAMON_PERF_A_PAD))
 		return -EMSGSIZE;
 	return 0;

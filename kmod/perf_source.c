@@ -219,7 +219,7 @@ static void overflow(struct perf_event *event, struct perf_sample_data *data,
 	if (why != DAMON_PERF_SAMPLE_VALID)
 		return;
 
-	report.time_ns = local_clock();
+	report.time_ns = damon_perf_clock_ns();
 	report.cpu = smp_processor_id();
 	/* Global ids: the drain compares them with pid_nr() of its targets. */
 	report.tid = current->pid;
@@ -272,7 +272,7 @@ static void note_failure(struct damon_perf_source *src, int cpu, int err)
 	WRITE_ONCE(src->nr_failed, src->nr_failed + 1);
 	WRITE_ONCE(src->last_err, err);
 	WRITE_ONCE(src->last_err_cpu, cpu);
-	WRITE_ONCE(ctx->arm_failures, ctx->arm_failures + 1);
+	atomic_inc(&ctx->arm_failures);
 }
 
 /*
@@ -737,7 +737,7 @@ int damon_perf_source_arm(struct damon_perf_ctx *ctx,
 	int i, err;
 
 	lockdep_assert_held(&damon_perf_lock);
-	WRITE_ONCE(ctx->arm_failures, 0);
+	atomic_set(&ctx->arm_failures, 0);
 	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
 		if (!ctx->probes[i].used || ctx->probes[i].src)
 			continue;

@@ -55,7 +55,8 @@ void damon_perf_region_add(struct damon_perf_target *t,
 			   struct damon_perf_region *r)
 {
 	list_add_tail(&r->list, &t->regions);
-	t->nr_regions++;
+	/* netlink reads nr_regions of a running context: READ_ONCE */
+	WRITE_ONCE(t->nr_regions, t->nr_regions + 1);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_region_add);
 
@@ -70,7 +71,7 @@ void damon_perf_region_destroy(struct damon_perf_target *t,
 			       struct damon_perf_region *r)
 {
 	list_del(&r->list);
-	t->nr_regions--;
+	WRITE_ONCE(t->nr_regions, t->nr_regions - 1);
 	kfree(r);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_region_destroy);
@@ -149,7 +150,7 @@ static struct damon_perf_region *split_at(struct damon_perf_target *t,
 	n->last_credit_seq = r->last_credit_seq;
 	r->end = at;
 	list_add(&n->list, &r->list);
-	t->nr_regions++;
+	WRITE_ONCE(t->nr_regions, t->nr_regions + 1);
 	return n;
 }
 
@@ -395,7 +396,7 @@ int damon_perf_regions_set_ranges(struct damon_perf_target *t,
 	}
 	damon_perf_regions_free(t);
 	list_splice(&tmp.regions, &t->regions);
-	t->nr_regions = tmp.nr_regions;
+	WRITE_ONCE(t->nr_regions, tmp.nr_regions);
 	return 0;
 
 nomem:
@@ -604,27 +605,39 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split);
  * most a min_nr_regions-th of the target, so at least min_nr_regions stay
  * when the target is large enough (halving the largest regions if rounding
  * left fewer). The threshold doubles until the target is within
- * max_nr_regions.
+ * max_nr_regions, or until a pass has run with a threshold that every pair
+ * of regions meets (above @max_nr_accesses): more passes could not merge
+ * more, since only the size limit and gaps between regions are left to
+ * stop them. The threshold is 64-bit, so it cannot wrap, and the passes
+ * are bounded by DAMON_PERF_MERGE_MAX_PASSES whatever the counts.
  *
  * Context: target owned by the caller.
+ * Return: the number of merge passes run (for tests).
  */
-void damon_perf_regions_adjust_merge(struct damon_perf_target *t,
-				     const struct damon_perf_attrs *attrs,
-				     unsigned int max_nr_accesses)
+unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
+					     const struct damon_perf_attrs *attrs,
+					     unsigned int max_nr_accesses)
 {
-	unsigned int thres = max_nr_accesses / 10;
+	u64 thres = max_nr_accesses / 10;
 	unsigned long sz_limit;
+	unsigned int passes = 0;
 
 	damon_perf_regions_age(t, thres);
 	sz_limit = max(damon_perf_regions_size(t) / attrs->min_nr_regions,
 		       DAMON_PERF_MIN_REGION);
-	do {
-		damon_perf_regions_merge(t, thres, sz_limit);
+	for (;;) {
+		damon_perf_regions_merge(t, min_t(u64, thres, UINT_MAX),
+					 sz_limit);
+		passes++;
+		if (t->nr_regions <= attrs->max_nr_regions ||
+		    thres > max_nr_accesses ||
+		    passes >= DAMON_PERF_MERGE_MAX_PASSES)
+			break;
 		thres = thres ? thres * 2 : 1;
-	} while (t->nr_regions > attrs->max_nr_regions &&
-		 thres / 2 <= max_nr_accesses);
+	}
 	/* sizes round down, and vaddr ranges may shrink: restore the floor */
 	fill_to_min(t, attrs->min_nr_regions);
+	return passes;
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_merge);
 

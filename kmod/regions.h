@@ -16,6 +16,12 @@
 /* Smallest region, and the alignment of every region boundary. */
 #define DAMON_PERF_MIN_REGION	PAGE_SIZE
 
+/*
+ * Most merge passes of one aggregation: the threshold doubles from 1 at
+ * the least, so it passes any u32 nr_accesses within 34 passes.
+ */
+#define DAMON_PERF_MERGE_MAX_PASSES	40
+
 /**
  * struct damon_perf_range - An address range [@start, @end).
  * @start:	first address.
@@ -55,9 +61,9 @@ void damon_perf_regions_merge(struct damon_perf_target *t, unsigned int thres,
 void damon_perf_regions_reset(struct damon_perf_target *t);
 void damon_perf_regions_split(struct damon_perf_target *t,
 			      unsigned int nr_subs);
-void damon_perf_regions_adjust_merge(struct damon_perf_target *t,
-				     const struct damon_perf_attrs *attrs,
-				     unsigned int max_nr_accesses);
+unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
+					     const struct damon_perf_attrs *attrs,
+					     unsigned int max_nr_accesses);
 void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 				     const struct damon_perf_attrs *attrs);
 

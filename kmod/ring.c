@@ -34,7 +34,6 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
-#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/topology.h>
@@ -235,15 +234,20 @@ bool damon_perf_report_access(struct damon_perf_rings *rings,
 	preempt_disable_notrace();
 	r = this_cpu_ptr(rings->ring);
 
+	/*
+	 * Before the busy guard: producers nested two deep may both get
+	 * here, so the count is an interrupt- and NMI-safe this_cpu RMW.
+	 */
 	if (unlikely(!report->probe_idx)) {
-		WRITE_ONCE(r->no_probe, r->no_probe + 1);
+		this_cpu_inc(rings->ring->no_probe);
 		refuse(rings, DAMON_PERF_DROP_NO_PROBE);
 		goto out;
 	}
 
 	/* Interrupt- and NMI-safe RMW: a nested producer sees > 1. */
 	if (this_cpu_inc_return(rings->ring->busy) != 1) {
-		WRITE_ONCE(r->busy_drop, r->busy_drop + 1);
+		/* nested producers (two deep: NMI over IRQ) count alike */
+		this_cpu_inc(rings->ring->busy_drop);
 		refuse(rings, DAMON_PERF_DROP_BUSY);
 		goto unbusy;
 	}
@@ -269,7 +273,7 @@ bool damon_perf_report_access(struct damon_perf_rings *rings,
 
 	r->entries[head & r->mask] = *report;
 	if (!report->time_ns)
-		r->entries[head & r->mask].time_ns = local_clock();
+		r->entries[head & r->mask].time_ns = damon_perf_clock_ns();
 	/* P2, pairs with C2 (smp_rmb() in the drain): entry before head. */
 	smp_wmb();
 	WRITE_ONCE(r->head, head + 1);

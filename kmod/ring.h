@@ -16,9 +16,30 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 
-#define DAMON_PERF_RING_MIN_SIZE	16
-#define DAMON_PERF_RING_MAX_SIZE	65536
-#define DAMON_PERF_RING_DEF_SIZE	256
+#include <linux/timekeeping.h>
+
+#include <linux/damon_perf.h>	/* uapi: the ring size limits */
+
+#define DAMON_PERF_RING_MIN_SIZE	DAMON_PERF_RING_SIZE_MIN
+#define DAMON_PERF_RING_MAX_SIZE	DAMON_PERF_RING_SIZE_MAX
+#define DAMON_PERF_RING_DEF_SIZE	DAMON_PERF_RING_SIZE_DEF
+
+/**
+ * damon_perf_clock_ns() - The clock of report timestamps and of the stale
+ * window.
+ *
+ * CLOCK_MONOTONIC read through the NMI-safe fast accessor: one clock for
+ * every CPU, unlike local_clock(), whose values from different CPUs may
+ * drift apart, so a report stamped on one CPU compares with a drain
+ * stamped on another.
+ *
+ * Context: any, including NMI.
+ * Return: nanoseconds.
+ */
+static inline u64 damon_perf_clock_ns(void)
+{
+	return ktime_get_mono_fast_ns();
+}
 
 /* Where a report came from. */
 enum damon_perf_report_src {
@@ -32,7 +53,8 @@ enum damon_perf_report_src {
  * @paddr:	physical address, page aligned, 0 when unknown.
  * @vaddr:	virtual address, page aligned, 0 when unknown.
  * @size:	access size in bytes (PAGE_SIZE when unknown).
- * @time_ns:	local_clock() when the sample was taken.
+ * @time_ns:	damon_perf_clock_ns() when the sample was taken (AUX: when
+ *		it was decoded); 0 lets damon_perf_report_access() stamp it.
  * @cpu:	CPU that took the sample.
  * @tid:	thread id of the sampled task.
  * @tgid:	thread group id of the sampled task.

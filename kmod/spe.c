@@ -142,7 +142,7 @@ static bool spe_record(const struct damon_perf_spe_record *rec, void *arg)
 	if (rec->flags & DAMON_PERF_SPE_REC_PADDR)
 		r.paddr = (unsigned long)rec->paddr & PAGE_MASK;
 	r.size = PAGE_SIZE;
-	r.time_ns = local_clock();
+	r.time_ns = damon_perf_clock_ns();
 	r.is_write = !!(rec->flags & DAMON_PERF_SPE_REC_STORE);
 	if (rec->flags & DAMON_PERF_SPE_REC_CONTEXT) {
 		r.tid = (pid_t)rec->context_id;

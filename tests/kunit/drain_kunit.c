@@ -85,7 +85,7 @@ static struct damon_perf_report rep(unsigned long addr, unsigned long size)
 		.paddr = addr,
 		.vaddr = addr,
 		.size = size,
-		.time_ns = local_clock(),
+		.time_ns = damon_perf_clock_ns(),
 		.cpu = 0,
 		.tid = 7,
 		.tgid = 100,
@@ -258,6 +258,34 @@ static void drain_should_count_every_sample_in_count_mode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->probe_hits[0], 3ULL);
 }
 
+/* Defect: nr_accesses (u32) wrapped in count mode; now it saturates. */
+static void drain_should_saturate_counters(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
+	struct damon_perf_region *r = region_at(t, BASE);
+	struct damon_perf_drain d;
+	int i;
+
+	ctx->attrs.mode = DAMON_PERF_MODE_COUNT;
+	r->nr_accesses = UINT_MAX - 1;
+	r->probe_hits[0] = U64_MAX - 1;
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
+	KUNIT_EXPECT_EQ(test, r->nr_accesses, UINT_MAX);
+	KUNIT_EXPECT_EQ(test, r->probe_hits[0], U64_MAX);
+
+	/* presence mode too, one sample interval at a time */
+	ctx->attrs.mode = DAMON_PERF_MODE_PRESENCE;
+	for (i = 0; i < 2; i++) {
+		ctx->sample_seq++;
+		KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+		KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
+	}
+	KUNIT_EXPECT_EQ(test, r->nr_accesses, UINT_MAX);
+}
+
 static void drain_should_credit_once_per_interval_in_presence_mode(
 		struct kunit *test)
 {
@@ -419,6 +447,7 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_route_vaddr_reports_by_tgid),
 	KUNIT_CASE(drain_should_drop_stale_reports),
 	KUNIT_CASE(drain_should_count_every_sample_in_count_mode),
+	KUNIT_CASE(drain_should_saturate_counters),
 	KUNIT_CASE(drain_should_credit_once_per_interval_in_presence_mode),
 	KUNIT_CASE(drain_should_count_probe_hits_per_probe),
 	KUNIT_CASE(drain_should_grow_snapshot_only_at_high_water_mark),

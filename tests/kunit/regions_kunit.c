@@ -224,6 +224,66 @@ static void regions_merge_should_respect_size_limit_and_gaps(
 	KUNIT_EXPECT_EQ(test, r->end, BASE + 2 * PG);
 }
 
+/*
+ * Defect: the merge threshold was a u32 that doubled until it passed twice
+ * the highest nr_accesses; above about 1.4e9 it wrapped first, and a target
+ * that could not drop below max_nr_regions (gaps between its regions) kept
+ * the kdamond in the loop for ever. Before the fix this case never
+ * returned.
+ */
+static void regions_merge_should_end_with_huge_counts(struct kunit *test)
+{
+	static const unsigned int huge[] = {
+		1400000000U, 1U << 31, 3000000000U, UINT_MAX,
+	};
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i, j, passes;
+
+	damon_perf_attrs_default(&attrs);
+	attrs.min_nr_regions = 3;
+	attrs.max_nr_regions = 4;
+	for (i = 0; i < ARRAY_SIZE(huge); i++) {
+		struct damon_perf_target *t = target_alloc(test);
+
+		free_at_end(test, t);
+		/* 12 one-page regions with a one-page gap between each */
+		for (j = 0; j < 12; j++) {
+			r = damon_perf_region_new(BASE + 2 * j * PG,
+						  BASE + (2 * j + 1) * PG);
+			KUNIT_ASSERT_NOT_NULL(test, r);
+			r->nr_accesses = j % 2 ? huge[i] : 0;
+			damon_perf_region_add(t, r);
+		}
+		passes = damon_perf_regions_adjust_merge(t, &attrs, huge[i]);
+		KUNIT_EXPECT_LE(test, passes, DAMON_PERF_MERGE_MAX_PASSES);
+		KUNIT_EXPECT_EQ(test, t->nr_regions, 12U);
+	}
+}
+
+/* Huge counts still merge: the threshold passes them without wrapping. */
+static void regions_merge_should_join_regions_with_huge_counts(
+		struct kunit *test)
+{
+	struct damon_perf_range range = { BASE, BASE + 64 * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 64);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i = 0;
+
+	damon_perf_attrs_default(&attrs);
+	attrs.min_nr_regions = 3;
+	attrs.max_nr_regions = 8;
+	/* neighbours differ by up to UINT_MAX: only the top threshold joins */
+	damon_perf_for_each_region(r, t)
+		r->nr_accesses = i++ % 2 ? UINT_MAX : 0;
+	damon_perf_regions_adjust_merge(t, &attrs, UINT_MAX);
+	KUNIT_EXPECT_LE(test, t->nr_regions, 8U);
+	KUNIT_EXPECT_GE(test, t->nr_regions, 3U);
+	expect_cover(test, t, &range, 1);
+}
+
 static void regions_age_should_grow_while_stable_and_reset_on_change(
 		struct kunit *test)
 {
@@ -303,6 +363,8 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_should_not_exceed_max),
 	KUNIT_CASE(regions_merge_should_join_close_neighbours_only),
 	KUNIT_CASE(regions_merge_should_respect_size_limit_and_gaps),
+	KUNIT_CASE(regions_merge_should_end_with_huge_counts),
+	KUNIT_CASE(regions_merge_should_join_regions_with_huge_counts),
 	KUNIT_CASE(regions_age_should_grow_while_stable_and_reset_on_change),
 	KUNIT_CASE(regions_set_ranges_should_trim_extend_and_add),
 	KUNIT_CASE(regions_set_ranges_should_close_holes),

@@ -9,7 +9,12 @@
  * buffer as the module left them. Also checks that bad attach requests
  * fail.
  *
- *   auxtest_user SECONDS [AUX_PAGES] [--no-detach]
+ *   auxtest_user SECONDS [AUX_PAGES] [--no-detach] [--wraps=N]
+ *
+ * --wraps=N: after SECONDS, go on until the module consumed N times the
+ * AUX area on every CPU (its aux_tail reached N * AUX size), so what the
+ * test checks is a count, whatever the speed of the machine; gives up
+ * after WRAPS_MAX_S seconds and prints wraps_timeout=1.
  *
  * Prints "key=value" lines for tests/vm/spe_aux.sh.
  */
@@ -27,6 +32,21 @@
 
 #define DBG "/sys/kernel/debug/damon_perf_auxtest/"
 #define DATA_PAGES 1
+#define WRAPS_MAX_S 120
+
+/* Every buffer's aux_tail (written by the module) reached @want. */
+static int all_consumed(void **ups, int ncpu, unsigned long long want)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		struct perf_event_mmap_page *up = ups[cpu];
+
+		if (__atomic_load_n(&up->aux_tail, __ATOMIC_ACQUIRE) < want)
+			return 0;
+	}
+	return 1;
+}
 
 static int attach(int cpu, int fd, void *up, void *aux, size_t size)
 {
@@ -64,7 +84,7 @@ int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : 3;
 	int aux_pages = argc > 2 ? atoi(argv[2]) : 4;
-	int detach = !(argc > 3 && !strcmp(argv[3], "--no-detach"));
+	int detach = 1, wraps = 0;
 	long ps = sysconf(_SC_PAGESIZE);
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t data_size = (1 + DATA_PAGES) * ps, aux_size = aux_pages * ps;
@@ -81,6 +101,12 @@ int main(int argc, char **argv)
 	fclose(f);
 	if (ncpu > 64)
 		ncpu = 64;
+	for (i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-detach"))
+			detach = 0;
+		else if (!strncmp(argv[i], "--wraps=", 8))
+			wraps = atoi(argv[i] + 8);
+	}
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		struct perf_event_mmap_page *up;
@@ -135,11 +161,19 @@ int main(int argc, char **argv)
 	for (cpu = 0; cpu < ncpu; cpu++)
 		ioctl(fds[cpu], PERF_EVENT_IOC_ENABLE, 0);
 
-	for (i = 0; i < secs * 10; i++) {
+	for (i = 0; i < secs * 10 ||
+		    (wraps && !all_consumed(ups, ncpu,
+					    (unsigned long long)wraps * aux_size));
+	     i++) {
+		if (i >= WRAPS_MAX_S * 10) {
+			printf("wraps_timeout=1\n");
+			break;
+		}
 		usleep(100000);
 		if (i % 10 == 9)
 			show_drain("progress");
 	}
+	printf("ran_ds=%d\n", i);
 	/* still running: the module's tail must trail its head by < size */
 	show_drain("final");
 	for (cpu = 0; cpu < ncpu; cpu++) {

@@ -109,6 +109,7 @@ has "events --resolve --json" '"type": 1' \
 check "stop --keep" damonctl stop work --keep
 has "kept context is stopped" 'stopped' damonctl status work
 check "stop deletes" damonctl stop
+check "perf_stats balanced after the stop" stats_balanced
 has "no contexts after stop" "no contexts" damonctl status
 stop_workload
 
@@ -134,5 +135,6 @@ has "status: paddr with its filter" 'cpumask cpus 0-1' damonctl status phys
 expect_exit 2 "--config and flags together: usage error" \
 	damonctl start --config /tmp/paddr.json -n other
 check "stop the paddr context" damonctl stop phys
+check "perf_stats balanced after the stop" stats_balanced
 unload_module damon_perf
 finish

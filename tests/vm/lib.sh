@@ -193,3 +193,47 @@ expect_err() {
 	fi
 }
 
+
+# stats_balanced: perf_stats adds up. Call it once no context runs (after
+# every stop), before the module is unloaded: the stop drains the rings
+# one last time, so every report the rings accepted was consumed, and
+# every report that reached the rings was accepted or refused by reason.
+# On the total row:
+#   enqueue == dequeue
+#   dequeue == match + stale + miss_* (every drained report, by outcome)
+#   callback == sample_* (every overflow callback, by class)
+#   sample_valid <= enqueue + overflow + busy_drop + no_probe + no_ring
+#     (every valid sample was queued or refused by reason; AUX and
+#     injected reports enqueue without a callback, hence <=)
+# Prints the numbers; exits non-zero with the broken equations.
+stats_balanced() {
+	awk '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$1 == "total" { for (n in h) v[n] = $h[n]; found = 1 }
+		END {
+			if (!found) { print "perf_stats: no total row"; exit 1 }
+			miss = 0; samples = 0
+			for (n in h) {
+				if (n ~ /^miss_/) miss += v[n]
+				if (n ~ /^sample_/) samples += v[n]
+			}
+			drained = v["match"] + v["stale"] + miss
+			refused = v["overflow"] + v["busy_drop"] + v["no_probe"] + \
+				  v["no_ring"]
+			printf "perf_stats: enqueue=%.0f dequeue=%.0f match=%.0f " \
+			       "stale=%.0f miss=%.0f callback=%.0f sample_*=%.0f " \
+			       "sample_valid=%.0f refused=%.0f\n", v["enqueue"], \
+			       v["dequeue"], v["match"], v["stale"], miss, \
+			       v["callback"], samples, v["sample_valid"], refused
+			bad = 0
+			if (v["enqueue"] != v["dequeue"]) {
+				print "enqueue != dequeue"; bad = 1 }
+			if (v["dequeue"] != drained) {
+				print "dequeue != match + stale + miss_*"; bad = 1 }
+			if (v["callback"] != samples) {
+				print "callback != sum of sample_*"; bad = 1 }
+			if (v["sample_valid"] > v["enqueue"] + refused) {
+				print "sample_valid > enqueue + refused"; bad = 1 }
+			exit bad
+		}' /sys/kernel/debug/damon_perf/perf_stats
+}

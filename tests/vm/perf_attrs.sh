@@ -76,6 +76,7 @@ check "delete it" ctx_del bad
 check "page-fault probe starts" damonctl start -n good -p $SLEEPER \
 	-e page-faults --period 1 --exclude-kernel
 check "delete it" damonctl stop good
+check "perf_stats balanced after the stop" stats_balanced
 kill $SLEEPER 2>/dev/null
 wait $SLEEPER 2>/dev/null
 unload_module damon_perf

@@ -151,6 +151,7 @@ else
 fi
 
 check "damonctl stop" damonctl stop $CTX
+check "perf_stats balanced after the stop" stats_balanced
 stop_workload
 unload_module damon_perf
 finish

@@ -103,6 +103,7 @@ else
 fi
 check "context still running" sh -c "damonctl status $CTX | grep -q running"
 check "damonctl stop" damonctl stop $CTX
+check "perf_stats balanced after the stop" stats_balanced
 # Hotplug with nothing armed.
 check "cpu1 offline with nothing armed" sh -c "echo 0 > $ONLINE"
 check "cpu1 online with nothing armed" sh -c "echo 1 > $ONLINE"

@@ -59,6 +59,7 @@ flowing "samples flow"
 check_fail "rmmod while a context runs fails" rmmod damon_perf
 check "module still loaded" module_loaded damon_perf
 check "stop, keeping the context" damonctl stop life --keep
+check "perf_stats balanced after the stop" stats_balanced
 quiet "no samples once stopped"
 check "restart the stopped context" raw_start life
 flowing "samples flow again after the restart"
@@ -72,10 +73,12 @@ if [ $i -gt 5 ]; then ok "five quick stop/start cycles"; else
 	not_ok "five quick stop/start cycles (failed at $i)"; fi
 flowing "samples flow after the cycles"
 check "destroy while running" raw_del life
+check "perf_stats balanced after the destroy" stats_balanced
 quiet "no samples once destroyed"
 check "start a new context on the same PMU" start_ctx life2
 flowing "samples flow in the new context"
 check "stop and delete it" damonctl stop life2
+check "perf_stats balanced after the stop" stats_balanced
 check "leave a stopped context with a probe behind" start_ctx life3
 check "stop it, keeping it" damonctl stop life3 --keep
 stop_workload

@@ -88,6 +88,7 @@ check "own2 may start on PMU type 1 now" \
 	damonctl start -n own2 -p $SLEEPER -e page-faults --period 1 \
 	--exclude-kernel
 check "delete own2" damonctl stop own2
+check "perf_stats balanced after the stop" stats_balanced
 kill $SLEEPER 2>/dev/null
 wait $SLEEPER 2>/dev/null
 unload_module damon_perf

@@ -80,6 +80,7 @@ expect_ge "high watermark woke the kdamond early" "$(col $snap early_wake)" 1
 diag "ring overflow $(col $snap overflow) busy_drop $(col $snap busy_drop)"
 
 check "damonctl stop --keep" damonctl stop --keep $CTX
+check "perf_stats balanced after the stop" stats_balanced
 check "stopped context: rings file holds only the header" \
 	sh -c "test \$(wc -l < $R) -eq 1"
 stop_workload

@@ -244,6 +244,7 @@ done
 check "re-attach after a detach" grep -q '^attached' /tmp/attach2.out
 sleep 2
 check "damonctl stop" damonctl stop $CTX
+check "perf_stats balanced after the stop" stats_balanced
 if wait_exit $apid 10; then
 	wait $apid
 	rc=$?

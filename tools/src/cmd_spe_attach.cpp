@@ -5,6 +5,7 @@
 // socket, enables the events and stays in the foreground: the kernel
 // consumes the buffers until this process exits (its socket closes) or
 // the context stops. See Documentation/spe.rst.
+#include <linux/damon_perf.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -215,7 +216,7 @@ void setup_spe_attach(CLI::App &spe)
 			"per-task events following this thread, reports "
 			"attributed to its process (default: CPU-wide events, "
 			"attributed by CONTEXT packets)")
-		->check(CLI::Range(1, 4194304));
+		->check(CLI::Range(1, DAMON_PERF_PID_MAX));
 	sub->add_option("--probe-idx", o->probe_idx,
 			"probe slot the reports count in (default: the first "
 			"slot no probe of the context uses)")

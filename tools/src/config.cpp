@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 
+#include <linux/damon_perf.h>
 #include <linux/perf_event.h>
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,12 @@ const size_t MAX_TARGETS = 16;
 [[noreturn]] void fail(const std::string &where, const std::string &what)
 {
 	throw UsageError("config " + where + ": " + what);
+}
+
+// "MIN .. MAX", from the uapi limits.
+std::string range(unsigned long long min, unsigned long long max)
+{
+	return std::to_string(min) + " .. " + std::to_string(max);
 }
 
 void only_keys(const json &obj, const std::string &where,
@@ -94,7 +101,8 @@ Target parse_target_json(const json &t, const std::string &where, Ops ops)
 	only_keys(t, where, {"pid", "start", "end"});
 	if (t.contains("pid"))
 		target.pid =
-			uint32_t(get_uint(t["pid"], where + ".pid", 4194304));
+			uint32_t(get_uint(t["pid"], where + ".pid",
+					  DAMON_PERF_PID_MAX));
 	if (t.contains("start"))
 		target.start = get_uint(t["start"], where + ".start");
 	if (t.contains("end"))
@@ -190,7 +198,7 @@ Filter parse_filter_json(const json &f, const std::string &where)
 			auto tid = get_uint(tids[i],
 					    where + ".tids[" +
 						    std::to_string(i) + "]",
-					    4194304);
+					    DAMON_PERF_PID_MAX);
 			if (!tid)
 				fail(where + ".tids", "tid 0 is not valid");
 			filter.tids.push_back(uint32_t(tid));
@@ -433,7 +441,8 @@ Filter parse_filter_spec(const std::string &spec_in)
 			char *end = nullptr;
 			errno = 0;
 			unsigned long v = std::strtoul(t.c_str(), &end, 10);
-			if (t.empty() || errno || *end || !v || v > 4194304)
+			if (t.empty() || errno || *end || !v ||
+			    v > DAMON_PERF_PID_MAX)
 				throw UsageError("bad filter '" + spec_in +
 						 "': bad tid '" + t + "'");
 			f.tids.push_back(uint32_t(v));
@@ -466,28 +475,41 @@ void validate(const CtxConfig &cfg, const std::string &where)
 	for (const auto &f : cfg.filters)
 		if (f.tids.size() > MAX_TIDS)
 			fail(where, "at most 16 tids per filter");
-	if (a.sample_us && (*a.sample_us < 100 || *a.sample_us > 10000000))
-		fail(where, "sample_us must be 100 .. 10000000");
-	if (a.aggr_us && (*a.aggr_us < 100 || *a.aggr_us > 3600000000ULL))
-		fail(where, "aggr_us must be 100 .. 3600000000");
-	if (a.update_us && (*a.update_us < 100 || *a.update_us > 3600000000ULL))
-		fail(where, "update_us must be 100 .. 3600000000");
+	if (a.sample_us && (*a.sample_us < DAMON_PERF_SAMPLE_US_MIN ||
+			    *a.sample_us > DAMON_PERF_SAMPLE_US_MAX))
+		fail(where, "sample_us must be " + range(DAMON_PERF_SAMPLE_US_MIN,
+							 DAMON_PERF_SAMPLE_US_MAX));
+	if (a.aggr_us && (*a.aggr_us < DAMON_PERF_INTERVAL_US_MIN ||
+			  *a.aggr_us > DAMON_PERF_INTERVAL_US_MAX))
+		fail(where, "aggr_us must be " + range(DAMON_PERF_INTERVAL_US_MIN,
+						       DAMON_PERF_INTERVAL_US_MAX));
+	if (a.update_us && (*a.update_us < DAMON_PERF_INTERVAL_US_MIN ||
+			    *a.update_us > DAMON_PERF_INTERVAL_US_MAX))
+		fail(where, "update_us must be " + range(DAMON_PERF_INTERVAL_US_MIN,
+							 DAMON_PERF_INTERVAL_US_MAX));
 	if (a.sample_us && a.aggr_us && *a.aggr_us < *a.sample_us)
 		fail(where, "aggr_us must be at least sample_us");
 	if (a.sample_us && a.update_us && *a.update_us < *a.sample_us)
 		fail(where, "update_us must be at least sample_us");
-	if (a.min_nr_regions &&
-	    (*a.min_nr_regions < 3 || *a.min_nr_regions > 10000))
-		fail(where, "nr_regions.min must be 3 .. 10000");
-	if (a.max_nr_regions &&
-	    (*a.max_nr_regions < 3 || *a.max_nr_regions > 10000))
-		fail(where, "nr_regions.max must be 3 .. 10000");
+	if (a.min_nr_regions && (*a.min_nr_regions < DAMON_PERF_NR_REGIONS_MIN ||
+				 *a.min_nr_regions > DAMON_PERF_NR_REGIONS_MAX))
+		fail(where, "nr_regions.min must be " +
+				    range(DAMON_PERF_NR_REGIONS_MIN,
+					  DAMON_PERF_NR_REGIONS_MAX));
+	if (a.max_nr_regions && (*a.max_nr_regions < DAMON_PERF_NR_REGIONS_MIN ||
+				 *a.max_nr_regions > DAMON_PERF_NR_REGIONS_MAX))
+		fail(where, "nr_regions.max must be " +
+				    range(DAMON_PERF_NR_REGIONS_MIN,
+					  DAMON_PERF_NR_REGIONS_MAX));
 	if (a.min_nr_regions && a.max_nr_regions &&
 	    *a.min_nr_regions > *a.max_nr_regions)
 		fail(where, "nr_regions.min is above nr_regions.max");
-	if (a.ring_size && (*a.ring_size < 16 || *a.ring_size > (1u << 20) ||
+	if (a.ring_size && (*a.ring_size < DAMON_PERF_RING_SIZE_MIN ||
+			    *a.ring_size > DAMON_PERF_RING_SIZE_MAX ||
 			    (*a.ring_size & (*a.ring_size - 1))))
-		fail(where, "ring_size must be a power of two, 16 .. 1048576");
+		fail(where, "ring_size must be a power of two, " +
+				    range(DAMON_PERF_RING_SIZE_MIN,
+					  DAMON_PERF_RING_SIZE_MAX));
 }
 
 std::vector<CtxConfig> parse_config(const json &doc, const std::string &root)

@@ -16,16 +16,22 @@
  *  DAMON_PERF_A_CTX_OPS         u32, enum damon_perf_ops
  *  DAMON_PERF_A_CTX_STATE       u32, enum damon_perf_ctx_state (reply)
  *  DAMON_PERF_A_ATTRS           nest
- *    DAMON_PERF_ATTRS_A_SAMPLE_US       u64, 100 .. 10,000,000
- *    DAMON_PERF_ATTRS_A_AGGR_US         u64, 100 .. 3,600,000,000
- *    DAMON_PERF_ATTRS_A_UPDATE_US       u64, 100 .. 3,600,000,000
- *    DAMON_PERF_ATTRS_A_MIN_NR_REGIONS  u32, 3 .. 10000
- *    DAMON_PERF_ATTRS_A_MAX_NR_REGIONS  u32, 3 .. 10000
+ *    DAMON_PERF_ATTRS_A_SAMPLE_US       u64, DAMON_PERF_SAMPLE_US_MIN ..
+ *                                       DAMON_PERF_SAMPLE_US_MAX
+ *    DAMON_PERF_ATTRS_A_AGGR_US         u64, DAMON_PERF_INTERVAL_US_MIN ..
+ *                                       DAMON_PERF_INTERVAL_US_MAX
+ *    DAMON_PERF_ATTRS_A_UPDATE_US       u64, as AGGR_US
+ *    DAMON_PERF_ATTRS_A_MIN_NR_REGIONS  u32, DAMON_PERF_NR_REGIONS_MIN ..
+ *                                       DAMON_PERF_NR_REGIONS_MAX
+ *    DAMON_PERF_ATTRS_A_MAX_NR_REGIONS  u32, as MIN_NR_REGIONS
  *    DAMON_PERF_ATTRS_A_MODE            u32, enum damon_perf_access_mode
- *    DAMON_PERF_ATTRS_A_RING_SIZE       u32, 16 .. 1048576 (power of two)
+ *    DAMON_PERF_ATTRS_A_RING_SIZE       u32, DAMON_PERF_RING_SIZE_MIN ..
+ *                                       DAMON_PERF_RING_SIZE_MAX, a power
+ *                                       of two
  *  DAMON_PERF_A_TARGET          nest, rep in replies
  *    DAMON_PERF_TARGET_A_ID             u32 (reply)
- *    DAMON_PERF_TARGET_A_PID            u32, 1 .. 4194304 (vaddr contexts)
+ *    DAMON_PERF_TARGET_A_PID            u32, 1 .. DAMON_PERF_PID_MAX (vaddr
+ *                                       contexts)
  *    DAMON_PERF_TARGET_A_START          u64 (paddr contexts)
  *    DAMON_PERF_TARGET_A_END            u64, > START (paddr contexts)
  *    DAMON_PERF_TARGET_A_DEAD           flag (reply: the process exited)
@@ -55,7 +61,8 @@
  *      DAMON_PERF_FILTER_A_ALLOW        flag (absent: reject what matches)
  *      DAMON_PERF_FILTER_A_CPUS         NUL string, cpu list "0-3,8",
  *                                       1..1023 bytes (cpumask filters)
- *      DAMON_PERF_FILTER_A_TID          u32, 1 .. 4194304, rep, at most 16
+ *      DAMON_PERF_FILTER_A_TID          u32, 1 .. DAMON_PERF_PID_MAX, rep,
+ *                                       at most 16
  *                                       (tid filters)
  *  DAMON_PERF_A_ARM_FAILURES    u32 (reply)
  *  DAMON_PERF_A_STALE_DROPS     u64 (reply)
@@ -129,6 +136,24 @@
 #define DAMON_PERF_GENL_NAME		"damon_perf"
 #define DAMON_PERF_GENL_VERSION		1
 #define DAMON_PERF_GENL_MCGRP_MONITOR	"monitor"
+
+/*
+ * Limits of the interface, defined here once: the module's checks, its
+ * netlink policies and damonctl all use these values.
+ */
+#define DAMON_PERF_SAMPLE_US_MIN	100
+#define DAMON_PERF_SAMPLE_US_MAX	10000000	/* 10 s */
+/* aggregation and update intervals */
+#define DAMON_PERF_INTERVAL_US_MIN	100
+#define DAMON_PERF_INTERVAL_US_MAX	3600000000ULL	/* 1 h */
+#define DAMON_PERF_NR_REGIONS_MIN	3
+#define DAMON_PERF_NR_REGIONS_MAX	10000
+/* report ring entries per CPU, a power of two */
+#define DAMON_PERF_RING_SIZE_MIN	16
+#define DAMON_PERF_RING_SIZE_MAX	65536
+#define DAMON_PERF_RING_SIZE_DEF	256
+/* pids and tids: PID_MAX_LIMIT of a 64-bit kernel */
+#define DAMON_PERF_PID_MAX		4194304
 
 /* Address space of a context. */
 enum damon_perf_ops {
