@@ -117,6 +117,7 @@ struct damon_perf_attrs {
  * @sample_weight_struct: ask for PERF_SAMPLE_WEIGHT_STRUCT.
  * @exclude_kernel:	perf_event_attr.exclude_kernel.
  * @exclude_hv:		perf_event_attr.exclude_hv.
+ * @exclude_user:	perf_event_attr.exclude_user.
  *
  * Fields mirror &struct perf_event_attr; see perf_source.c.
  */
@@ -134,6 +135,7 @@ struct damon_perf_probe_attr {
 	bool sample_weight_struct;
 	bool exclude_kernel;
 	bool exclude_hv;
+	bool exclude_user;
 };
 
 /**

@@ -116,6 +116,7 @@ static const struct nla_policy probe_policy[DAMON_PERF_PROBE_A_MAX + 1] = {
 	[DAMON_PERF_PROBE_A_SAMPLE_WEIGHT_STRUCT] = { .type = NLA_FLAG },
 	[DAMON_PERF_PROBE_A_EXCLUDE_KERNEL] = { .type = NLA_FLAG },
 	[DAMON_PERF_PROBE_A_EXCLUDE_HV] = { .type = NLA_FLAG },
+	[DAMON_PERF_PROBE_A_EXCLUDE_USER] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy filter_policy[DAMON_PERF_FILTER_A_MAX + 1] = {
@@ -333,7 +334,8 @@ static int fill_probe(struct sk_buff *skb, unsigned int idx,
 			p->sample_weight_struct) ||
 	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL,
 			p->exclude_kernel) ||
-	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_HV, p->exclude_hv))
+	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_HV, p->exclude_hv) ||
+	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_USER, p->exclude_user))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -644,6 +646,7 @@ static void parse_probe(struct nlattr **tb, struct damon_perf_probe_attr *p)
 		nla_get_flag(tb[DAMON_PERF_PROBE_A_SAMPLE_WEIGHT_STRUCT]);
 	p->exclude_kernel = nla_get_flag(tb[DAMON_PERF_PROBE_A_EXCLUDE_KERNEL]);
 	p->exclude_hv = nla_get_flag(tb[DAMON_PERF_PROBE_A_EXCLUDE_HV]);
+	p->exclude_user = nla_get_flag(tb[DAMON_PERF_PROBE_A_EXCLUDE_USER]);
 }
 
 static int probe_add_doit(struct sk_buff *skb, struct genl_info *info)

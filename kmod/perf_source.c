@@ -259,6 +259,7 @@ static void build_attr(const struct damon_perf_probe_attr *pa,
 	attr->precise_ip = pa->precise_ip;
 	attr->exclude_kernel = pa->exclude_kernel;
 	attr->exclude_hv = pa->exclude_hv;
+	attr->exclude_user = pa->exclude_user;
 	attr->pinned = 1;
 	/* Enabled by get_counter() once the counter is fully set up. */
 	attr->disabled = 1;

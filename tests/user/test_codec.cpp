@@ -63,6 +63,7 @@ CtxInfo sample_ctx()
 	p.sample_weight_struct = true;
 	p.exclude_kernel = true;
 	p.exclude_hv = true;
+	p.exclude_user = true;
 	c.probes.push_back(p);
 	Filter f1;
 	f1.type = FilterType::cpumask;
@@ -304,6 +305,7 @@ TEST(Codec, RequestsCarryWhatTheKernelPolicyExpects)
 	EXPECT_EQ(nla_len(tb[DAMON_PERF_PROBE_A_PRECISE_IP]), 1);
 	EXPECT_EQ(nla_len(tb[DAMON_PERF_PROBE_A_FREQ]), 0);
 	EXPECT_TRUE(tb[DAMON_PERF_PROBE_A_EXCLUDE_HV]);
+	EXPECT_TRUE(tb[DAMON_PERF_PROBE_A_EXCLUDE_USER]);
 	// the reply-only index is not sent: the kernel would reject it
 	Probe q = p;
 	q.idx = 0;

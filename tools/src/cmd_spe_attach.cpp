@@ -97,6 +97,7 @@ perf_event_attr make_attr(const SpeAttachOptions &o)
 		o.period ? *o.period : ev.sample_period.value_or(4096);
 	a.exclude_kernel = ev.exclude_kernel;
 	a.exclude_hv = ev.exclude_hv;
+	a.exclude_user = ev.exclude_user;
 	return a;
 }
 

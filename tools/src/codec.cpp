@@ -259,6 +259,9 @@ Probe parse_probe(const nlattr *nest)
 		case DAMON_PERF_PROBE_A_EXCLUDE_HV:
 			p.exclude_hv = true;
 			break;
+		case DAMON_PERF_PROBE_A_EXCLUDE_USER:
+			p.exclude_user = true;
+			break;
 		default:
 			break;
 		}
@@ -437,6 +440,7 @@ void put_probe(nl_msg *msg, const Probe &p)
 		 p.sample_weight_struct);
 	put_flag(msg, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL, p.exclude_kernel);
 	put_flag(msg, DAMON_PERF_PROBE_A_EXCLUDE_HV, p.exclude_hv);
+	put_flag(msg, DAMON_PERF_PROBE_A_EXCLUDE_USER, p.exclude_user);
 	nest_end(msg, nest);
 }
 

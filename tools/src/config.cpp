@@ -306,6 +306,7 @@ Probe make_probe(const ProbeSpec &spec, const std::string &root)
 	p.precise_ip = spec.precise_ip.value_or(ev.precise_ip);
 	p.exclude_kernel = spec.exclude_kernel || ev.exclude_kernel;
 	p.exclude_hv = spec.exclude_hv || ev.exclude_hv;
+	p.exclude_user = ev.exclude_user;
 	p.sample_phys_addr = spec.phys_addr;
 	p.sample_weight_struct = spec.sample_weight_struct;
 	p.weight = spec.weight.value_or(1);

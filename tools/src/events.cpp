@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <strings.h>
 
 #include <linux/perf_event.h>
 
@@ -66,6 +67,406 @@ std::optional<uint64_t> parse_number(const std::string &s)
 	return v;
 }
 
+bool is_name_start(char c)
+{
+	return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool is_name_char(char c)
+{
+	return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+	       c == '-' || c == '.' || c == ':';
+}
+
+// perf's name_minus, without the glob characters: a term name or a
+// string value.
+bool is_name(const std::string &s)
+{
+	if (s.empty() || !is_name_start(s[0]))
+		return false;
+	return std::all_of(s.begin(), s.end(), is_name_char);
+}
+
+bool all_hex(const std::string &s)
+{
+	return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+		return std::isxdigit(static_cast<unsigned char>(c));
+	});
+}
+
+// perf's number tokens: [0-9]+ is decimal (a leading 0 does not make it
+// octal), 0x[0-9a-fA-F]+ is hex (0X is not), and it must fit in 64 bits.
+std::optional<uint64_t> perf_number(const std::string &s)
+{
+	int base = 10;
+	std::string digits = s;
+
+	if (s.size() > 2 && s[0] == '0' && s[1] == 'x') {
+		base = 16;
+		digits = s.substr(2);
+		if (!all_hex(digits))
+			return std::nullopt;
+	} else if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) {
+			   return std::isdigit(static_cast<unsigned char>(c));
+		   })) {
+		return std::nullopt;
+	}
+	errno = 0;
+	unsigned long long v = std::strtoull(digits.c_str(), nullptr, base);
+	if (errno)
+		return std::nullopt;
+	return v;
+}
+
+std::string in_event(const std::string &event)
+{
+	return "event '" + event + "': ";
+}
+
+// perf 6.1's modifiers (get_event_modifier): u and k set exclude_* the
+// way perf does; p, pp, ppp and P set the precision. The others ask for
+// things a damon_perf probe does not have and are refused by name.
+void apply_modifiers(const std::string &event, const std::string &mods,
+		     ResolvedEvent &ev)
+{
+	static const std::string PERF_ONLY = "hGHISDeWb";
+	bool exclude = false, eu = false, ek = false, eh = false;
+	bool pmax = false;
+	int p = 0;
+
+	for (size_t i = 0; i < mods.size(); i++) {
+		char c = mods[i];
+		if (c != 'p' && mods.find(c, i + 1) != std::string::npos)
+			throw UsageError(in_event(event) + "modifier '" +
+					 std::string(1, c) +
+					 "' given twice (perf refuses it too)");
+		switch (c) {
+		case 'u':
+		case 'k':
+			// the first of u, k excludes every mode; each then
+			// lets its own mode back in
+			if (!exclude)
+				exclude = eu = ek = eh = true;
+			(c == 'u' ? eu : ek) = false;
+			break;
+		case 'p':
+			p++;
+			break;
+		case 'P':
+			pmax = true;
+			break;
+		default:
+			if (PERF_ONLY.find(c) != std::string::npos)
+				throw UsageError(
+					in_event(event) + "perf modifier '" +
+					std::string(1, c) +
+					"' is not supported by damon_perf "
+					"probes (supported: u, k, p, pp, ppp, "
+					"P)");
+			throw UsageError(in_event(event) +
+					 "unknown modifier '" +
+					 std::string(1, c) +
+					 "' (supported: u, k, p, pp, ppp, P)");
+		}
+	}
+	if (p > 3)
+		throw UsageError(in_event(event) +
+				 "at most three 'p' modifiers");
+	if (eu && ek)
+		throw UsageError(in_event(event) +
+				 "excludes both user and kernel samples");
+	ev.exclude_user = eu;
+	ev.exclude_kernel = ek;
+	ev.exclude_hv = eh;
+	// P: the most precise the PMU supports; the kernel lowers it
+	ev.precise_ip = uint8_t(pmax ? 3 : p);
+}
+
+void check_modifier_chars(const std::string &event, const std::string &mods)
+{
+	for (char c : mods)
+		if (!std::isalpha(static_cast<unsigned char>(c)))
+			throw UsageError(
+				in_event(event) + "bad modifier '" + mods +
+				"' (after PMU/terms/ modifiers follow the "
+				"slash directly, as in cpu/event=0x3c/pp; "
+				"after a name they follow a colon, as in "
+				"cycles:pp)");
+}
+
+uint64_t &field_ref(ResolvedEvent &ev, const std::string &field)
+{
+	if (field == "config")
+		return ev.config;
+	if (field == "config1")
+		return ev.config1;
+	if (field == "config2")
+		return ev.config2;
+	throw UsageError("format field '" + field +
+			 "' is not config, config1 or config2");
+}
+
+// Scatter @value over the bits of @fmt, lowest bit first, as perf does.
+// The term's bits are cleared first: a later term replaces an earlier one
+// (perf 6.1 ORs them).
+void apply_format(const std::string &event, const std::string &term,
+		  const FormatField &fmt, uint64_t value, ResolvedEvent &ev)
+{
+	uint64_t &dst = field_ref(ev, fmt.field);
+	uint64_t v = value;
+	auto bits = fmt.bits;
+
+	std::sort(bits.begin(), bits.end());
+	for (auto [lo, hi] : bits) {
+		int n = hi - lo + 1;
+		uint64_t mask = n >= 64 ? ~0ULL : ((1ULL << n) - 1);
+
+		dst &= ~(mask << lo);
+		dst |= (v & mask) << lo;
+		v = n >= 64 ? 0 : v >> n;
+	}
+	if (v)
+		throw UsageError(in_event(event) + "value " +
+				 std::to_string(value) + " of term '" + term +
+				 "' does not fit in " +
+				 std::to_string(fmt.width()) + " bits (" +
+				 fmt.spec() + ")");
+}
+
+struct Term {
+	std::string name;
+	std::optional<std::string> str; // a name as the value
+	std::optional<uint64_t> num;    // a number as the value
+	bool no_value = false;          // a bare name: value 1
+};
+
+// perf 6.1's term list (event_config): term[,term]..., each term NAME,
+// NAME=NUMBER, NAME=NAME or rHEX. Spaces around a term are ignored, as
+// perf's lexer drops them.
+std::vector<Term> parse_terms(const std::string &event,
+			      const std::string &terms)
+{
+	std::vector<Term> out;
+
+	if (trim(terms).empty())
+		return out;
+	for (auto &raw : split(terms, ',')) {
+		std::string t = trim(raw);
+		Term term;
+
+		if (t.empty())
+			throw UsageError(in_event(event) +
+					 "empty term (',,' or a ',' at either "
+					 "end of the term list)");
+		if (t[0] == '@')
+			throw UsageError(in_event(event) +
+					 "driver configuration term '" + t +
+					 "' is for perf's AUX tracing drivers; "
+					 "damon_perf probes do not take it");
+		auto eq = t.find('=');
+		std::string name = trim(t.substr(0, eq));
+		if (name.find('[') != std::string::npos)
+			throw UsageError(in_event(event) + "array term '" +
+					 name + "' is not supported");
+		if (eq == std::string::npos && name.size() > 1 &&
+		    name[0] == 'r') {
+			// rNNN and r0xNNN: a raw config value
+			std::string hex = name.substr(1);
+			if (hex.size() > 2 && hex[0] == '0' && hex[1] == 'x')
+				hex = hex.substr(2);
+			if (all_hex(hex)) {
+				auto v = perf_number("0x" + hex);
+				if (!v)
+					throw UsageError(
+						in_event(event) + "raw term '" +
+						name +
+						"' does not fit in 64 bits");
+				term.name = "config";
+				term.num = *v;
+				out.push_back(term);
+				continue;
+			}
+		}
+		if (!is_name(name))
+			throw UsageError(in_event(event) + "bad term name '" +
+					 name + "' in '" + t + "'");
+		term.name = name;
+		if (eq == std::string::npos) {
+			term.no_value = true;
+			term.num = 1;
+		} else {
+			std::string value = trim(t.substr(eq + 1));
+			if (auto v = perf_number(value))
+				term.num = *v;
+			else if (is_name(value))
+				term.str = value;
+			else
+				throw UsageError(in_event(event) + "term '" +
+						 name + "' has a bad value '" +
+						 value +
+						 "' (numbers are decimal or "
+						 "0x-prefixed hex)");
+		}
+		out.push_back(term);
+	}
+	return out;
+}
+
+// perf's own terms that do not map to a format file. Those damon_perf
+// uses: config*, period, freq; name and metric-id are labels. The others
+// configure perf's own record or stat session, and are refused.
+enum class Builtin { none, config, period, freq, label, unsupported };
+
+Builtin builtin(const std::string &name)
+{
+	if (name == "config" || name == "config1" || name == "config2")
+		return Builtin::config;
+	if (name == "period")
+		return Builtin::period;
+	if (name == "freq")
+		return Builtin::freq;
+	if (name == "name" || name == "metric-id")
+		return Builtin::label;
+	static const char *const PERF_ONLY[] = {
+		"branch_type",     "time",         "call-graph", "stack-size",
+		"max-stack",       "nr",           "inherit",    "no-inherit",
+		"overwrite",       "no-overwrite", "percore",    "aux-output",
+		"aux-sample-size",
+	};
+	for (const char *n : PERF_ONLY)
+		if (name == n)
+			return Builtin::unsupported;
+	return Builtin::none;
+}
+
+uint64_t num_value(const std::string &event, const Term &t)
+{
+	if (!t.num)
+		throw UsageError(in_event(event) + "term '" + t.name +
+				 "' has a bad value '" + *t.str +
+				 "' (expected a number)");
+	return *t.num;
+}
+
+// The builtin terms; returns false for a term of the PMU's formats.
+bool apply_builtin(const std::string &event, const Term &t, ResolvedEvent &ev)
+{
+	switch (builtin(t.name)) {
+	case Builtin::none:
+		return false;
+	case Builtin::config:
+		if (t.no_value)
+			throw UsageError(in_event(event) + "term '" + t.name +
+					 "' needs a value");
+		field_ref(ev, t.name) = num_value(event, t);
+		return true;
+	case Builtin::period:
+	case Builtin::freq: {
+		if (t.no_value)
+			throw UsageError(in_event(event) + "term '" + t.name +
+					 "' needs a value");
+		uint64_t v = num_value(event, t);
+		if (!v)
+			throw UsageError(in_event(event) + "term '" + t.name +
+					 "' must be at least 1");
+		(t.name == "period" ? ev.sample_period : ev.sample_freq) = v;
+		return true;
+	}
+	case Builtin::label:
+		if (!t.str)
+			throw UsageError(in_event(event) + "term '" + t.name +
+					 "' takes a name, as in name=loads");
+		if (t.name == "name")
+			ev.name = *t.str;
+		return true;
+	case Builtin::unsupported:
+		throw UsageError(in_event(event) + "term '" + t.name +
+				 "' configures perf's own session; "
+				 "damon_perf probes do not take it (they "
+				 "report data addresses only)");
+	}
+	return false;
+}
+
+const std::string *find_alias(const Pmu &pmu, const std::string &name)
+{
+	for (const auto &[alias, terms] : pmu.aliases)
+		if (strcasecmp(alias.c_str(), name.c_str()) == 0)
+			return &terms;
+	return nullptr;
+}
+
+std::string known_terms(const Pmu &pmu)
+{
+	std::string known;
+
+	for (auto &f : pmu.formats)
+		known += (known.empty() ? "" : ", ") + f.first;
+	for (auto &a : pmu.aliases)
+		known += (known.empty() ? "" : ", ") + a.first;
+	return known;
+}
+
+ResolvedEvent resolve_on_pmu(const std::string &event, const Pmu &pmu,
+			     const std::vector<Term> &given,
+			     const std::string &mods)
+{
+	ResolvedEvent ev;
+	std::vector<Term> expanded;
+
+	ev.pmu = pmu.name;
+	ev.type = pmu.type;
+	// A bare name that is no format term, or event=NAME, names an event
+	// of the PMU's events/ directory (case-insensitive, as in perf): its
+	// terms replace it in place. Later terms override earlier ones.
+	for (const auto &t : given) {
+		const std::string *alias = nullptr;
+		if (builtin(t.name) == Builtin::none) {
+			if (t.num && *t.num == 1 && !pmu.formats.count(t.name))
+				alias = find_alias(pmu, t.name);
+			else if (t.str && t.name == "event")
+				alias = find_alias(pmu, *t.str);
+		}
+		if (!alias) {
+			expanded.push_back(t);
+			continue;
+		}
+		for (auto &at :
+		     parse_terms(pmu.name + "/" + t.name + "/", *alias))
+			expanded.push_back(at);
+	}
+	// config, config1 and config2 are set first and format terms go on
+	// top of them, as in perf.
+	for (const auto &t : expanded)
+		if (builtin(t.name) == Builtin::config)
+			apply_builtin(event, t, ev);
+	for (const auto &t : expanded) {
+		if (builtin(t.name) == Builtin::config ||
+		    apply_builtin(event, t, ev))
+			continue;
+		auto fmt = pmu.formats.find(t.name);
+		if (fmt == pmu.formats.end()) {
+			std::string known = known_terms(pmu);
+			throw UsageError(in_event(event) + "unknown term '" +
+					 t.name + "' for PMU " + pmu.name +
+					 (known.empty()
+						  ? ""
+						  : " (known: " + known + ")"));
+		}
+		if (t.no_value && fmt->second.width() > 1)
+			throw UsageError(in_event(event) + "term '" + t.name +
+					 "' needs a value (" +
+					 fmt->second.spec() + ")");
+		apply_format(event, t.name, fmt->second, num_value(event, t),
+			     ev);
+	}
+	if (ev.sample_period && ev.sample_freq)
+		throw UsageError(in_event(event) +
+				 "give period or freq, not both");
+	apply_modifiers(event, mods, ev);
+	return ev;
+}
+
 struct Generic {
 	const char *name;
 	uint32_t type;
@@ -75,6 +476,14 @@ struct Generic {
 const Generic GENERIC[] = {
 	{"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
 	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+	{"stalled-cycles-frontend", PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+	{"idle-cycles-frontend", PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+	{"stalled-cycles-backend", PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+	{"idle-cycles-backend", PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
 	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
 	{"cache-references", PERF_TYPE_HARDWARE,
 	 PERF_COUNT_HW_CACHE_REFERENCES},
@@ -101,159 +510,115 @@ const Generic GENERIC[] = {
 	{"emulation-faults", PERF_TYPE_SOFTWARE,
 	 PERF_COUNT_SW_EMULATION_FAULTS},
 	{"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
+	{"cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES},
 };
 
-void apply_modifiers(const std::string &event, const std::string &mods,
-		     ResolvedEvent &ev)
+const Generic *find_generic(const std::string &name)
 {
-	int p = 0;
-
-	for (char c : mods) {
-		switch (c) {
-		case 'p':
-			p++;
-			break;
-		case 'P':
-			p = 3; // the most precise the PMU supports
-			break;
-		case 'u':
-			ev.exclude_kernel = true;
-			ev.exclude_hv = true;
-			break;
-		default:
-			throw UsageError("event '" + event +
-					 "': unknown modifier '" +
-					 std::string(1, c) +
-					 "' (supported: p, pp, ppp, P, u)");
-		}
-	}
-	if (p > 3)
-		throw UsageError("event '" + event +
-				 "': at most three 'p' modifiers");
-	ev.precise_ip = uint8_t(p);
+	for (const auto &g : GENERIC)
+		if (name == g.name)
+			return &g;
+	return nullptr;
 }
 
-uint64_t &field_ref(ResolvedEvent &ev, const std::string &field)
+// perf's top-level rNNN (hex digits, no 0x).
+std::optional<uint64_t> raw_event(const std::string &name)
 {
-	if (field == "config")
-		return ev.config;
-	if (field == "config1")
-		return ev.config1;
-	if (field == "config2")
-		return ev.config2;
-	throw UsageError("format field '" + field +
-			 "' is not config, config1 or config2");
+	if (name.size() < 2 || name[0] != 'r' || !all_hex(name.substr(1)))
+		return std::nullopt;
+	return perf_number("0x" + name.substr(1));
 }
 
-// Scatter @value over the bits of @fmt, lowest range first, as perf does.
-void apply_format(const std::string &event, const std::string &term,
-		  const FormatField &fmt, uint64_t value, ResolvedEvent &ev)
+// A generic or raw event, with builtin terms only.
+ResolvedEvent resolve_plain(const std::string &event, const Generic *g,
+			    uint64_t raw, const std::vector<Term> &terms,
+			    const std::string &mods)
 {
-	uint64_t &dst = field_ref(ev, fmt.field);
-	uint64_t v = value;
-
-	for (auto [lo, hi] : fmt.bits) {
-		int n = hi - lo + 1;
-		uint64_t mask = n >= 64 ? ~0ULL : ((1ULL << n) - 1);
-
-		dst &= ~(mask << lo);
-		dst |= (v & mask) << lo;
-		v = n >= 64 ? 0 : v >> n;
-	}
-	if (v)
-		throw UsageError("event '" + event + "': value " +
-				 std::to_string(value) + " of term '" + term +
-				 "' does not fit in " +
-				 std::to_string(fmt.width()) + " bits (" +
-				 fmt.spec() + ")");
-}
-
-void parse_terms(const std::string &event, const std::string &terms,
-		 std::vector<std::pair<std::string, std::string>> &out)
-{
-	for (auto &raw : split(terms, ',')) {
-		std::string t = trim(raw);
-		if (t.empty())
-			continue;
-		auto eq = t.find('=');
-		if (eq == std::string::npos)
-			out.emplace_back(t, "");
-		else
-			out.emplace_back(trim(t.substr(0, eq)),
-					 trim(t.substr(eq + 1)));
-		if (out.back().first.empty())
-			throw UsageError("event '" + event +
-					 "': empty term name in '" + t + "'");
-	}
-}
-
-ResolvedEvent resolve_pmu_event(const std::string &event,
-				const std::string &pmu_name,
-				const std::string &terms,
-				const std::string &mods,
-				const std::string &root)
-{
-	Pmu pmu = load_pmu(root, pmu_name);
 	ResolvedEvent ev;
-	std::vector<std::pair<std::string, std::string>> given, expanded;
 
-	ev.pmu = pmu.name;
-	ev.type = pmu.type;
-	parse_terms(event, terms, given);
-	// Aliases expand in place; later terms override earlier ones.
-	for (auto &[name, value] : given) {
-		auto alias = pmu.aliases.find(name);
-		if (value.empty() && alias != pmu.aliases.end() &&
-		    !pmu.formats.count(name)) {
-			parse_terms(event, alias->second, expanded);
-			continue;
-		}
-		expanded.emplace_back(name, value);
+	if (g) {
+		ev.pmu =
+			g->type == PERF_TYPE_SOFTWARE ? "software" : "hardware";
+		ev.type = g->type;
+		ev.config = g->config;
+	} else {
+		ev.pmu = "raw";
+		ev.type = PERF_TYPE_RAW;
+		ev.config = raw;
 	}
-	for (auto &[name, value_str] : expanded) {
-		uint64_t value = 1;
-
-		if (!value_str.empty()) {
-			auto v = parse_number(value_str);
-			if (!v)
-				throw UsageError("event '" + event +
-						 "': term '" + name +
-						 "' has a bad value '" +
-						 value_str + "'");
-			value = *v;
-		}
-		if (name == "period") {
-			ev.sample_period = value;
-			continue;
-		}
-		if (name == "freq") {
-			ev.sample_freq = value;
-			continue;
-		}
-		if (name == "config" || name == "config1" ||
-		    name == "config2") {
-			field_ref(ev, name) = value;
-			continue;
-		}
-		if (name == "name")
-			continue;
-		auto fmt = pmu.formats.find(name);
-		if (fmt == pmu.formats.end()) {
-			std::string known;
-			for (auto &f : pmu.formats)
-				known += (known.empty() ? "" : ", ") + f.first;
-			for (auto &a : pmu.aliases)
-				known += (known.empty() ? "" : ", ") + a.first;
-			throw UsageError(
-				"event '" + event + "': unknown term '" + name +
-				"' for PMU " + pmu.name +
-				(known.empty() ? ""
-					       : " (known: " + known + ")"));
-		}
-		apply_format(event, name, fmt->second, value, ev);
-	}
+	for (const auto &t : terms)
+		if (!apply_builtin(event, t, ev))
+			throw UsageError(in_event(event) + "unknown term '" +
+					 t.name + "' for a " + ev.pmu +
+					 " event (it takes config, config1, "
+					 "config2, period, freq, name)");
+	if (ev.sample_period && ev.sample_freq)
+		throw UsageError(in_event(event) +
+				 "give period or freq, not both");
 	apply_modifiers(event, mods, ev);
 	return ev;
+}
+
+// perf_pmu__valid_suffix: NAME matches PMU NAME, NAME_<digits> and
+// NAME<digits>; an "uncore_" prefix may be left out.
+bool prefix_match(const std::string &pmu, const std::string &name)
+{
+	std::string p = pmu;
+
+	if (p.rfind("uncore_", 0) == 0 && name.rfind("uncore_", 0) != 0)
+		p = p.substr(7);
+	if (p.rfind(name, 0) != 0)
+		return false;
+	std::string rest = p.substr(name.size());
+	if (rest.empty())
+		return true;
+	if (rest[0] == '_')
+		rest = rest.substr(1);
+	return !rest.empty() &&
+	       std::all_of(rest.begin(), rest.end(), [](char c) {
+		       return std::isdigit(static_cast<unsigned char>(c));
+	       });
+}
+
+std::string join(const std::vector<std::string> &v)
+{
+	std::string s;
+
+	for (const auto &x : v)
+		s += (s.empty() ? "" : ", ") + x;
+	return s;
+}
+
+// The one PMU whose events/ has @alias; throws when none or several do.
+std::optional<Pmu> pmu_with_alias(const std::string &event,
+				  const std::string &alias,
+				  const std::string &root)
+{
+	std::vector<Pmu> found;
+	std::vector<std::string> names;
+
+	for (const auto &n : list_pmus(root)) {
+		Pmu pmu;
+		try {
+			pmu = load_pmu(root, n);
+		} catch (const UsageError &) {
+			continue; // a PMU we cannot read has no alias for us
+		}
+		if (find_alias(pmu, alias)) {
+			names.push_back(n);
+			found.push_back(std::move(pmu));
+		}
+	}
+	if (found.size() > 1)
+		throw UsageError(
+			in_event(event) + "event '" + alias + "' exists on " +
+			std::to_string(found.size()) + " PMUs (" + join(names) +
+			"); perf opens one event on each, a damon_perf "
+			"probe takes one: write PMU/" +
+			alias + "/");
+	if (found.empty())
+		return std::nullopt;
+	return found.front();
 }
 
 } // namespace
@@ -383,52 +748,83 @@ ResolvedEvent resolve_event(const std::string &event_in,
 		throw UsageError("empty event string");
 	auto slash = event.find('/');
 	if (slash != std::string::npos) {
+		// NAME/terms/modifiers: NAME is a generic event, a raw rNNN,
+		// a PMU (exact, else by prefix) or an event of one PMU's
+		// events/ directory
 		auto slash2 = event.find('/', slash + 1);
 		if (slash == 0 || slash2 == std::string::npos)
-			throw UsageError("event '" + event +
-					 "': expected PMU/terms/[modifiers]");
+			throw UsageError(in_event(event) +
+					 "expected PMU/terms/[modifiers]");
+		std::string name = event.substr(0, slash);
 		std::string mods = event.substr(slash2 + 1);
-		if (!mods.empty() && mods[0] == ':')
-			mods.erase(0, 1);
-		return resolve_pmu_event(
-			event, event.substr(0, slash),
-			event.substr(slash + 1, slash2 - slash - 1), mods,
-			root);
+		if (name.find('.') != std::string::npos)
+			throw UsageError("bad PMU name '" + name + "'");
+		check_modifier_chars(event, mods);
+		auto terms = parse_terms(
+			event, event.substr(slash + 1, slash2 - slash - 1));
+		if (const Generic *g = find_generic(name))
+			return resolve_plain(event, g, 0, terms, mods);
+		if (auto raw = raw_event(name))
+			return resolve_plain(event, nullptr, *raw, terms, mods);
+		std::error_code ec;
+		if (fs::exists(fs::path(root + DEVICES) / name / "type", ec))
+			return resolve_on_pmu(event, load_pmu(root, name),
+					      terms, mods);
+		if (auto pmu = pmu_with_alias(event, name, root)) {
+			Term t;
+			t.name = name;
+			t.num = 1;
+			t.no_value = true;
+			terms.insert(terms.begin(), t);
+			return resolve_on_pmu(event, *pmu, terms, mods);
+		}
+		std::vector<std::string> matches;
+		for (const auto &n : list_pmus(root))
+			if (prefix_match(n, name))
+				matches.push_back(n);
+		if (matches.size() > 1)
+			throw UsageError(
+				in_event(event) + "PMU '" + name +
+				"' matches " + std::to_string(matches.size()) +
+				" PMUs (" + join(matches) +
+				"); perf opens one event on each, a damon_perf "
+				"probe takes one: name it");
+		// load_pmu names the known PMUs when there is no match
+		return resolve_on_pmu(
+			event,
+			load_pmu(root, matches.empty() ? name : matches[0]),
+			terms, mods);
 	}
 
-	ResolvedEvent ev;
+	// NAME[:modifiers]: a generic event, rNNN, or an event of one PMU's
+	// events/ directory
 	std::string name = event, mods;
 	auto colon = event.find(':');
 	if (colon != std::string::npos) {
 		name = event.substr(0, colon);
 		mods = event.substr(colon + 1);
+		if (mods.empty())
+			throw UsageError(in_event(event) +
+					 "no modifier after ':'");
+		check_modifier_chars(event, mods);
 	}
-	bool found = false;
-	for (const auto &g : GENERIC) {
-		if (name == g.name) {
-			ev.pmu = g.type == PERF_TYPE_SOFTWARE ? "software"
-							      : "hardware";
-			ev.type = g.type;
-			ev.config = g.config;
-			found = true;
-			break;
+	if (const Generic *g = find_generic(name))
+		return resolve_plain(event, g, 0, {}, mods);
+	if (auto raw = raw_event(name))
+		return resolve_plain(event, nullptr, *raw, {}, mods);
+	if (is_name(name)) {
+		if (auto pmu = pmu_with_alias(event, name, root)) {
+			Term t;
+			t.name = name;
+			t.num = 1;
+			t.no_value = true;
+			return resolve_on_pmu(event, *pmu, {t}, mods);
 		}
 	}
-	if (!found && name.size() > 1 && name[0] == 'r') {
-		auto v = parse_number("0x" + name.substr(1));
-		if (v) {
-			ev.pmu = "raw";
-			ev.type = PERF_TYPE_RAW;
-			ev.config = *v;
-			found = true;
-		}
-	}
-	if (!found)
-		throw UsageError("unknown event '" + event +
-				 "' (use PMU/terms/ or a generic name such "
-				 "as page-faults, cpu-clock, cycles)");
-	apply_modifiers(event, mods, ev);
-	return ev;
+	throw UsageError("unknown event '" + event +
+			 "' (use PMU/terms/, an event of a PMU's events/ "
+			 "directory, or a generic name such as page-faults, "
+			 "cpu-clock, cycles; `damonctl events` lists them)");
 }
 
 } // namespace damonctl

@@ -38,8 +38,10 @@ struct ResolvedEvent {
 	uint8_t precise_ip = 0;
 	std::optional<uint64_t> sample_period;
 	std::optional<uint64_t> sample_freq;
-	bool exclude_kernel = false;
-	bool exclude_hv = false;
+	bool exclude_user = false;   // the 'k' modifier
+	bool exclude_kernel = false; // the 'u' modifier
+	bool exclude_hv = false;     // 'u' or 'k'
+	std::string name;            // the name= term (a label; no attr field)
 };
 
 // $DAMONCTL_SYSFS_ROOT or /sys.
@@ -52,8 +54,11 @@ std::vector<std::string> list_pmus(const std::string &root);
 // Throws UsageError for an unknown PMU.
 Pmu load_pmu(const std::string &root, const std::string &name);
 
-// Throws UsageError with a message naming the problem: unknown PMU,
-// unknown term, value wider than its format, bad modifier.
+// Resolves @event the way perf 6.1's parser does (see events --help and
+// Documentation/damonctl.rst for the grammar and the deliberate
+// differences). Throws UsageError with a message naming the problem:
+// unknown PMU, unknown or unsupported term, value wider than its format,
+// bad or unsupported modifier.
 ResolvedEvent resolve_event(const std::string &event, const std::string &root);
 
 } // namespace damonctl

@@ -89,12 +89,13 @@ bool operator==(const Probe &a, const Probe &b)
 	return std::tie(a.idx, a.type, a.config, a.config1, a.config2,
 			a.sample_period, a.freq, a.wakeup_events, a.weight,
 			a.precise_ip, a.sample_phys_addr,
-			a.sample_weight_struct, a.exclude_kernel,
-			a.exclude_hv) ==
+			a.sample_weight_struct, a.exclude_kernel, a.exclude_hv,
+			a.exclude_user) ==
 	       std::tie(b.idx, b.type, b.config, b.config1, b.config2,
 			b.sample_period, b.freq, b.wakeup_events, b.weight,
 			b.precise_ip, b.sample_phys_addr,
-			b.sample_weight_struct, b.exclude_kernel, b.exclude_hv);
+			b.sample_weight_struct, b.exclude_kernel, b.exclude_hv,
+			b.exclude_user);
 }
 
 bool operator==(const Filter &a, const Filter &b)

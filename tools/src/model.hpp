@@ -66,6 +66,7 @@ struct Probe {
 	bool sample_weight_struct = false;
 	bool exclude_kernel = false;
 	bool exclude_hv = false;
+	bool exclude_user = false;
 	std::string event; // the event string it came from (userspace only)
 };
 

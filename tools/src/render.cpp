@@ -64,6 +64,8 @@ std::string probe_desc(const Probe &p)
 		s += " phys_addr";
 	if (p.exclude_kernel)
 		s += " exclude_kernel";
+	if (p.exclude_user)
+		s += " exclude_user";
 	return s;
 }
 
@@ -142,7 +144,8 @@ json to_json(const CtxInfo &c)
 			 {"sample_phys_addr", p.sample_phys_addr},
 			 {"sample_weight_struct", p.sample_weight_struct},
 			 {"exclude_kernel", p.exclude_kernel},
-			 {"exclude_hv", p.exclude_hv}});
+			 {"exclude_hv", p.exclude_hv},
+			 {"exclude_user", p.exclude_user}});
 	json filters = json::array();
 	for (const auto &f : c.filters) {
 		json jf = {{"type", to_string(f.type)}, {"allow", f.allow}};
@@ -267,7 +270,10 @@ json to_json(const ResolvedEvent &ev)
 		  {"config2", ev.config2},
 		  {"precise_ip", ev.precise_ip},
 		  {"exclude_kernel", ev.exclude_kernel},
-		  {"exclude_hv", ev.exclude_hv}};
+		  {"exclude_hv", ev.exclude_hv},
+		  {"exclude_user", ev.exclude_user}};
+	if (!ev.name.empty())
+		j["name"] = ev.name;
 	j["sample_period"] =
 		ev.sample_period ? json(*ev.sample_period) : json(nullptr);
 	j["sample_freq"] =
@@ -629,8 +635,14 @@ std::string render_resolved(const ResolvedEvent &ev)
 		out += fmt::format(" sample_period {}", *ev.sample_period);
 	if (ev.sample_freq)
 		out += fmt::format(" sample_freq {}", *ev.sample_freq);
+	if (ev.exclude_user)
+		out += " exclude_user";
 	if (ev.exclude_kernel)
 		out += " exclude_kernel";
+	if (ev.exclude_hv)
+		out += " exclude_hv";
+	if (!ev.name.empty())
+		out += " name " + ev.name;
 	return out + "\n";
 }
 
