@@ -85,13 +85,14 @@ int main(int argc, char **argv)
 	c.name = argv[1];
 	n = std::strtoul(argv[2], nullptr, 0);
 	if (auto us = c.name.find('_'); us != std::string::npos &&
-	    c.name.rfind("spe_", 0) != 0 && c.name != "report_full") {
+					c.name.rfind("spe_", 0) != 0 &&
+					c.name != "report_full") {
 		std::string rest = c.name.substr(us + 1);
 		c.name.resize(us);
 		c.arg = std::strtoul(rest.c_str(), nullptr, 0);
 		if (auto us2 = rest.find('_'); us2 != std::string::npos)
-			c.arg2 = std::strtoul(rest.c_str() + us2 + 1,
-					      nullptr, 0);
+			c.arg2 = std::strtoul(rest.c_str() + us2 + 1, nullptr,
+					      0);
 	}
 	if (c.name == "report" || c.name == "report_full") {
 		c.b = bench_rings_new(0);
@@ -107,7 +108,7 @@ int main(int argc, char **argv)
 		c.b = bench_regions_new(256UL << 20, 10, unsigned(c.arg));
 		for (int i = 0; i < 30; i++) {
 			bench_regions_credit(c.b, unsigned(c.arg2), 20,
-					     2UL << 20, 90, uint64_t(i + 1));
+					     2UL << 20, 90, uint64_t(i) + 1);
 			bench_regions_aggregate(c.b, BENCH_SPLIT_RANDOM);
 		}
 		bench_regions_credit(c.b, unsigned(c.arg2), 20, 2UL << 20, 90,

@@ -14,6 +14,8 @@
 
 #include "glue.h"
 
+// Google Benchmark's loop variable is never read, by design.
+// NOLINTBEGIN(clang-analyzer-deadcode.DeadStores)
 namespace {
 
 constexpr unsigned int kBatch = 128; // below the default ring's watermark
@@ -113,8 +115,8 @@ void BM_DrainCreditLinear(benchmark::State &state)
 {
 	bench_ctx *b = bench_drain_new(state.range(0), int(state.range(1)));
 	// keep one iteration around 10^7 region checks
-	unsigned int n = unsigned(std::clamp<long>(
-		(1L << 24) / state.range(0), 16, kReports));
+	unsigned int n = unsigned(
+		std::clamp<long>((1L << 24) / state.range(0), 16, kReports));
 	unsigned int matched = 0;
 
 	bench_drain_fill_reports(b, n, 1);
@@ -164,23 +166,26 @@ BENCHMARK(BM_DrainPass)->Apply(RegionCounts)->Iterations(40);
 // split: 0 = random (DAMON's); split modes added to regions.c join
 // enum bench_split_mode in glue.h.
 
-constexpr unsigned long kSpan = 256UL << 20;	// 256 MiB target
-constexpr unsigned long kHot = 2UL << 20;	// 2 MiB hot range
-constexpr unsigned int kIntervals = 20;		// sample intervals per aggr
-constexpr unsigned int kWarmup = 30;		// aggregations to settle
+constexpr unsigned long kSpan = 256UL << 20; // 256 MiB target
+constexpr unsigned long kHot = 2UL << 20;    // 2 MiB hot range
+constexpr unsigned int kIntervals = 20;      // sample intervals per aggr
+constexpr unsigned int kWarmup = 30;         // aggregations to settle
 
 void AggrArgs(benchmark::internal::Benchmark *b)
 {
 	// DAMON's default bounds, then floors that hold 10^2..10^4 regions
 	static const long bounds[][2] = {
-		{ 10, 1000 }, { 100, 1000 }, { 1000, 10000 }, { 5000, 10000 },
+		{10, 1000},
+		{100, 1000},
+		{1000, 10000},
+		{5000, 10000},
 	};
 
 	for (int mode = 0; mode < BENCH_NR_SPLIT_MODES; mode++)
 		for (const auto &mm : bounds)
-			for (long samples : { 0L, 1000L, 100000L })
-				b->Args({ mode, mm[0], mm[1], samples });
-	b->ArgNames({ "split", "min", "max", "samples" });
+			for (long samples : {0L, 1000L, 100000L})
+				b->Args({mode, mm[0], mm[1], samples});
+	b->ArgNames({"split", "min", "max", "samples"});
 }
 
 void BM_RegionsAggregate(benchmark::State &state)
@@ -203,11 +208,13 @@ void BM_RegionsAggregate(benchmark::State &state)
 		state.ResumeTiming();
 		bench_regions_aggregate(b, mode);
 	}
-	state.counters["regions"] = double(regions) / double(state.iterations());
+	state.counters["regions"] =
+		double(regions) / double(state.iterations());
 	bench_free(b);
 }
 BENCHMARK(BM_RegionsAggregate)->Apply(AggrArgs)->Iterations(50);
 
 } // namespace
+// NOLINTEND(clang-analyzer-deadcode.DeadStores)
 
 BENCHMARK_MAIN();

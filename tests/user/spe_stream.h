@@ -40,25 +40,25 @@ inline void spe_mixed_record(std::vector<u8> &s, uint64_t &rnd)
 	ts = rnd >> 8;
 	lat = unsigned(rnd >> 52);
 
-	spe_put(s, { P_PC(pc) });
+	spe_put(s, {P_PC(pc)});
 	if (kind < 85) {
-		spe_put(s, { P_CTX(uint32_t(rnd >> 44)) });
+		spe_put(s, {P_CTX(uint32_t(rnd >> 44))});
 		if (kind < 60)
-			spe_put(s, { P_OP_LD(0x00) });
+			spe_put(s, {P_OP_LD(0x00)});
 		else
-			spe_put(s, { P_OP_ST });
-		spe_put(s, { P_EV16(0x0002 | ((rnd >> 30) & 0x0f04)) });
-		spe_put(s, { P_ISSUE(lat & 0x3f), P_LAT(lat) });
-		spe_put(s, { P_VA(va), P_XLAT(lat & 0x1f), P_PA(SPE_NS | pa) });
+			spe_put(s, {P_OP_ST});
+		spe_put(s, {P_EV16(0x0002 | ((rnd >> 30) & 0x0f04))});
+		spe_put(s, {P_ISSUE(lat & 0x3f), P_LAT(lat)});
+		spe_put(s, {P_VA(va), P_XLAT(lat & 0x1f), P_PA(SPE_NS | pa)});
 		if (kind < 60)
-			spe_put(s, { P_DS16(uint16_t((rnd >> 24) & 0xf)) });
+			spe_put(s, {P_DS16(uint16_t((rnd >> 24) & 0xf))});
 	} else if (kind < 95) {
-		spe_put(s, { P_OP_BR, P_EV16(0x0002), P_BR(pc + 0x400) });
+		spe_put(s, {P_OP_BR, P_EV16(0x0002), P_BR(pc + 0x400)});
 	} else {
-		spe_put(s, { P_OP_OTHER, P_EV8(0x02), P_ISSUE(lat & 0x3f),
-			     P_LAT(lat) });
+		spe_put(s, {P_OP_OTHER, P_EV8(0x02), P_ISSUE(lat & 0x3f),
+			    P_LAT(lat)});
 	}
-	spe_put(s, { P_TS(ts) });
+	spe_put(s, {P_TS(ts)});
 	while ((s.size() - start) % 64)
 		s.push_back(P_PAD);
 }
