@@ -23,6 +23,8 @@ filter=${BENCH_FILTER:-.}
 jobs=${JOBS:-2}
 mkdir -p "$out"
 
+"$top/scripts/deps.sh" >&2
+
 cmake -S tests/user/bench -B "$out" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$out" -j"$jobs" >/dev/null
 
