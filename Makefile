@@ -5,6 +5,7 @@
 # make module-debug  module + KUnit modules against the debug test kernel
 # make tools      damonctl and the GoogleTest binary (CMake, build/tools)
 # make check      every test tier; ends with "N passed, N failed"
+# make bench      native microbenchmarks (not part of check): build/bench/results.txt
 # make demo       boots a VM and monitors a real workload
 # make sparse     sparse (C=2) over the module
 # make style      checkpatch over kmod/ and tests/kunit/
@@ -21,7 +22,7 @@ BUILD ?= $(CURDIR)/build
 JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 KMAKE = $(MAKE) -C $(KERNELDIR) M=$(CURDIR) W=1
 
-.PHONY: all module module-debug tools check demo sparse style install clean deps debug-kernel
+.PHONY: all module module-debug tools check bench demo sparse style install clean deps debug-kernel
 
 all: module tools
 
@@ -44,6 +45,9 @@ tools:
 
 check:
 	@scripts/check.sh
+
+bench:
+	@BUILD=$(BUILD) JOBS=$(JOBS) scripts/bench.sh
 
 demo:
 	@scripts/demo.sh

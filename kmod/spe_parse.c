@@ -49,18 +49,34 @@ static unsigned int payload_len(u8 hdr)
 	return 1U << ((hdr >> 4) & 3);
 }
 
+/*
+ * Little-endian payload of @plen (1, 2, 4 or 8) bytes, assembled byte by
+ * byte; the fixed shifts let the compiler merge them into one load.
+ */
+static u64 le_payload(const u8 *p, unsigned int plen)
+{
+	switch (plen) {
+	case 1:
+		return p[0];
+	case 2:
+		return (u64)p[0] | (u64)p[1] << 8;
+	case 4:
+		return (u64)p[0] | (u64)p[1] << 8 | (u64)p[2] << 16 |
+		       (u64)p[3] << 24;
+	default:
+		return (u64)p[0] | (u64)p[1] << 8 | (u64)p[2] << 16 |
+		       (u64)p[3] << 24 | (u64)p[4] << 32 | (u64)p[5] << 40 |
+		       (u64)p[6] << 48 | (u64)p[7] << 56;
+	}
+}
+
 /* Fill @pkt's payload from the @plen bytes after a @hlen-byte header. */
 static int get_payload(const u8 *buf, size_t len, unsigned int hlen,
 		       unsigned int plen, struct damon_perf_spe_pkt *pkt)
 {
-	unsigned int i;
-	u64 v = 0;
-
 	if (len < hlen + plen)
 		return DAMON_PERF_SPE_NEED_MORE;
-	for (i = 0; i < plen; i++)
-		v |= (u64)buf[hlen + i] << (8 * i);
-	pkt->payload = v;
+	pkt->payload = le_payload(buf + hlen, plen);
 	pkt->hdr_len = (u8)hlen;
 	pkt->len = (u8)(hlen + plen);
 	return pkt->len;
@@ -89,24 +105,17 @@ static int get_alignment(size_t len, u64 offset, u8 hdr0,
 	return (int)skip;
 }
 
-/**
- * damon_perf_spe_get_packet() - Decode the packet at the start of a buffer.
- * @buf:	bytes of the stream.
- * @len:	bytes available at @buf; nothing past @buf + @len is read.
- * @offset:	stream offset of @buf[0] (alignment packets pad to it).
- * @pkt:	decoded packet.
- *
- * Context: any; no side effect but on @pkt.
- * Return: the packet length (> 0); DAMON_PERF_SPE_NEED_MORE when @len ends
- * inside the packet; DAMON_PERF_SPE_BAD when @buf[0] starts no packet.
+/*
+ * damon_perf_spe_get_packet() without clearing @pkt first: on success it
+ * sets type, index, hdr_len, len and (for packets with one) payload,
+ * which is all damon_perf_spe_parse() reads.
  */
-int damon_perf_spe_get_packet(const u8 *buf, size_t len, u64 offset,
-			      struct damon_perf_spe_pkt *pkt)
+static __always_inline int decode(const u8 *buf, size_t len, u64 offset,
+				  struct damon_perf_spe_pkt *pkt)
 {
 	unsigned int hlen = 1;
 	u8 hdr, idx_hi = 0;
 
-	*pkt = (struct damon_perf_spe_pkt){ 0 };
 	if (!len)
 		return DAMON_PERF_SPE_NEED_MORE;
 
@@ -168,6 +177,24 @@ int damon_perf_spe_get_packet(const u8 *buf, size_t len, u64 offset,
 		return DAMON_PERF_SPE_BAD;
 	pkt->index = idx_hi | (hdr & 7);
 	return get_payload(buf, len, hlen, payload_len(hdr), pkt);
+}
+
+/**
+ * damon_perf_spe_get_packet() - Decode the packet at the start of a buffer.
+ * @buf:	bytes of the stream.
+ * @len:	bytes available at @buf; nothing past @buf + @len is read.
+ * @offset:	stream offset of @buf[0] (alignment packets pad to it).
+ * @pkt:	decoded packet.
+ *
+ * Context: any; no side effect but on @pkt.
+ * Return: the packet length (> 0); DAMON_PERF_SPE_NEED_MORE when @len ends
+ * inside the packet; DAMON_PERF_SPE_BAD when @buf[0] starts no packet.
+ */
+int damon_perf_spe_get_packet(const u8 *buf, size_t len, u64 offset,
+			      struct damon_perf_spe_pkt *pkt)
+{
+	*pkt = (struct damon_perf_spe_pkt){ 0 };
+	return decode(buf, len, offset, pkt);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_spe_get_packet);
 
@@ -340,8 +367,16 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 	if (!stats)
 		stats = &dummy;
 	while (pos < len) {
-		ret = damon_perf_spe_get_packet(buf + pos, len - pos,
-						offset + pos, &pkt);
+		/* PAD runs fill records up to their alignment: skip them */
+		if (buf[pos] == DAMON_PERF_SPE_HDR_PAD) {
+			do
+				pos++;
+			while (pos < len && buf[pos] == DAMON_PERF_SPE_HDR_PAD);
+			if (!in_rec)
+				start = pos;
+			continue;
+		}
+		ret = decode(buf + pos, len - pos, offset + pos, &pkt);
 		if (ret == DAMON_PERF_SPE_NEED_MORE)
 			break;
 		if (ret < 0) {

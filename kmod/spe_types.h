@@ -23,6 +23,10 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
 
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
+
 /* keeps the trailing semicolon of the kernel macro a declaration */
 #define DAMON_PERF_EXPORT_FOR_KUNIT(sym) _Static_assert(1, #sym)
 #endif

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: the native microbenchmarks of the module's own sources
+# (tests/user/bench: ring.c, drain.c, regions.c over a userspace kernel
+# shim; spe_parse.c), built in build/bench and run once. Not part of
+# make check: the numbers are measurements, not verdicts.
+#
+#   scripts/bench.sh                  build, run, summarize
+#   BENCH_MIN_TIME=1 scripts/bench.sh longer runs per benchmark (s; 0.2)
+#   BENCH_FILTER=Drain scripts/bench.sh   only matching benchmarks
+#   BENCH_CALLGRIND=0 scripts/bench.sh    no instruction counts
+#
+# Writes build/bench/results.txt (summary: times, ratios, instruction
+# counts), kmod_bench.json and spe_bench.json (Google Benchmark's JSON),
+# callgrind.txt (instructions per operation, from valgrind's callgrind:
+# repeatable on a loaded machine, unlike times).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=${BUILD:-$top/build}/bench
+min_time=${BENCH_MIN_TIME:-0.2}
+filter=${BENCH_FILTER:-.}
+jobs=${JOBS:-2}
+mkdir -p "$out"
+
+"$top/scripts/deps.sh" >&2
+
+cmake -S tests/user/bench -B "$out" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$out" -j"$jobs" >/dev/null
+
+run() {	# NAME: one Google Benchmark binary, console and JSON
+	"$out/$1" --benchmark_min_time="$min_time" \
+		--benchmark_filter="$filter" \
+		--benchmark_out="$out/$1.json" --benchmark_out_format=json \
+		--benchmark_counters_tabular=false >"$out/$1.txt" 2>&1 || {
+		cat "$out/$1.txt" >&2
+		echo "bench: $1 failed" >&2
+		exit 1
+	}
+}
+echo "bench: kmod_bench (ring, drain, regions)" >&2
+run kmod_bench
+echo "bench: spe_bench (SPE parser)" >&2
+run spe_bench
+
+# Instructions per operation: bench_count CASE N runs CASE N times inside
+# bench_timed(), the only function callgrind collects; per-op = Ir / (N *
+# ops per step).  CASE N OPS_PER_STEP UNIT
+cg_cases="counter 100000 1 call
+report 100000 1 report
+report_full 100000 1 report
+credit_10 2000 64 report
+credit_1000 2000 64 report
+credit_10000 2000 64 report
+credit_1000000 200 64 report
+linear_10 2000 64 report
+linear_1000 200 64 report
+linear_10000 20 64 report
+aggr_1000_0 1 1 aggregation
+aggr_1000_100000 1 1 aggregation
+aggr_1000_1000 1 1 aggregation
+spe_clean 2 1048576 byte
+spe_noisy 2 1048576 byte
+spe_mixed 2 1048576 byte"
+: >"$out/callgrind.txt"
+if [ "${BENCH_CALLGRIND:-1}" = 1 ] && command -v valgrind >/dev/null &&
+   command -v callgrind_annotate >/dev/null; then
+	echo "bench: callgrind instruction counts" >&2
+	while read -r name n per unit; do
+		f=$out/callgrind.$name.out
+		valgrind --tool=callgrind --callgrind-out-file="$f" \
+			--toggle-collect=bench_timed \
+			"$out/bench_count" "$name" "$n" >/dev/null 2>&1
+		ir=$(callgrind_annotate "$f" | sed -n \
+			's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+		echo "$name $n $per $unit ${ir:-0}" >>"$out/callgrind.txt"
+		rm -f "$f"
+	done <<<"$cg_cases"
+else
+	echo "bench: valgrind not installed or BENCH_CALLGRIND=0: no instruction counts" >&2
+fi
+
+python3 - "$out" "$min_time" >"$out/results.txt" <<'PY'
+import json, os, subprocess, sys, time
+
+out, min_time = sys.argv[1], sys.argv[2]
+
+def load(name):
+    try:
+        with open(os.path.join(out, name + ".json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {"context": {}, "benchmarks": []}
+
+kmod, spe = load("kmod_bench"), load("spe_bench")
+by = {b["name"]: b for b in kmod["benchmarks"] + spe["benchmarks"]}
+
+def ns_per_item(name):
+    b = by.get(name)
+    if not b or not b.get("items_per_second"):
+        return None
+    return 1e9 / b["items_per_second"]
+
+def rate(name):
+    b = by.get(name)
+    return b.get("items_per_second") if b else None
+
+def fmt(v, f="{:.2f}"):
+    return "-" if v is None else f.format(v)
+
+def ratio(a, b):
+    return None if a is None or b is None or not b else a / b
+
+cg = {}
+try:
+    with open(os.path.join(out, "callgrind.txt")) as f:
+        for line in f:
+            name, n, per, unit, ir = line.split()
+            if int(ir):
+                cg[name] = int(ir) / (int(n) * int(per))
+except OSError:
+    pass
+
+ctx = kmod.get("context", {})
+rev = subprocess.run(["git", "describe", "--always", "--dirty"],
+                     capture_output=True, text=True).stdout.strip()
+print("damon_perf native microbenchmarks (make bench)")
+print("date: %s  commit: %s" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), rev or "?"))
+print("host: %s, %s CPUs at %s MHz, load average %s (at start of kmod_bench)" % (
+    os.uname().release, ctx.get("num_cpus", "?"), ctx.get("mhz_per_cpu", "?"),
+    " ".join("%.2f" % x for x in ctx.get("load_avg", [])) or "?"))
+print("library build: %s; min time per benchmark %s s; times are CPU time"
+      % (ctx.get("library_build_type", "?"), min_time))
+print("Absolute times vary with the machine and its load: compare ratios")
+print("within this run, and instruction counts (callgrind) across runs.")
+print()
+
+print("1. report_access against a per-CPU counter increment (ns per call)")
+inc_call = ns_per_item("BM_CounterIncCall")
+inc_inl = ns_per_item("BM_CounterIncInline")
+lock_or = ns_per_item("BM_LockedOr")
+rep = ns_per_item("BM_ReportAccess")
+full = ns_per_item("BM_ReportAccessFull")
+print("  %-44s %8s %8s" % ("", "ns", "instr"))
+print("  %-44s %8s %8s" % ("this_cpu_inc, inline", fmt(inc_inl), "-"))
+print("  %-44s %8s %8s" % ("this_cpu_inc, out-of-line call", fmt(inc_call), fmt(cg.get("counter"), "{:.0f}")))
+print("  %-44s %8s %8s" % ("locked OR (set_bit of the pending mask)", fmt(lock_or), "-"))
+print("  %-44s %8s %8s" % ("report_access, queued (default 256 ring)", fmt(rep), fmt(cg.get("report"), "{:.0f}")))
+print("  %-44s %8s %8s" % ("report_access, ring full (dropped, counted)", fmt(full), fmt(cg.get("report_full"), "{:.0f}")))
+print("  report_access / call increment: %s x time, %s x instructions (target: < 30 ns, <= 2x)"
+      % (fmt(ratio(rep, inc_call)), fmt(ratio(cg.get("report"), cg.get("counter")))))
+print("  report_access / inline increment: %s x time" % fmt(ratio(rep, inc_inl)))
+print()
+
+print("2. drain + credit throughput (M reports/s; paddr unless noted)")
+print("  %-12s %10s %10s %9s %10s %12s %12s" % ("regions", "bsearch", "linear", "speedup",
+      "kdamond", "instr/rep", "instr/rep"))
+print("  %-12s %10s %10s %9s %10s %12s %12s" % ("", "credit", "credit", "", "pass", "bsearch", "linear"))
+for n, tag in ((10, "10"), (1000, "1000"), (10000, "10000"), (1000000, "1000000")):
+    bs = rate("BM_DrainCredit/%d/0" % n)
+    ln = rate("BM_DrainCreditLinear/%d/0" % n)
+    ps = rate("BM_DrainPass/%d/0/iterations:40" % n)
+    m = lambda v: None if v is None else v / 1e6
+    print("  %-12s %10s %10s %9s %10s %12s %12s" % (
+        tag, fmt(m(bs)), fmt(m(ln), "{:.4f}"), fmt(ratio(bs, ln), "{:.1f}x"), fmt(m(ps)),
+        fmt(cg.get("credit_" + tag), "{:.0f}"), fmt(cg.get("linear_" + tag), "{:.0f}")))
+bs = rate("BM_DrainCredit/10000/1")
+ps = rate("BM_DrainPass/10000/1/iterations:40")
+print("  %-12s %10s %10s %9s %10s" % ("10000 vaddr", fmt(None if bs is None else bs / 1e6), "",
+      "", fmt(None if ps is None else ps / 1e6)))
+print("  credit: damon_perf_drain_report() over a prepared snapshot, 65536 reports")
+print("  at uniformly random pages; pass: damon_perf_drain_rings() of 8192")
+print("  queued reports on 2 CPUs (snapshot + ring drain + credit).")
+print("  target: >= 10 M reports/s per core at 10^4 regions")
+print()
+
+print("3. region adjustment per aggregation (us; 256 MiB paddr target,")
+print("   samples over 20 sample intervals, 90% in a 2 MiB hot range)")
+print("  %-8s %-6s %-6s %-8s %10s %10s %12s" % ("split", "min", "max", "samples", "us", "regions", "instr"))
+for b in kmod["benchmarks"]:
+    if not b["name"].startswith("BM_RegionsAggregate/"):
+        continue
+    parts = dict(p.split(":") for p in b["name"].split("/")[1:] if ":" in p)
+    split = {"0": "random"}.get(parts.get("split"), parts.get("split"))
+    key = "aggr_%s_%s" % (parts.get("max"), parts.get("samples"))
+    instr = cg.get(key) if parts.get("min") == "10" else None
+    print("  %-8s %-6s %-6s %-8s %10s %10s %12s" % (
+        split, parts.get("min"), parts.get("max"), parts.get("samples"),
+        fmt(b["cpu_time"] / 1e3 if b.get("time_unit") == "ns" else None),
+        fmt(b.get("regions"), "{:.0f}"), fmt(instr, "{:.0f}")))
+print()
+
+print("4. SPE parse throughput (1 MiB streams)")
+print("  %-8s %10s %12s %10s" % ("stream", "MiB/s", "M records/s", "instr/B"))
+for s in ("Clean", "Noisy", "Mixed"):
+    b = by.get("BM_SpeParse" + s)
+    mib = b["bytes_per_second"] / 2**20 if b else None
+    recs = b.get("records/s") / 1e6 if b and b.get("records/s") else None
+    print("  %-8s %10s %12s %10s" % (s.lower(), fmt(mib, "{:.0f}"), fmt(recs),
+          fmt(cg.get("spe_" + s.lower()))))
+print("  target: >= 1 GiB/s (1024 MiB/s)")
+PY
+cat "$out/results.txt"
+echo "bench: results in $out/results.txt, JSON in $out/kmod_bench.json and $out/spe_bench.json" >&2

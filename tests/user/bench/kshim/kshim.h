@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c and
+ * regions.c include, so that the module's own sources build unchanged for
+ * the native microbenchmarks (tests/user/bench). Every <linux/...> header
+ * under kshim/linux/ includes only this file.
+ *
+ * Single-threaded model of the kernel: a fixed number of possible CPUs, a
+ * "current CPU" the benchmark sets (shim_cpu), per-CPU areas at a fixed
+ * stride, and the x86-64 meaning of the barriers (smp_wmb/smp_rmb and the
+ * __atomic variants are compiler barriers, atomic bit ops are locked), so
+ * instruction counts are close to what the module executes on x86-64.
+ * Nothing here runs in the kernel.
+ */
+#ifndef _DAMON_PERF_KSHIM_H
+#define _DAMON_PERF_KSHIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+typedef int8_t __s8;
+typedef int16_t __s16;
+typedef int32_t __s32;
+typedef int64_t __s64;
+typedef int pid_t;
+typedef unsigned int gfp_t;
+
+#define __percpu
+#define __user
+#define __force
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
+#define noinline __attribute__((__noinline__))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define IS_ENABLED(opt) 0	/* no CONFIG_KUNIT, no CONFIG_SMP tests */
+#define EXPORT_SYMBOL_GPL(sym)
+#define BUILD_BUG_ON(c) ((void)sizeof(char[1 - 2 * !!(c)]))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+#define SMP_CACHE_BYTES 64
+#define ____cacheline_aligned_in_smp __attribute__((__aligned__(SMP_CACHE_BYTES)))
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1UL << PAGE_SHIFT)
+#define NSEC_PER_USEC 1000ULL
+#define UINT_MAX (~0U)
+#define GFP_KERNEL 0U
+
+#define ALIGN_DOWN(x, a) ((x) & ~((typeof(x))(a) - 1))
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#define min_t(t, a, b) min((t)(a), (t)(b))
+#define max_t(t, a, b) max((t)(a), (t)(b))
+#define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
+#define swap(a, b) do { typeof(a) __t = (a); (a) = (b); (b) = __t; } while (0)
+static inline u64 div64_u64(u64 a, u64 b) { return a / b; }
+static inline bool is_power_of_2(unsigned long n)
+{
+	return n && !(n & (n - 1));
+}
+#define ilog2(n) (63 - __builtin_clzll((unsigned long long)(n)))
+static inline size_t array_size(size_t a, size_t b) { return a * b; }
+
+/* ---- compiler and memory barriers (x86-64 semantics) ---- */
+#define barrier() __asm__ __volatile__("" ::: "memory")
+#define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
+#define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define smp_load_acquire(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#if defined(__x86_64__) || defined(__i386__)
+#define smp_wmb() barrier()
+#define smp_rmb() barrier()
+#define smp_mb__before_atomic() barrier()
+#define smp_mb__after_atomic() barrier()
+#else
+#define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_mb__before_atomic() smp_mb()
+#define smp_mb__after_atomic() smp_mb()
+#endif
+
+/* ---- CPUs, per-CPU areas, preemption ---- */
+#define NR_CPUS 8
+#define SHIM_PCPU_STRIDE 4096	/* bytes between two CPUs' copies */
+extern unsigned int nr_cpu_ids;
+extern int shim_cpu;		/* the "current" CPU; the benchmark sets it */
+extern int shim_preempt_count;
+
+#define smp_processor_id() shim_cpu
+#define raw_smp_processor_id() shim_cpu
+#define cpu_to_node(cpu) 0
+#define per_cpu_ptr(p, cpu) \
+	((typeof(p))((char *)(p) + (size_t)(cpu) * SHIM_PCPU_STRIDE))
+#define this_cpu_ptr(p) per_cpu_ptr(p, shim_cpu)
+/* this_cpu ops are single, non-mergeable RMWs of this CPU's copy */
+#define __shim_this(x) (*(volatile typeof(x) *)per_cpu_ptr(&(x), shim_cpu))
+#define this_cpu_read(x) (__shim_this(x))
+#define this_cpu_write(x, v) (__shim_this(x) = (v))
+#define this_cpu_add(x, v) (__shim_this(x) += (v))
+#define this_cpu_inc(x) this_cpu_add(x, 1)
+#define this_cpu_dec(x) this_cpu_add(x, -1)
+#define this_cpu_inc_return(x) (__shim_this(x) += 1)
+#define preempt_disable_notrace() \
+	do { shim_preempt_count++; barrier(); } while (0)
+#define preempt_enable_notrace() \
+	do { barrier(); shim_preempt_count--; } while (0)
+#define preempt_disable() preempt_disable_notrace()
+#define preempt_enable() preempt_enable_notrace()
+
+void *shim_alloc_percpu(size_t size, size_t align);
+void free_percpu(void *p);
+#define alloc_percpu(type) \
+	((type *)shim_alloc_percpu(sizeof(type), __alignof__(type)))
+
+/* ---- cpumask ---- */
+#define BITS_PER_LONG 64
+typedef struct cpumask {
+	unsigned long bits[(NR_CPUS + BITS_PER_LONG - 1) / BITS_PER_LONG];
+} cpumask_t;
+
+static inline void cpumask_set_cpu(unsigned int cpu, cpumask_t *m)
+{
+	/* set_bit(): a locked RMW on x86 */
+	__atomic_fetch_or(&m->bits[cpu / BITS_PER_LONG],
+			  1UL << (cpu % BITS_PER_LONG), __ATOMIC_RELAXED);
+}
+
+static inline bool cpumask_test_and_clear_cpu(int cpu, cpumask_t *m)
+{
+	unsigned long bit = 1UL << (cpu % BITS_PER_LONG);
+
+	return __atomic_fetch_and(&m->bits[cpu / BITS_PER_LONG], ~bit,
+				  __ATOMIC_SEQ_CST) & bit;
+}
+
+static inline bool cpumask_test_cpu(int cpu, const cpumask_t *m)
+{
+	return (READ_ONCE(m->bits[cpu / BITS_PER_LONG]) >>
+		(cpu % BITS_PER_LONG)) & 1;
+}
+
+static inline void cpumask_clear(cpumask_t *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+static inline bool cpumask_empty(const cpumask_t *m)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(m->bits); i++)
+		if (READ_ONCE(m->bits[i]))
+			return false;
+	return true;
+}
+
+static inline int shim_next_cpu(int cpu, const cpumask_t *m)
+{
+	for (cpu++; cpu < (int)nr_cpu_ids; cpu++)
+		if (cpumask_test_cpu(cpu, m))
+			return cpu;
+	return (int)nr_cpu_ids;
+}
+
+#define for_each_cpu(cpu, m) \
+	for ((cpu) = shim_next_cpu(-1, m); (cpu) < (int)nr_cpu_ids; \
+	     (cpu) = shim_next_cpu(cpu, m))
+#define for_each_possible_cpu(cpu) \
+	for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
+#define cpu_possible(cpu) ((unsigned int)(cpu) < nr_cpu_ids)
+
+/* ---- time ---- */
+u64 local_clock(void);
+
+/* ---- locks, wait queues, irq_work: never contended here ---- */
+struct mutex { int locked; };
+#define DEFINE_MUTEX(name) struct mutex name = { 0 }
+#define mutex_lock(m) ((m)->locked = 1)
+#define mutex_unlock(m) ((m)->locked = 0)
+typedef struct { int locked; } spinlock_t;
+#define spin_lock(l) ((l)->locked = 1)
+#define spin_unlock(l) ((l)->locked = 0)
+typedef struct { int dummy; } wait_queue_head_t;
+struct kref { int refcount; };
+
+struct irq_work {
+	void (*func)(struct irq_work *work);
+	unsigned long queued;
+};
+static inline void init_irq_work(struct irq_work *w,
+				 void (*func)(struct irq_work *))
+{
+	w->func = func;
+	w->queued = 0;
+}
+/* the benchmark runs the work itself, if it wants the wake to happen */
+static inline bool irq_work_queue(struct irq_work *w)
+{
+	w->queued++;
+	return true;
+}
+static inline void irq_work_sync(struct irq_work *w) { (void)w; }
+
+/* ---- allocation ---- */
+void *kmalloc(size_t size, gfp_t gfp);
+void *kzalloc(size_t size, gfp_t gfp);
+void *kvzalloc_node(size_t size, gfp_t gfp, int node);
+void *krealloc_array(void *p, size_t n, size_t size, gfp_t gfp);
+void kfree(const void *p);
+void kvfree(const void *p);
+
+/* ---- lists (include/linux/list.h) ---- */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+static inline void INIT_LIST_HEAD(struct list_head *l)
+{
+	l->next = l;
+	l->prev = l;
+}
+
+static inline void __list_add(struct list_head *n, struct list_head *prev,
+			      struct list_head *next)
+{
+	next->prev = n;
+	n->next = next;
+	n->prev = prev;
+	prev->next = n;
+}
+
+static inline void list_add(struct list_head *n, struct list_head *h)
+{
+	__list_add(n, h, h->next);
+}
+
+static inline void list_add_tail(struct list_head *n, struct list_head *h)
+{
+	__list_add(n, h->prev, h);
+}
+
+static inline void list_del(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+	e->next = NULL;
+	e->prev = NULL;
+}
+
+static inline bool list_empty(const struct list_head *h)
+{
+	return h->next == h;
+}
+
+static inline void list_splice(const struct list_head *list,
+			       struct list_head *head)
+{
+	struct list_head *first = list->next, *last = list->prev;
+	struct list_head *at = head->next;
+
+	if (list_empty(list))
+		return;
+	first->prev = head;
+	head->next = first;
+	last->next = at;
+	at->prev = last;
+}
+
+#define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define list_first_entry(ptr, type, member) \
+	list_entry((ptr)->next, type, member)
+#define list_next_entry(pos, member) \
+	list_entry((pos)->member.next, typeof(*(pos)), member)
+#define list_for_each_entry(pos, head, member) \
+	for (pos = list_first_entry(head, typeof(*pos), member); \
+	     &pos->member != (head); pos = list_next_entry(pos, member))
+#define list_for_each_entry_safe(pos, n, head, member) \
+	for (pos = list_first_entry(head, typeof(*pos), member), \
+	     n = list_next_entry(pos, member); &pos->member != (head); \
+	     pos = n, n = list_next_entry(n, member))
+
+/* ---- bsearch: lib/bsearch.c is out of line, cmp an indirect call ---- */
+typedef int (*cmp_func_t)(const void *a, const void *b);
+void *shim_bsearch(const void *key, const void *base, size_t num,
+		   size_t size, cmp_func_t cmp);
+#define bsearch shim_bsearch
+
+/* ---- random ---- */
+u32 get_random_u32_below(u32 ceil);
+
+/* ---- processes and address spaces: no real ones in userspace ---- */
+struct pid;
+struct task_struct;
+struct netlink_ext_ack;
+enum pid_type { PIDTYPE_PID, PIDTYPE_TGID };
+struct mm_struct { int dummy; };
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_end;
+};
+struct vma_iterator { struct mm_struct *mm; unsigned long addr; };
+static inline void vma_iter_init(struct vma_iterator *vmi,
+				 struct mm_struct *mm, unsigned long addr)
+{
+	vmi->mm = mm;
+	vmi->addr = addr;
+}
+static inline struct vm_area_struct *shim_vma_next(struct vma_iterator *vmi)
+{
+	(void)vmi;
+	return NULL;
+}
+#define for_each_vma(vmi, vma) \
+	while (((vma) = shim_vma_next(&(vmi))) != NULL)
+#define mmap_read_lock(mm) ((void)(mm))
+#define mmap_read_unlock(mm) ((void)(mm))
+static inline struct task_struct *get_pid_task(struct pid *pid,
+					       enum pid_type type)
+{
+	(void)pid;
+	(void)type;
+	return NULL;
+}
+static inline struct mm_struct *get_task_mm(struct task_struct *task)
+{
+	(void)task;
+	return NULL;
+}
+#define put_task_struct(t) ((void)(t))
+#define mmput(mm) ((void)(mm))
+
+#define EINVAL 22
+#define EBUSY 16
+#define ENOMEM 12
+#define ESRCH 3
+#define ENOENT 2
+
+#endif /* _DAMON_PERF_KSHIM_H */
