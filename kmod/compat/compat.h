@@ -10,4 +10,12 @@
 #define timer_delete_sync(t) del_timer_sync(t)
 #endif
 
+/*
+ * The architecture walks user page tables locklessly with interrupts
+ * disabled (what get_user_pages_fast() relies on); 6.9 renamed the symbol.
+ */
+#if defined(CONFIG_HAVE_FAST_GUP) || defined(CONFIG_HAVE_GUP_FAST)
+#define DAMON_PERF_HAVE_LOCKLESS_PGTABLE_WALK
+#endif
+
 #endif /* _DAMON_PERF_COMPAT_H */
