@@ -53,6 +53,9 @@ enum damon_perf_report_src {
  * @paddr:	physical address, page aligned, 0 when unknown.
  * @vaddr:	virtual address, page aligned, 0 when unknown.
  * @size:	access size in bytes (PAGE_SIZE when unknown).
+ * @period:	events this sample stands for (perf's data->period); 0 when
+ *		the producer does not know it: the drain then takes the
+ *		probe's fixed sample_period, or 1.
  * @time_ns:	damon_perf_clock_ns() when the sample was taken (AUX: when
  *		it was decoded); 0 lets damon_perf_report_access() stamp it.
  * @cpu:	CPU that took the sample.
@@ -66,6 +69,7 @@ struct damon_perf_report {
 	unsigned long paddr;
 	unsigned long vaddr;
 	unsigned long size;
+	u64 period;
 	u64 time_ns;
 	int cpu;
 	pid_t tid;
