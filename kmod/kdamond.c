@@ -109,7 +109,7 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
  * @elapsed_ns:	length of the interval.
  *
  * Ages and merges the regions, publishes the snapshot (netlink, trace),
- * resets the counters and splits the regions.
+ * resets the counters and splits the regions (split mode of the context).
  *
  * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
  */
@@ -146,11 +146,9 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 							    r->age);
 	}
 
-	damon_perf_for_each_target(t, ctx) {
+	damon_perf_for_each_target(t, ctx)
 		damon_perf_regions_reset(t);
-		if (!t->dead)
-			damon_perf_regions_adjust_split(t, &ctx->attrs);
-	}
+	damon_perf_regions_split_ctx(ctx);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_kdamond_aggregate);
 
