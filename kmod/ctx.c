@@ -806,6 +806,8 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 	/* samples of an earlier run name targets that may have changed */
 	ctx->samples.nr = 0;
 	ctx->samples.seen = 0;
+	memset(ctx->samples.target_seen, 0,
+	       sizeof(ctx->samples.target_seen));
 	WRITE_ONCE(ctx->kdamond_done, false);
 	WRITE_ONCE(ctx->kdamond_wake, false);
 	ctx->rings.ctx_id = ctx->id;

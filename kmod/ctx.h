@@ -199,6 +199,7 @@ struct damon_perf_snapshot {
  *		DAMON_PERF_MAX_SPLIT_SAMPLES.
  * @seen:	samples credited in this aggregation. Above @nr when @keys
  *		holds a uniform random subset of them (reservoir sampling).
+ * @target_seen: samples credited per target (by list position).
  *
  * Filled by the drain in samples split mode, consumed (sorted) by the
  * split at aggregation; kdamond only.
@@ -208,6 +209,7 @@ struct damon_perf_samples {
 	u32 nr;
 	u32 cap;
 	u32 seen;
+	u32 target_seen[DAMON_PERF_MAX_TARGETS];
 };
 
 struct damon_perf_source;	/* perf_source.c: one probe's per-CPU events */

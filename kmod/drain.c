@@ -74,13 +74,18 @@ static void samples_reserve(struct damon_perf_samples *s)
 }
 
 /* Keep @key: append while there is room, then reservoir sampling. */
-static void samples_keep(struct damon_perf_samples *s, u64 key)
+static void samples_keep(struct damon_perf_samples *s, unsigned int pos,
+			 u64 key)
 {
 	u32 j;
 
 	if (s->seen == U32_MAX)
 		return;
 	s->seen++;
+	if (s->target_seen[pos] < U32_MAX)
+		s->target_seen[pos]++;
+	if (!s->cap)
+		return;		/* no buffer: counted, not kept */
 	if (s->nr < s->cap) {
 		s->keys[s->nr++] = key;
 		return;
@@ -108,6 +113,7 @@ void damon_perf_drain_samples_reset(struct damon_perf_ctx *ctx)
 	    s->cap < DAMON_PERF_MAX_SPLIT_SAMPLES)
 		samples_grow(s, s->cap * 2);
 	s->seen = 0;
+	memset(s->target_seen, 0, sizeof(s->target_seen));
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_samples_reset);
 
@@ -141,7 +147,7 @@ int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
 		BUILD_BUG_ON(DAMON_PERF_MAX_TARGETS >
 			     1ULL << (64 - DAMON_PERF_SAMPLE_POS_SHIFT));
 		samples_reserve(&ctx->samples);
-		d->keep = ctx->samples.cap;
+		d->keep = true;
 	}
 	d->stale_before = ctx->last_drain_ns > window ?
 			  ctx->last_drain_ns - window : 0;
@@ -336,10 +342,11 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 		return false;
 	}
 	credit(d, e->r, report->probe_idx - 1);
-	if (d->keep)
-		samples_keep(&ctx->samples,
-			     damon_perf_sample_key((seg ?: seg_of(d, e))->pos,
-						   addr));
+	if (d->keep) {
+		seg = seg ?: seg_of(d, e);
+		samples_keep(&ctx->samples, seg->pos,
+			     damon_perf_sample_key(seg->pos, addr));
+	}
 	damon_perf_observe_match(report->cpu);
 	d->matched++;
 	return true;

@@ -122,9 +122,7 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 
 	damon_perf_for_each_target(t, ctx)
 		max_nr = max(max_nr, damon_perf_regions_max_nr_accesses(t));
-	damon_perf_for_each_target(t, ctx)
-		if (!t->dead)
-			damon_perf_regions_adjust_merge(t, &ctx->attrs, max_nr);
+	damon_perf_regions_merge_ctx(ctx, max_nr);
 
 	snap = snapshot_build(ctx, elapsed_ns);
 	if (snap) {

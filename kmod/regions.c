@@ -861,6 +861,40 @@ unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split_samples);
 
+/**
+ * damon_perf_regions_merge_ctx() - Age and merge the regions of a context.
+ * @ctx:		the context.
+ * @max_nr_accesses:	highest nr_accesses in the context.
+ *
+ * damon_perf_regions_adjust_merge() per live target, except in samples
+ * split mode for a target without a single sample in this aggregation:
+ * no sample says nothing about where its hot set is, so its regions only
+ * age (with the merge's threshold) and keep their boundaries, instead of
+ * all merging because every count is zero.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ */
+void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
+				  unsigned int max_nr_accesses)
+{
+	bool samples = ctx->attrs.split == DAMON_PERF_SPLIT_SAMPLES;
+	struct damon_perf_target *t;
+	unsigned int pos = 0;
+
+	damon_perf_for_each_target(t, ctx) {
+		bool seen = ctx->samples.target_seen[pos++];
+
+		if (t->dead)
+			continue;
+		if (samples && !seen)
+			damon_perf_regions_age(t, max_nr_accesses / 10);
+		else
+			damon_perf_regions_adjust_merge(t, &ctx->attrs,
+							max_nr_accesses);
+	}
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge_ctx);
+
 static int cmp_key(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;

@@ -347,6 +347,10 @@ static void drain_should_keep_sample_keys_in_samples_mode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(s->keys[1]), 1U);
 	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->keys[1]),
 			(BASE + 25 * PG) >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, s->target_seen[0], 1U);
+	KUNIT_EXPECT_EQ(test, s->target_seen[1], 1U);
+	damon_perf_drain_samples_reset(ctx);
+	KUNIT_EXPECT_EQ(test, s->target_seen[0], 0U);
 }
 
 /* Random mode: no buffer, nothing kept. */

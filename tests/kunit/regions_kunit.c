@@ -646,6 +646,42 @@ static void regions_split_ctx_should_cut_live_sampled_targets_only(
 	list_del(&b->list);
 }
 
+/*
+ * Samples mode: a target without a sample in the aggregation keeps its
+ * boundaries (and ages); one with samples merges as DAMON does. Random
+ * mode always merges.
+ */
+static void regions_merge_ctx_should_keep_unsampled_targets(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_SAMPLES);
+	struct damon_perf_target *a = target_with(test, BASE,
+						  BASE + 1000 * PG, 20);
+	struct damon_perf_target *b = target_with(test, BASE + 4096 * PG,
+						  BASE + 5096 * PG, 20);
+	struct damon_perf_region *r;
+
+	ctx->attrs.min_nr_regions = 3;
+	list_add_tail(&a->list, &ctx->targets);
+	list_add_tail(&b->list, &ctx->targets);
+	damon_perf_for_each_region(r, a)
+		r->age = 4;
+	ctx->samples.target_seen[1] = 1;	/* b had a sample */
+	damon_perf_regions_merge_ctx(ctx, 0);
+	KUNIT_EXPECT_EQ(test, a->nr_regions, 20U);
+	damon_perf_for_each_region(r, a)
+		KUNIT_EXPECT_EQ(test, r->age, 5U);
+	/* all zero: merged up to a third of the target, 6 x 50 pages */
+	KUNIT_EXPECT_EQ(test, b->nr_regions, 4U);
+
+	ctx->attrs.split = DAMON_PERF_SPLIT_RANDOM;
+	ctx->samples.target_seen[1] = 0;
+	damon_perf_regions_merge_ctx(ctx, 0);
+	KUNIT_EXPECT_EQ(test, a->nr_regions, 4U);
+	list_del(&a->list);
+	list_del(&b->list);
+}
+
 static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_evenly_should_cover_range),
 	KUNIT_CASE(regions_split_evenly_should_stop_at_page_granularity),
@@ -663,6 +699,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_samples_should_ignore_keys_outside),
 	KUNIT_CASE(regions_split_ctx_should_keep_random_mode),
 	KUNIT_CASE(regions_split_ctx_should_cut_live_sampled_targets_only),
+	KUNIT_CASE(regions_merge_ctx_should_keep_unsampled_targets),
 	{}
 };
 
