@@ -53,7 +53,8 @@ static DECLARE_WORK(reap_work, reap_fn);
  * @attrs:	attributes to fill.
  *
  * Sample 5 ms, aggregation 100 ms, update 1 s, 10 to 1000 regions,
- * presence mode, DAMON_PERF_RING_DEF_SIZE ring entries.
+ * presence mode, DAMON_PERF_RING_DEF_SIZE ring entries, regions split
+ * where the sample density changes.
  *
  * Context: any.
  */
@@ -66,6 +67,7 @@ void damon_perf_attrs_default(struct damon_perf_attrs *attrs)
 	attrs->max_nr_regions = 1000;
 	attrs->mode = DAMON_PERF_MODE_PRESENCE;
 	attrs->ring_size = DAMON_PERF_RING_DEF_SIZE;
+	attrs->split = DAMON_PERF_SPLIT_SAMPLES;
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_attrs_default);
 
@@ -124,6 +126,11 @@ int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 	if (attrs->mode != DAMON_PERF_MODE_PRESENCE &&
 	    attrs->mode != DAMON_PERF_MODE_COUNT) {
 		NL_SET_ERR_MSG(extack, "unknown access mode");
+		return -EINVAL;
+	}
+	if (attrs->split != DAMON_PERF_SPLIT_SAMPLES &&
+	    attrs->split != DAMON_PERF_SPLIT_RANDOM) {
+		NL_SET_ERR_MSG(extack, "unknown split mode");
 		return -EINVAL;
 	}
 	if (!damon_perf_rings_valid_size(attrs->ring_size)) {
@@ -405,6 +412,10 @@ int damon_perf_ctx_set_attrs(struct damon_perf_ctx *ctx,
 	    attrs->max_nr_regions != ctx->attrs.max_nr_regions) {
 		NL_SET_ERR_MSG(extack,
 			       "ring size and region bounds change only while stopped");
+		return -EBUSY;
+	}
+	if (attrs->split != ctx->attrs.split) {
+		NL_SET_ERR_MSG(extack, "split mode changes only while stopped");
 		return -EBUSY;
 	}
 	spin_lock(&ctx->pending_lock);
@@ -805,6 +816,11 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 	 */
 	ctx->last_drain_ns = 0;
 	ctx->aggr_start_ns = ktime_get_ns();
+	/* samples of an earlier run name targets that may have changed */
+	ctx->samples.nr = 0;
+	ctx->samples.seen = 0;
+	memset(ctx->samples.target_seen, 0,
+	       sizeof(ctx->samples.target_seen));
 	WRITE_ONCE(ctx->kdamond_done, false);
 	WRITE_ONCE(ctx->kdamond_wake, false);
 	ctx->rings.ctx_id = ctx->id;

@@ -94,6 +94,7 @@ struct damon_perf_target {
  * @max_nr_regions:	upper bound of regions per target.
  * @mode:		&enum damon_perf_access_mode (uapi).
  * @ring_size:		report ring entries per CPU, a power of two.
+ * @split:		&enum damon_perf_split_mode (uapi): how regions split.
  */
 struct damon_perf_attrs {
 	u64 sample_us;
@@ -103,6 +104,7 @@ struct damon_perf_attrs {
 	u32 max_nr_regions;
 	u32 mode;
 	u32 ring_size;
+	u32 split;
 };
 
 /**
@@ -195,6 +197,28 @@ struct damon_perf_snapshot {
 	struct damon_perf_snap_region regions[];
 };
 
+/**
+ * struct damon_perf_samples - Where an aggregation's samples landed.
+ * @keys:	sample keys (target position and page, see drain.h), kept
+ *		from the samples credited in this aggregation.
+ * @nr:		keys held.
+ * @cap:	length of @keys; grows at high-water marks, up to
+ *		DAMON_PERF_MAX_SPLIT_SAMPLES.
+ * @seen:	samples credited in this aggregation. Above @nr when @keys
+ *		holds a uniform random subset of them (reservoir sampling).
+ * @target_seen: samples credited per target (by list position).
+ *
+ * Filled by the drain in samples split mode, consumed (sorted) by the
+ * split at aggregation; kdamond only.
+ */
+struct damon_perf_samples {
+	u64 *keys;
+	u32 nr;
+	u32 cap;
+	u32 seen;
+	u32 target_seen[DAMON_PERF_MAX_TARGETS];
+};
+
 struct damon_perf_source;	/* perf_source.c: one probe's per-CPU events */
 
 /**
@@ -242,6 +266,7 @@ struct damon_perf_ctx {
 	void *drain_snap;
 	size_t drain_snap_cap;
 	u64 sample_seq;			/* sample intervals since start */
+	struct damon_perf_samples samples;	/* split mode samples */
 
 	/* written by the kdamond (WRITE_ONCE), read by netlink (READ_ONCE) */
 	u64 stale_drops;		/* reports older than one interval */

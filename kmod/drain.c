@@ -7,11 +7,19 @@
  * whole array: paddr targets are kept sorted and never overlap). Each
  * report is then checked (stale window, probe index, sample filters),
  * routed to its target (vaddr: by thread group id) and binary searched.
+ * In samples split mode the drain also keeps the key (target, page) of
+ * every credited sample in ctx->samples for the split at aggregation: the
+ * buffer grows here, before a pass, while it holds every sample of the
+ * aggregation; once full, reservoir sampling keeps a uniform subset, so
+ * the inner loop never allocates.
+ *
  * Everything here runs in the kdamond, or in KUnit with the context
  * stopped.
  */
 #include <linux/bsearch.h>
 #include <linux/overflow.h>
+#include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "drain.h"
@@ -33,6 +41,81 @@ static struct damon_perf_drain_ent *reserve(struct damon_perf_ctx *ctx,
 	ctx->drain_snap_cap = nr;
 	return ents;
 }
+
+/* Replace the key buffer by one of @cap keys holding the same keys. */
+static int samples_grow(struct damon_perf_samples *s, u32 cap)
+{
+	u64 *keys;
+
+	keys = kvmalloc_array(cap, sizeof(*keys), GFP_KERNEL);
+	if (!keys)
+		return -ENOMEM;
+	if (s->nr)
+		memcpy(keys, s->keys, s->nr * sizeof(*keys));
+	kvfree(s->keys);
+	s->keys = keys;
+	s->cap = cap;
+	return 0;
+}
+
+/*
+ * Grow at the high-water mark: half full and still holding every sample of
+ * the aggregation. A failure keeps the old buffer (a smaller subset).
+ */
+static void samples_reserve(struct damon_perf_samples *s)
+{
+	if (!s->cap) {
+		samples_grow(s, DAMON_PERF_SPLIT_SAMPLES_MIN);
+		return;
+	}
+	if (s->seen == s->nr && s->nr >= s->cap / 2 &&
+	    s->cap < DAMON_PERF_MAX_SPLIT_SAMPLES)
+		samples_grow(s, s->cap * 2);
+}
+
+/* Keep @key: append while there is room, then reservoir sampling. */
+static void samples_keep(struct damon_perf_samples *s, unsigned int pos,
+			 u64 key)
+{
+	u32 j;
+
+	if (s->seen == U32_MAX)
+		return;
+	s->seen++;
+	if (s->target_seen[pos] < U32_MAX)
+		s->target_seen[pos]++;
+	if (!s->cap)
+		return;		/* no buffer: counted, not kept */
+	if (s->nr < s->cap) {
+		s->keys[s->nr++] = key;
+		return;
+	}
+	j = get_random_u32_below(s->seen);
+	if (j < s->cap)
+		s->keys[j] = key;
+}
+
+/**
+ * damon_perf_drain_samples_reset() - Start the next aggregation's samples.
+ * @ctx:	the context.
+ *
+ * When the aggregation saw more samples than the buffer holds, the buffer
+ * doubles (up to DAMON_PERF_MAX_SPLIT_SAMPLES) for the next one.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ */
+void damon_perf_drain_samples_reset(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_samples *s = &ctx->samples;
+
+	s->nr = 0;
+	if (s->seen > s->cap && s->cap &&
+	    s->cap < DAMON_PERF_MAX_SPLIT_SAMPLES)
+		samples_grow(s, s->cap * 2);
+	s->seen = 0;
+	memset(s->target_seen, 0, sizeof(s->target_seen));
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_samples_reset);
 
 /**
  * damon_perf_drain_prepare() - Snapshot the regions for a drain pass.
@@ -58,13 +141,19 @@ int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
 	struct damon_perf_region *r;
 	struct damon_perf_drain_ent *ents;
 	size_t total = 0;
-	unsigned int i = 0;
+	unsigned int i = 0, pos = 0;
 	u64 window = ctx->attrs.sample_us * NSEC_PER_USEC;
 
 	memset(d, 0, sizeof(*d));
 	d->ctx = ctx;
 	d->seq = ctx->sample_seq;
 	d->mode = ctx->attrs.mode;
+	if (ctx->attrs.split == DAMON_PERF_SPLIT_SAMPLES) {
+		BUILD_BUG_ON(DAMON_PERF_MAX_TARGETS >
+			     1ULL << (64 - DAMON_PERF_SAMPLE_POS_SHIFT));
+		samples_reserve(&ctx->samples);
+		d->keep = true;
+	}
 	d->stale_before = ctx->last_drain_ns > window ?
 			  ctx->last_drain_ns - window : 0;
 	damon_perf_for_each_target(t, ctx)
@@ -77,10 +166,13 @@ int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
 	damon_perf_for_each_target(t, ctx) {
 		struct damon_perf_drain_seg *seg;
 
-		if (t->dead)
+		if (t->dead) {
+			pos++;
 			continue;
+		}
 		seg = &d->segs[d->nr_segs++];
 		seg->t = t;
+		seg->pos = pos++;
 		seg->first = i;
 		damon_perf_for_each_region(r, t) {
 			ents[i].t = t;
@@ -207,6 +299,18 @@ static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
 		r->nr_accesses++;
 }
 
+/* The segment holding snapshot entry @e (paddr: one search for all). */
+static const struct damon_perf_drain_seg *
+seg_of(const struct damon_perf_drain *d, const struct damon_perf_drain_ent *e)
+{
+	unsigned int idx = e - d->ents, i;
+
+	for (i = 0; i + 1 < d->nr_segs; i++)
+		if (idx < d->segs[i].first + d->segs[i].nr)
+			break;
+	return &d->segs[i];
+}
+
 /**
  * damon_perf_drain_report() - Credit one report to its region.
  * @d:		the pass, from damon_perf_drain_prepare().
@@ -216,7 +320,8 @@ static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
  * events adds the period the sample stands for (saturating);
  * nr_accesses counts every sample in count mode and at most one per sample
  * interval in presence mode; both saturate at their maximum. Every
- * rejection is counted by reason.
+ * rejection is counted by reason. In samples split mode the credited
+ * sample's key is kept for the split.
  *
  * Context: the kdamond of @d->ctx, or a caller owning a stopped context.
  * Return: true when a region was credited.
@@ -226,6 +331,7 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 {
 	struct damon_perf_ctx *ctx = d->ctx;
 	const struct damon_perf_drain_ent *e = NULL;
+	const struct damon_perf_drain_seg *seg = NULL;
 	bool vaddr = ctx->ops == DAMON_PERF_OPS_VADDR;
 	unsigned long addr = vaddr ? report->vaddr : report->paddr;
 	unsigned int i;
@@ -254,9 +360,9 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 			miss(report, addr, DAMON_PERF_MISS_TGID);
 			return false;
 		}
+		seg = &d->segs[i];
 		if (addr)
-			e = search(d->ents + d->segs[i].first, d->segs[i].nr,
-				   addr);
+			e = search(d->ents + seg->first, seg->nr, addr);
 	} else if (addr) {
 		e = search(d->ents, d->nr_ents, addr);
 	}
@@ -269,6 +375,11 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 		return false;
 	}
 	credit(d, e->r, report);
+	if (d->keep) {
+		seg = seg ?: seg_of(d, e);
+		samples_keep(&ctx->samples, seg->pos,
+			     damon_perf_sample_key(seg->pos, addr));
+	}
 	damon_perf_observe_match(report->cpu);
 	d->matched++;
 	return true;
@@ -310,7 +421,7 @@ unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx)
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_rings);
 
 /**
- * damon_perf_drain_free() - Free the drain snapshot of a context.
+ * damon_perf_drain_free() - Free the drain snapshot and samples of a context.
  * @ctx:	a context that is not running.
  *
  * Context: process context.
@@ -320,5 +431,7 @@ void damon_perf_drain_free(struct damon_perf_ctx *ctx)
 	kfree(ctx->drain_snap);
 	ctx->drain_snap = NULL;
 	ctx->drain_snap_cap = 0;
+	kvfree(ctx->samples.keys);
+	memset(&ctx->samples, 0, sizeof(ctx->samples));
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_free);

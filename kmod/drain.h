@@ -28,12 +28,44 @@ struct damon_perf_drain_ent {
  * @t:		the target.
  * @first:	index of its first entry in the snapshot.
  * @nr:		number of its entries.
+ * @pos:	position of @t in the context's target list (dead ones
+ *		included), the target part of its sample keys.
  */
 struct damon_perf_drain_seg {
 	struct damon_perf_target *t;
 	unsigned int first;
 	unsigned int nr;
+	unsigned int pos;
 };
+
+/*
+ * Samples kept for the split (samples split mode): at most this many per
+ * aggregation and context (8 bytes each), the first buffer holding
+ * DAMON_PERF_SPLIT_SAMPLES_MIN. Beyond, a uniform random subset is kept.
+ */
+#define DAMON_PERF_MAX_SPLIT_SAMPLES	(1U << 16)
+#define DAMON_PERF_SPLIT_SAMPLES_MIN	(1U << 10)
+
+/*
+ * A sample key: the position of the target in the context's list above
+ * the page number, so keys sort by target, then address.
+ */
+#define DAMON_PERF_SAMPLE_POS_SHIFT	(BITS_PER_LONG - PAGE_SHIFT)
+
+static inline u64 damon_perf_sample_key(unsigned int pos, unsigned long addr)
+{
+	return ((u64)pos << DAMON_PERF_SAMPLE_POS_SHIFT) | (addr >> PAGE_SHIFT);
+}
+
+static inline unsigned int damon_perf_sample_pos(u64 key)
+{
+	return key >> DAMON_PERF_SAMPLE_POS_SHIFT;
+}
+
+static inline unsigned long damon_perf_sample_page(u64 key)
+{
+	return key & ((1ULL << DAMON_PERF_SAMPLE_POS_SHIFT) - 1);
+}
 
 /**
  * struct damon_perf_drain - State of one drain pass.
@@ -45,6 +77,7 @@ struct damon_perf_drain_seg {
  * @stale_before:	reports with an earlier time_ns are stale.
  * @seq:		sample interval credited (presence mode).
  * @mode:		access mode of this pass.
+ * @keep:		keep the sample keys (samples split mode).
  * @total:		reports seen.
  * @matched:		reports credited to a region.
  */
@@ -57,6 +90,7 @@ struct damon_perf_drain {
 	u64 stale_before;
 	u64 seq;
 	u32 mode;
+	bool keep;
 	unsigned int total;
 	unsigned int matched;
 };
@@ -67,6 +101,7 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 			     const struct damon_perf_report *report);
 unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx);
 void damon_perf_drain_free(struct damon_perf_ctx *ctx);
+void damon_perf_drain_samples_reset(struct damon_perf_ctx *ctx);
 bool damon_perf_filters_reject(const struct damon_perf_filter *filters,
 			       unsigned int nr,
 			       const struct damon_perf_report *report);

@@ -110,7 +110,7 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
  * @elapsed_ns:	length of the interval.
  *
  * Ages and merges the regions, publishes the snapshot (netlink, trace),
- * resets the counters and splits the regions.
+ * resets the counters and splits the regions (split mode of the context).
  *
  * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
  */
@@ -123,9 +123,7 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 
 	damon_perf_for_each_target(t, ctx)
 		max_nr = max(max_nr, damon_perf_regions_max_nr_accesses(t));
-	damon_perf_for_each_target(t, ctx)
-		if (!t->dead)
-			damon_perf_regions_adjust_merge(t, &ctx->attrs, max_nr);
+	damon_perf_regions_merge_ctx(ctx, max_nr);
 
 	snap = snapshot_build(ctx, elapsed_ns);
 	if (snap) {
@@ -147,11 +145,9 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 							    r->age);
 	}
 
-	damon_perf_for_each_target(t, ctx) {
+	damon_perf_for_each_target(t, ctx)
 		damon_perf_regions_reset(t);
-		if (!t->dead)
-			damon_perf_regions_adjust_split(t, &ctx->attrs);
-	}
+	damon_perf_regions_split_ctx(ctx);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_kdamond_aggregate);
 

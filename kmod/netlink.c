@@ -93,6 +93,8 @@ static const struct nla_policy attrs_policy[DAMON_PERF_ATTRS_A_MAX + 1] = {
 		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_MODE_COUNT),
 	[DAMON_PERF_ATTRS_A_RING_SIZE] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &ring_size_range),
+	[DAMON_PERF_ATTRS_A_SPLIT] =
+		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_SPLIT_RANDOM),
 };
 
 static const struct nla_policy target_policy[DAMON_PERF_TARGET_A_MAX + 1] = {
@@ -275,7 +277,8 @@ static int fill_attrs(struct sk_buff *skb, const struct damon_perf_attrs *a)
 	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MAX_NR_REGIONS,
 			a->max_nr_regions) ||
 	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MODE, a->mode) ||
-	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_RING_SIZE, a->ring_size))
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_RING_SIZE, a->ring_size) ||
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_SPLIT, a->split))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -536,6 +539,8 @@ static int set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
 			nla_get_u32(tb[DAMON_PERF_ATTRS_A_MAX_NR_REGIONS]);
 	if (tb[DAMON_PERF_ATTRS_A_MODE])
 		a.mode = nla_get_u32(tb[DAMON_PERF_ATTRS_A_MODE]);
+	if (tb[DAMON_PERF_ATTRS_A_SPLIT])
+		a.split = nla_get_u32(tb[DAMON_PERF_ATTRS_A_SPLIT]);
 	if (tb[DAMON_PERF_ATTRS_A_RING_SIZE]) {
 		a.ring_size = nla_get_u32(tb[DAMON_PERF_ATTRS_A_RING_SIZE]);
 		if (!is_power_of_2(a.ring_size)) {

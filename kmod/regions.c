@@ -9,16 +9,33 @@
  * DAMON_PERF_MIN_REGION aligned.
  *
  * At each aggregation the kdamond ages the regions, merges neighbours whose
- * access counts are close, and splits regions at random points while the
- * target has fewer than half of max_nr_regions, so regions follow the
- * access pattern at a bounded cost. Bounds hold per target.
+ * access counts are close, and splits them, so regions follow the access
+ * pattern at a bounded cost. Bounds hold per target. Two split modes:
+ *
+ * - samples (default): every sample names the page it touched, so the
+ *   drain keeps the aggregation's sample pages (drain.c) and the split
+ *   cuts each region where its sample density changes. A region's sorted
+ *   sample pages are compared with a uniform spread over the region
+ *   (Kolmogorov-Smirnov): the page boundary where the two cumulative
+ *   shares differ most is the cut, taken when the difference is
+ *   significant (above 2 / sqrt(samples)) and at least 1/64, else at the
+ *   edge of the longest empty gap between samples when a uniform spread
+ *   would hardly leave such a gap; both pieces are tested again, up to SPLIT_MAX_CUTS cuts per region and
+ *   max_nr_regions per target. A hot range inside a cold region gets its
+ *   exact edges in one aggregation.
+ * - random: DAMON's split at random points while the target has at most
+ *   half of max_nr_regions.
  */
+#include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
+#include "drain.h"
 #include "kunit_export.h"
 #include "regions.h"
 
@@ -671,3 +688,271 @@ void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 	t->last_nr_regions = t->nr_regions;
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_split);
+
+/* Cuts per region and aggregation in samples mode (pieces: one more). */
+#define SPLIT_MAX_CUTS		16
+/* Fewer samples than this never split a region. */
+#define SPLIT_MIN_SAMPLES	8
+/* Deviation of the cumulative shares, in 1/2^16. */
+#define DEV_SHIFT		16
+/* Significance: dev^2 * n above (2 << DEV_SHIFT)^2, i.e. dev > 2/sqrt(n). */
+#define DEV_SIGNIFICANT		(4ULL << (2 * DEV_SHIFT))
+/* Smallest deviation worth a cut: 1/64 of the region's samples. */
+#define DEV_MIN			((1U << DEV_SHIFT) / 64)
+
+struct piece {
+	struct damon_perf_region *r;
+	u32 lo;
+	u32 hi;
+};
+
+struct cut {
+	u64 dev;		/* deviation in 1/2^32, or gap in pages */
+	unsigned long page;	/* first page of the right piece */
+	u32 mid;		/* first key of the right piece */
+};
+
+static unsigned long key_page(const u64 *keys, u32 i)
+{
+	return damon_perf_sample_page(keys[i]);
+}
+
+/* Cut at @page, with @k of the @n samples on its left: is it the best? */
+static void consider(struct cut *best, unsigned long first, unsigned long len,
+		     unsigned long page, u32 k, u32 n, u32 mid)
+{
+	u64 share = div_u64((u64)k << 32, n);
+	u64 uniform = mul_u64_u64_div_u64(page - first, 1ULL << 32, len);
+	u64 dev = share > uniform ? share - uniform : uniform - share;
+
+	if (dev > best->dev) {
+		best->dev = dev;
+		best->page = page;
+		best->mid = mid;
+	}
+}
+
+/* The empty gap [@a, @b) pages: the longest so far? */
+static void gap(struct cut *g, unsigned long first, unsigned long a,
+		unsigned long b, u32 mid)
+{
+	if (b - a > g->dev) {
+		g->dev = b - a;
+		/* cut at the edge that lies inside the piece */
+		g->page = a > first ? a : b;
+		g->mid = mid;
+	}
+}
+
+/*
+ * Is an empty gap of @g of the @len pages unlikely among @n uniform
+ * samples? The chance that one exists is about n * exp(-n g / len); below
+ * 1/1000 when n g / len > ln n + 7 (ln n from ilog2, a little low).
+ */
+static bool gap_significant(u64 g, unsigned long len, u32 n)
+{
+	u64 frac = mul_u64_u64_div_u64(g, 1ULL << 32, len);
+
+	return frac * n * 10 > (u64)(7 * ilog2(n) + 70) << 32;
+}
+
+/*
+ * The page boundary inside [@first, @end) pages where the share of the
+ * sample keys [@lo, @hi) on its left differs most from the share of the
+ * pages (Kolmogorov-Smirnov); true when that difference is significant.
+ * Candidates are the edges of the sampled pages, where the difference
+ * peaks. Failing that, an edge of the longest empty gap between samples
+ * when such a gap is unlikely under a uniform spread (many small hot
+ * ranges look uniform from afar). O(@hi - @lo).
+ */
+static bool best_cut(const u64 *keys, u32 lo, u32 hi, unsigned long first,
+		     unsigned long end, struct cut *best)
+{
+	unsigned long len = end - first, page, prev = first;
+	u32 n = hi - lo, i = lo, j;
+	struct cut g = {};
+	u64 dev;
+
+	best->dev = 0;
+	if (n < SPLIT_MIN_SAMPLES || len < 2)
+		return false;
+	while (i < hi) {
+		page = key_page(keys, i);
+		for (j = i + 1; j < hi && key_page(keys, j) == page; j++)
+			;
+		if (page > first)
+			consider(best, first, len, page, i - lo, n, i);
+		if (page + 1 < end)
+			consider(best, first, len, page + 1, j - lo, n, j);
+		if (page > prev)
+			gap(&g, first, prev, page, i);
+		prev = page + 1;
+		i = j;
+	}
+	if (end > prev)
+		gap(&g, first, prev, end, hi);
+	dev = best->dev >> (32 - DEV_SHIFT);
+	if (dev >= DEV_MIN &&
+	    dev * dev * min_t(u32, n, 1U << 24) > DEV_SIGNIFICANT)
+		return true;
+	if (g.dev && gap_significant(g.dev, len, n)) {
+		*best = g;
+		return true;
+	}
+	return false;
+}
+
+/* Cut @r at its density changes; returns the number of cuts. */
+static unsigned int split_region(struct damon_perf_target *t,
+				 struct damon_perf_region *r, const u64 *keys,
+				 u32 lo, u32 hi, unsigned int budget)
+{
+	struct piece stack[SPLIT_MAX_CUTS + 1];
+	unsigned int top = 0, cuts = 0;
+	struct damon_perf_region *n;
+	struct piece p;
+	struct cut c;
+
+	budget = min_t(unsigned int, budget, SPLIT_MAX_CUTS);
+	stack[top++] = (struct piece){ r, lo, hi };
+	/* each cut pops one piece and pushes two: top <= cuts + 1 */
+	while (top && cuts < budget) {
+		p = stack[--top];
+		if (!best_cut(keys, p.lo, p.hi, p.r->start >> PAGE_SHIFT,
+			      p.r->end >> PAGE_SHIFT, &c))
+			continue;
+		n = split_at(t, p.r, c.page << PAGE_SHIFT);
+		if (!n)
+			break;
+		cuts++;
+		stack[top++] = (struct piece){ p.r, p.lo, c.mid };
+		stack[top++] = (struct piece){ n, c.mid, p.hi };
+	}
+	return cuts;
+}
+
+/**
+ * damon_perf_regions_split_samples() - Split where the sample density
+ * changes.
+ * @t:		the target.
+ * @attrs:	the attributes (max_nr_regions).
+ * @keys:	the target's sample keys of the aggregation, sorted.
+ * @nr:		their number.
+ *
+ * Each region is cut at the page boundaries where the density of its
+ * samples changes significantly (see the top of this file), at most
+ * SPLIT_MAX_CUTS times; the target never exceeds max_nr_regions. Keys
+ * outside every region are ignored. The new pieces copy the counters of
+ * the region they come from, as random splits do. An allocation failure
+ * ends the split early (the list stays valid).
+ *
+ * Context: target owned by the caller.
+ * Return: the number of cuts.
+ */
+unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
+					      const struct damon_perf_attrs *attrs,
+					      const u64 *keys, u32 nr)
+{
+	struct damon_perf_region *r, *next;
+	unsigned int budget, cuts = 0, c;
+	unsigned long first, end;
+	u32 lo = 0, hi;
+
+	if (t->nr_regions >= attrs->max_nr_regions)
+		return 0;
+	budget = attrs->max_nr_regions - t->nr_regions;
+	damon_perf_for_each_region_safe(r, next, t) {
+		first = r->start >> PAGE_SHIFT;
+		end = r->end >> PAGE_SHIFT;
+		while (lo < nr && key_page(keys, lo) < first)
+			lo++;
+		for (hi = lo; hi < nr && key_page(keys, hi) < end; hi++)
+			;
+		if (budget && hi - lo >= SPLIT_MIN_SAMPLES) {
+			c = split_region(t, r, keys, lo, hi, budget);
+			budget -= c;
+			cuts += c;
+		}
+		lo = hi;
+	}
+	return cuts;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split_samples);
+
+/**
+ * damon_perf_regions_merge_ctx() - Age and merge the regions of a context.
+ * @ctx:		the context.
+ * @max_nr_accesses:	highest nr_accesses in the context.
+ *
+ * damon_perf_regions_adjust_merge() per live target, except in samples
+ * split mode for a target without a single sample in this aggregation:
+ * no sample says nothing about where its hot set is, so its regions only
+ * age (with the merge's threshold) and keep their boundaries, instead of
+ * all merging because every count is zero.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ */
+void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
+				  unsigned int max_nr_accesses)
+{
+	bool samples = ctx->attrs.split == DAMON_PERF_SPLIT_SAMPLES;
+	struct damon_perf_target *t;
+	unsigned int pos = 0;
+
+	damon_perf_for_each_target(t, ctx) {
+		bool seen = ctx->samples.target_seen[pos++];
+
+		if (t->dead)
+			continue;
+		if (samples && !seen)
+			damon_perf_regions_age(t, max_nr_accesses / 10);
+		else
+			damon_perf_regions_adjust_merge(t, &ctx->attrs,
+							max_nr_accesses);
+	}
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge_ctx);
+
+static int cmp_key(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * damon_perf_regions_split_ctx() - Split the regions of a context.
+ * @ctx:	the context, after its counters were reset.
+ *
+ * Random mode: damon_perf_regions_adjust_split() per live target. Samples
+ * mode: sorts the aggregation's sample keys (O(n log n), in place) and
+ * hands each live target its run of keys; then the keys are dropped for
+ * the next aggregation.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ */
+void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_samples *s = &ctx->samples;
+	bool random = ctx->attrs.split == DAMON_PERF_SPLIT_RANDOM;
+	struct damon_perf_target *t;
+	unsigned int pos = 0;
+	u32 lo = 0, hi;
+
+	if (!random && s->nr)
+		sort(s->keys, s->nr, sizeof(*s->keys), cmp_key, NULL);
+	damon_perf_for_each_target(t, ctx) {
+		for (hi = lo; hi < s->nr &&
+		     damon_perf_sample_pos(s->keys[hi]) == pos; hi++)
+			;
+		if (!t->dead && random)
+			damon_perf_regions_adjust_split(t, &ctx->attrs);
+		else if (!t->dead)
+			damon_perf_regions_split_samples(t, &ctx->attrs,
+							 s->keys + lo, hi - lo);
+		lo = hi;
+		pos++;
+	}
+	damon_perf_drain_samples_reset(ctx);
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split_ctx);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Region lists of monitoring targets and DAMON's adaptive region
- * adjustment: initial regions, ageing, merging, random splitting and the
+ * adjustment: initial regions, ageing, merging, splitting (at random points
+ * or where the sample density changes) and the
  * refresh of virtual address ranges from the VMAs.
  *
  * Everything here runs in process context. Before a context starts, the
@@ -66,5 +67,11 @@ unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
 					     unsigned int max_nr_accesses);
 void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 				     const struct damon_perf_attrs *attrs);
+unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
+					      const struct damon_perf_attrs *attrs,
+					      const u64 *keys, u32 nr);
+void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
+				  unsigned int max_nr_accesses);
+void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx);
 
 #endif /* _DAMON_PERF_REGIONS_H */

@@ -356,6 +356,147 @@ static void drain_should_grow_snapshot_only_at_high_water_mark(
 	KUNIT_EXPECT_EQ(test, d.nr_ents, 15U);
 }
 
+/* Samples mode keeps (target position, page) of every credited sample. */
+static void drain_should_keep_sample_keys_in_samples_mode(struct kunit *test)
+{
+	struct damon_perf_drain d;
+	struct damon_perf_ctx *ctx = two_ranges(test, &d);
+	struct damon_perf_samples *s = &ctx->samples;
+
+	KUNIT_ASSERT_EQ(test, s->cap, DAMON_PERF_SPLIT_SAMPLES_MIN);
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 3 * PG + 100, 8));
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 25 * PG, 8));
+	KUNIT_EXPECT_FALSE(test, drain(&d, BASE + 15 * PG, 8));	/* gap */
+	KUNIT_ASSERT_EQ(test, s->nr, 2U);
+	KUNIT_EXPECT_EQ(test, s->seen, 2U);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(s->keys[0]), 0U);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->keys[0]),
+			(BASE + 3 * PG) >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(s->keys[1]), 1U);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->keys[1]),
+			(BASE + 25 * PG) >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, s->target_seen[0], 1U);
+	KUNIT_EXPECT_EQ(test, s->target_seen[1], 1U);
+	damon_perf_drain_samples_reset(ctx);
+	KUNIT_EXPECT_EQ(test, s->target_seen[0], 0U);
+}
+
+/* Random mode: no buffer, nothing kept. */
+static void drain_should_not_keep_samples_in_random_mode(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_drain d;
+
+	ctx->attrs.split = DAMON_PERF_SPLIT_RANDOM;
+	target_add(test, ctx, 0, BASE, 10);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
+	KUNIT_EXPECT_NULL(test, ctx->samples.keys);
+	KUNIT_EXPECT_EQ(test, ctx->samples.nr, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->samples.seen, 0U);
+}
+
+/* vaddr keys name the target's list position, dead targets counted. */
+static void drain_should_key_vaddr_samples_by_target_position(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_VADDR);
+	struct damon_perf_report report = rep(BASE + PG, 8);
+	struct damon_perf_drain d;
+
+	target_add(test, ctx, 100, BASE, 4)->dead = true;
+	target_add(test, ctx, 200, BASE, 4);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	report.tgid = 200;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_ASSERT_EQ(test, ctx->samples.nr, 1U);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(ctx->samples.keys[0]), 1U);
+}
+
+/*
+ * The buffer never grows inside a pass: beyond it a uniform subset is
+ * kept. It grows before a pass at half full, or for the next aggregation
+ * after an overflow, up to DAMON_PERF_MAX_SPLIT_SAMPLES.
+ */
+static void drain_should_bound_samples_and_grow_at_high_water_mark(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_samples *s = &ctx->samples;
+	const u32 min = DAMON_PERF_SPLIT_SAMPLES_MIN;
+	struct damon_perf_drain d;
+	unsigned int i, low = 0;
+	u64 *keys;
+
+	target_add(test, ctx, 0, BASE, 64);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	keys = s->keys;
+	for (i = 0; i < 4 * min; i++)
+		drain(&d, BASE + (i % 64) * PG, 8);
+	KUNIT_EXPECT_PTR_EQ(test, s->keys, keys);
+	KUNIT_EXPECT_EQ(test, s->cap, min);
+	KUNIT_EXPECT_EQ(test, s->nr, min);
+	KUNIT_EXPECT_EQ(test, s->seen, 4 * min);
+	for (i = 0; i < s->nr; i++)
+		low += damon_perf_sample_page(s->keys[i]) <
+		       ((BASE + 32 * PG) >> PAGE_SHIFT);
+	/* a uniform subset: about half the keys in the lower half */
+	KUNIT_EXPECT_GT(test, low, min / 4);
+	KUNIT_EXPECT_LT(test, low, 3 * min / 4);
+	/* subsampling started: the next pass keeps the buffer */
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	KUNIT_EXPECT_EQ(test, s->cap, min);
+	damon_perf_drain_samples_reset(ctx);
+	KUNIT_EXPECT_EQ(test, s->cap, 2 * min);
+	KUNIT_EXPECT_EQ(test, s->nr, 0U);
+	KUNIT_EXPECT_EQ(test, s->seen, 0U);
+	/* half full and complete: grows before the next pass, keeping keys */
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	for (i = 0; i < min; i++)
+		drain(&d, BASE + 5 * PG, 8);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	KUNIT_EXPECT_EQ(test, s->cap, 4 * min);
+	KUNIT_EXPECT_EQ(test, s->nr, min);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->keys[min - 1]),
+			(BASE + 5 * PG) >> PAGE_SHIFT);
+	/* never beyond the budget */
+	for (i = 0; i < 16; i++) {
+		s->seen = U32_MAX;
+		damon_perf_drain_samples_reset(ctx);
+	}
+	KUNIT_EXPECT_EQ(test, s->cap, DAMON_PERF_MAX_SPLIT_SAMPLES);
+}
+
+/* A synthetic stream: one aggregation isolates a hot range. */
+static void drain_then_split_should_isolate_hot_range(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t;
+	struct damon_perf_drain d;
+	struct damon_perf_region *r;
+	unsigned long a, hs = BASE + 850 * PG, he = BASE + 1106 * PG;
+
+	/* 10 regions of 409 pages and more; [850, 1106) inside the third */
+	t = target_add(test, ctx, 0, BASE, 1);
+	damon_perf_regions_free(t);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_regions_split_evenly(t, BASE,
+			BASE + 4096 * PG, 10));
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	for (a = hs; a < he; a += PG) {
+		drain(&d, a, 8);
+		drain(&d, a + 64, 8);
+	}
+	drain(&d, BASE + 3000 * PG, 8);		/* one stray sample */
+	damon_perf_regions_reset(t);
+	damon_perf_regions_split_ctx(ctx);
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 12U);
+	r = region_at(t, hs);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->start, hs);
+	KUNIT_EXPECT_EQ(test, r->end, he);
+	KUNIT_EXPECT_EQ(test, ctx->samples.nr, 0U);
+}
+
 /* Filter evaluation, table driven. */
 struct filter_case {
 	const char *desc;
@@ -493,6 +634,11 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_credit_once_per_interval_in_presence_mode),
 	KUNIT_CASE(drain_should_count_probe_hits_per_probe),
 	KUNIT_CASE(drain_should_grow_snapshot_only_at_high_water_mark),
+	KUNIT_CASE(drain_should_keep_sample_keys_in_samples_mode),
+	KUNIT_CASE(drain_should_not_keep_samples_in_random_mode),
+	KUNIT_CASE(drain_should_key_vaddr_samples_by_target_position),
+	KUNIT_CASE(drain_should_bound_samples_and_grow_at_high_water_mark),
+	KUNIT_CASE(drain_then_split_should_isolate_hot_range),
 	KUNIT_CASE_PARAM(filters_should_follow_first_match_and_last_default,
 			 filter_gen_params),
 	KUNIT_CASE(drain_should_apply_context_filters),

@@ -3,9 +3,12 @@
  * KUnit: region lists and DAMON's adaptive adjustment (regions.c).
  */
 #include <kunit/test.h>
+#include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sort.h>
 
+#include "drain.h"
 #include "regions.h"
 
 #define BASE	(1UL << 30)
@@ -356,6 +359,389 @@ static void regions_set_ranges_should_close_holes(struct kunit *test)
 	expect_cover(test, t, &range, 1);
 }
 
+
+static struct damon_perf_region *region_starting(struct damon_perf_target *t,
+						unsigned long start)
+{
+	struct damon_perf_region *r;
+
+	damon_perf_for_each_region(r, t)
+		if (r->start == start)
+			return r;
+	return NULL;
+}
+
+/* Sample keys of target position 0, sorted, from a kunit-managed array. */
+struct keys {
+	u64 *k;
+	u32 nr;
+	u32 cap;
+};
+
+static void keys_init(struct kunit *test, struct keys *ks, u32 cap)
+{
+	ks->k = kunit_kcalloc(test, cap, sizeof(*ks->k), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ks->k);
+	ks->nr = 0;
+	ks->cap = cap;
+}
+
+static void keys_add(struct keys *ks, unsigned long page)
+{
+	if (ks->nr < ks->cap)
+		ks->k[ks->nr++] = damon_perf_sample_key(0, BASE + page * PG);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void keys_sort(struct keys *ks)
+{
+	sort(ks->k, ks->nr, sizeof(*ks->k), cmp_u64, NULL);
+}
+
+/* Pages [first, end) relative to BASE. */
+struct pages {
+	unsigned long first;
+	unsigned long end;
+};
+
+static unsigned long overlap(const struct damon_perf_region *r,
+			     const struct pages *h)
+{
+	unsigned long s = max(r->start, BASE + h->first * PG);
+	unsigned long e = min(r->end, BASE + h->end * PG);
+
+	return e > s ? e - s : 0;
+}
+
+static bool region_sampled(const struct damon_perf_region *r,
+			   const struct keys *ks)
+{
+	u32 i;
+
+	for (i = 0; i < ks->nr; i++) {
+		unsigned long a = damon_perf_sample_page(ks->k[i]) << PAGE_SHIFT;
+
+		if (r->start <= a && a < r->end)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Precision and recall in 1/1000 of the regions holding a sample against
+ * the hot ranges @h: hot bytes of those regions over their bytes, and hot
+ * bytes they cover over all hot bytes.
+ */
+static void score(const struct damon_perf_target *t, const struct keys *ks,
+		  const struct pages *h, unsigned int nr_h, unsigned int *p,
+		  unsigned int *r)
+{
+	unsigned long sel = 0, hit = 0, hot = 0;
+	struct damon_perf_region *reg;
+	unsigned int i;
+
+	for (i = 0; i < nr_h; i++)
+		hot += (h[i].end - h[i].first) * PG;
+	damon_perf_for_each_region(reg, t) {
+		if (!region_sampled(reg, ks))
+			continue;
+		sel += reg->end - reg->start;
+		for (i = 0; i < nr_h; i++)
+			hit += overlap(reg, &h[i]);
+	}
+	*p = sel ? div64_u64((u64)hit * 1000, sel) : 0;
+	*r = hot ? div64_u64((u64)hit * 1000, hot) : 0;
+}
+
+/* 64 MiB in 10 regions; a 1 MiB and a region-straddling hot range. */
+static void regions_split_samples_should_isolate_hot_ranges_at_once(
+		struct kunit *test)
+{
+	static const struct pages hot[] = { { 5000, 5256 }, { 6400, 6700 } };
+	struct damon_perf_range range = { BASE, BASE + 16384 * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 10);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i, p, rc;
+	unsigned long pg;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	keys_init(test, &ks, 4096);
+	/* two passes over each range, the second range twice as hot */
+	for (i = 0; i < 2; i++)
+		for (pg = hot[0].first; pg < hot[0].end; pg++)
+			keys_add(&ks, pg);
+	for (i = 0; i < 4; i++)
+		for (pg = hot[1].first; pg < hot[1].end; pg++)
+			keys_add(&ks, pg);
+	keys_sort(&ks);
+	KUNIT_EXPECT_GT(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			0U);
+	expect_cover(test, t, &range, 1);
+	/* every region lies wholly inside a hot range or outside all */
+	damon_perf_for_each_region(r, t) {
+		unsigned long in = overlap(r, &hot[0]) + overlap(r, &hot[1]);
+
+		KUNIT_EXPECT_TRUE_MSG(test, !in || in == r->end - r->start,
+				      "region [%lx, %lx) cuts a hot range",
+				      r->start, r->end);
+	}
+	score(t, &ks, hot, ARRAY_SIZE(hot), &p, &rc);
+	KUNIT_EXPECT_EQ(test, p, 1000U);
+	KUNIT_EXPECT_EQ(test, rc, 1000U);
+}
+
+/* Few samples, at random pages: the edges are the outermost samples. */
+static void regions_split_samples_should_find_sparse_hot_range(
+		struct kunit *test)
+{
+	static const struct pages hot[] = { { 70000, 70256 } };
+	struct damon_perf_range range = { BASE, BASE + 262144 * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 10);
+	struct damon_perf_attrs attrs;
+	struct rnd_state rnd;
+	unsigned int i, p, rc;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	prandom_seed_state(&rnd, 11);
+	keys_init(test, &ks, 1024);
+	for (i = 0; i < 300; i++)	/* 1 MiB hot in 1 GiB */
+		keys_add(&ks, hot[0].first + prandom_u32_state(&rnd) % 256);
+	for (i = 0; i < 10; i++)	/* and a little noise anywhere */
+		keys_add(&ks, prandom_u32_state(&rnd) % 262144);
+	keys_sort(&ks);
+	damon_perf_regions_split_samples(t, &attrs, ks.k, ks.nr);
+	expect_cover(test, t, &range, 1);
+	/* score the hot samples' regions only: drop the noise keys */
+	ks.nr = 0;
+	prandom_seed_state(&rnd, 11);
+	for (i = 0; i < 300; i++)
+		keys_add(&ks, hot[0].first + prandom_u32_state(&rnd) % 256);
+	score(t, &ks, hot, 1, &p, &rc);
+	KUNIT_EXPECT_GE(test, p, 900U);
+	KUNIT_EXPECT_GE(test, rc, 900U);
+}
+
+/* An evenly spread sample over the whole target: nothing to split. */
+static void regions_split_samples_should_leave_uniform_regions(
+		struct kunit *test)
+{
+	struct damon_perf_range range = { BASE, BASE + 16384 * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 10);
+	struct damon_perf_attrs attrs;
+	struct rnd_state rnd;
+	unsigned int i;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	prandom_seed_state(&rnd, 5);
+	keys_init(test, &ks, 8192);
+	for (i = 0; i < 8192; i++)
+		keys_add(&ks, prandom_u32_state(&rnd) % 16384);
+	keys_sort(&ks);
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			0U);
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 10U);
+	/* and a handful of samples never splits */
+	ks.nr = 0;
+	for (i = 0; i < 7; i++)
+		keys_add(&ks, 100 + i);
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			0U);
+}
+
+/* max_nr_regions and the cuts per region bound the split. */
+static void regions_split_samples_should_respect_bounds(struct kunit *test)
+{
+	struct damon_perf_range range = { BASE, BASE + 16384 * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 3);
+	struct damon_perf_attrs attrs;
+	unsigned long pg;
+	unsigned int i;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	keys_init(test, &ks, 8192);
+	/* 40 hot ranges of 16 pages, 100 pages apart, in the first region */
+	for (i = 0; i < 40; i++)
+		for (pg = i * 116; pg < i * 116 + 16; pg++)
+			keys_add(&ks, pg);
+	keys_sort(&ks);
+	attrs.min_nr_regions = 3;
+	attrs.max_nr_regions = 3;
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			0U);
+	attrs.max_nr_regions = 5;
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			2U);
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 5U);
+	attrs.max_nr_regions = 1000;
+	/* the sampled region (the comb's first tooth cut off) cut 16 times */
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			16U);
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 5U + 16);
+	/* the next aggregation goes on where this one stopped */
+	KUNIT_EXPECT_GT(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			0U);
+	KUNIT_EXPECT_LE(test, t->nr_regions, 5U + 16 + 17 * 16);
+	expect_cover(test, t, &range, 1);
+}
+
+/* Keys outside every region (the regions moved) are ignored. */
+static void regions_split_samples_should_ignore_keys_outside(
+		struct kunit *test)
+{
+	struct damon_perf_range range = { BASE + 1024 * PG,
+					  BASE + 2048 * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 4);
+	struct damon_perf_attrs attrs;
+	unsigned long pg;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	keys_init(test, &ks, 4096);
+	for (pg = 0; pg < 1024; pg++)
+		keys_add(&ks, pg);
+	for (pg = 2048; pg < 3072; pg++)
+		keys_add(&ks, pg);
+	keys_sort(&ks);
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			0U);
+	expect_cover(test, t, &range, 1);
+}
+
+static struct damon_perf_ctx *ctx_with(struct kunit *test, u32 split)
+{
+	struct damon_perf_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	INIT_LIST_HEAD(&ctx->targets);
+	ctx->ops = DAMON_PERF_OPS_PADDR;
+	damon_perf_attrs_default(&ctx->attrs);
+	ctx->attrs.split = split;
+	return ctx;
+}
+
+/* Random mode splits as DAMON does, whatever the samples say. */
+static void regions_split_ctx_should_keep_random_mode(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_RANDOM);
+	struct damon_perf_target *t = target_with(test, BASE,
+						  BASE + 4096 * PG, 10);
+	u64 keys[16];
+	unsigned int i;
+
+	list_add_tail(&t->list, &ctx->targets);
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		keys[i] = damon_perf_sample_key(0, BASE + i * PG);
+	ctx->samples.keys = keys;
+	ctx->samples.cap = ARRAY_SIZE(keys);
+	ctx->samples.nr = ARRAY_SIZE(keys);
+	ctx->samples.seen = ARRAY_SIZE(keys);
+	damon_perf_regions_split_ctx(ctx);
+	/* every region of 409 pages is cut in two, as before */
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 20U);
+	KUNIT_EXPECT_EQ(test, t->last_nr_regions, 20U);
+	KUNIT_EXPECT_EQ(test, ctx->samples.nr, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->samples.seen, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->samples.cap, (u32)ARRAY_SIZE(keys));
+	list_del(&t->list);
+}
+
+/* Samples mode: no samples, no cuts; a dead target is never cut. */
+static void regions_split_ctx_should_cut_live_sampled_targets_only(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_SAMPLES);
+	struct damon_perf_target *a = target_with(test, BASE,
+						  BASE + 1024 * PG, 4);
+	struct damon_perf_target *b = target_with(test, BASE + 4096 * PG,
+						  BASE + 5120 * PG, 4);
+	u64 keys[64];
+	unsigned int i;
+
+	list_add_tail(&a->list, &ctx->targets);
+	list_add_tail(&b->list, &ctx->targets);
+	damon_perf_regions_split_ctx(ctx);	/* no buffer yet */
+	KUNIT_EXPECT_EQ(test, a->nr_regions + b->nr_regions, 8U);
+	/* unsorted keys: 32 pages hot in each target */
+	for (i = 0; i < 32; i++) {
+		keys[2 * i] = damon_perf_sample_key(1, BASE + (4200 + i) * PG);
+		keys[2 * i + 1] = damon_perf_sample_key(0, BASE + (100 + i) * PG);
+	}
+	ctx->samples.keys = keys;
+	ctx->samples.cap = ARRAY_SIZE(keys);
+	ctx->samples.nr = ARRAY_SIZE(keys);
+	ctx->samples.seen = ARRAY_SIZE(keys);
+	a->dead = true;
+	damon_perf_regions_split_ctx(ctx);
+	KUNIT_EXPECT_EQ(test, a->nr_regions, 4U);
+	KUNIT_EXPECT_EQ(test, b->nr_regions, 6U);	/* [4200, 4232) alone */
+	KUNIT_EXPECT_NOT_NULL(test, region_starting(b, BASE + 4200 * PG));
+	KUNIT_EXPECT_NOT_NULL(test, region_starting(b, BASE + 4232 * PG));
+	KUNIT_EXPECT_EQ(test, ctx->samples.nr, 0U);
+	list_del(&a->list);
+	list_del(&b->list);
+}
+
+/*
+ * Samples mode: a target without a sample in the aggregation keeps its
+ * boundaries (and ages); one with samples merges as DAMON does. Random
+ * mode always merges.
+ */
+static void regions_merge_ctx_should_keep_unsampled_targets(
+		struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_SAMPLES);
+	struct damon_perf_target *a = target_with(test, BASE,
+						  BASE + 1000 * PG, 20);
+	struct damon_perf_target *b = target_with(test, BASE + 4096 * PG,
+						  BASE + 5096 * PG, 20);
+	struct damon_perf_region *r;
+
+	ctx->attrs.min_nr_regions = 3;
+	list_add_tail(&a->list, &ctx->targets);
+	list_add_tail(&b->list, &ctx->targets);
+	damon_perf_for_each_region(r, a)
+		r->age = 4;
+	ctx->samples.target_seen[1] = 1;	/* b had a sample */
+	damon_perf_regions_merge_ctx(ctx, 0);
+	KUNIT_EXPECT_EQ(test, a->nr_regions, 20U);
+	damon_perf_for_each_region(r, a)
+		KUNIT_EXPECT_EQ(test, r->age, 5U);
+	/* all zero: merged up to a third of the target, 6 x 50 pages */
+	KUNIT_EXPECT_EQ(test, b->nr_regions, 4U);
+
+	ctx->attrs.split = DAMON_PERF_SPLIT_RANDOM;
+	ctx->samples.target_seen[1] = 0;
+	damon_perf_regions_merge_ctx(ctx, 0);
+	KUNIT_EXPECT_EQ(test, a->nr_regions, 4U);
+	list_del(&a->list);
+	list_del(&b->list);
+}
+
 static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_evenly_should_cover_range),
 	KUNIT_CASE(regions_split_evenly_should_stop_at_page_granularity),
@@ -368,6 +754,14 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_age_should_grow_while_stable_and_reset_on_change),
 	KUNIT_CASE(regions_set_ranges_should_trim_extend_and_add),
 	KUNIT_CASE(regions_set_ranges_should_close_holes),
+	KUNIT_CASE(regions_split_samples_should_isolate_hot_ranges_at_once),
+	KUNIT_CASE(regions_split_samples_should_find_sparse_hot_range),
+	KUNIT_CASE(regions_split_samples_should_leave_uniform_regions),
+	KUNIT_CASE(regions_split_samples_should_respect_bounds),
+	KUNIT_CASE(regions_split_samples_should_ignore_keys_outside),
+	KUNIT_CASE(regions_split_ctx_should_keep_random_mode),
+	KUNIT_CASE(regions_split_ctx_should_cut_live_sampled_targets_only),
+	KUNIT_CASE(regions_merge_ctx_should_keep_unsampled_targets),
 	{}
 };
 

@@ -37,6 +37,7 @@ CtxInfo sample_ctx()
 	c.attrs.max_nr_regions = 1000;
 	c.attrs.mode = Mode::count;
 	c.attrs.ring_size = 4096;
+	c.attrs.split = Split::random;
 	Target t;
 	t.id = 1;
 	t.start = 0x100000000;
@@ -366,6 +367,31 @@ TEST(Codec, AttrsSendOnlyWhatIsSet)
 	for (int i = 0; i <= DAMON_PERF_ATTRS_A_MAX; i++)
 		EXPECT_EQ(tb[i] != nullptr, i == DAMON_PERF_ATTRS_A_AGGR_US)
 			<< i;
+}
+
+TEST(Codec, SplitModeIsAU32AttributeOfTheAttrsNest)
+{
+	for (Split s : {Split::samples, Split::random}) {
+		NlMsg msg =
+			new_msg(FAMILY, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
+		Attrs a;
+		a.split = s;
+
+		put_attrs(msg.get(), a);
+		auto attrs = top_attrs(msg);
+		nlattr *tb[DAMON_PERF_ATTRS_A_MAX + 1];
+		ASSERT_EQ(nla_parse_nested(tb, DAMON_PERF_ATTRS_A_MAX,
+					   attrs[DAMON_PERF_A_ATTRS][0],
+					   nullptr),
+			  0);
+		ASSERT_NE(tb[DAMON_PERF_ATTRS_A_SPLIT], nullptr);
+		EXPECT_EQ(nla_len(tb[DAMON_PERF_ATTRS_A_SPLIT]), 4);
+		EXPECT_EQ(nla_get_u32(tb[DAMON_PERF_ATTRS_A_SPLIT]),
+			  static_cast<uint32_t>(s));
+		EXPECT_EQ(tb[DAMON_PERF_ATTRS_A_MODE], nullptr);
+	}
+	EXPECT_EQ(DAMON_PERF_SPLIT_SAMPLES, 0);
+	EXPECT_EQ(DAMON_PERF_SPLIT_RANDOM, 1);
 }
 
 TEST(Codec, AuxAttachCarriesEveryField)

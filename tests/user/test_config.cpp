@@ -83,6 +83,20 @@ TEST(Config, MinimalContextIsValid)
 	EXPECT_EQ(cfgs[0].targets[0].pid, 42u);
 }
 
+TEST(Config, SplitModeIsOptional)
+{
+	auto cfgs = parse_config(base(), intel());
+	EXPECT_FALSE(cfgs[0].attrs.split.has_value());
+
+	for (auto [name, split] : {std::pair{"samples", Split::samples},
+				   std::pair{"random", Split::random}}) {
+		json j = base();
+		j["contexts"][0]["split"] = name;
+		cfgs = parse_config(j, intel());
+		EXPECT_EQ(cfgs[0].attrs.split, split) << name;
+	}
+}
+
 TEST(Config, ProbeFrequencySetsFreq)
 {
 	json doc = base();
@@ -155,6 +169,9 @@ const Bad BAD[] = {
 	{"min_below_3", R"({"nr_regions": {"min": 2}})", "3 .. 10000"},
 	{"ring_not_power_of_two", R"({"ring_size": 1000})", "power of two"},
 	{"bad_mode", R"({"mode": "sometimes"})", "presence or count"},
+	{"bad_split", R"({"split": "halves"})",
+	 "contexts[0].split: must be samples or random"},
+	{"split_not_string", R"({"split": 1})", "contexts[0].split"},
 	{"filter_bad_type", R"({"filters": [{"type": "pid"}]})",
 	 "filters[0].type: must be cpumask, tid or write"},
 	{"filter_cpus_on_tid",

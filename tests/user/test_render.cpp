@@ -94,6 +94,8 @@ TEST(Render, StatusShowsTargetsProbesAndArmFailures)
 	p.sample_period = 1;
 	c.probes.push_back(p);
 	c.arm_failures = 3;
+	c.attrs.mode = Mode::presence;
+	c.attrs.split = Split::random;
 	std::string out = render_status({c});
 
 	EXPECT_NE(out.find("context 2 \"db\": vaddr running"),
@@ -102,12 +104,14 @@ TEST(Render, StatusShowsTargetsProbesAndArmFailures)
 	EXPECT_NE(out.find("probe 1: type=1 config=0x2 period=1"),
 		  std::string::npos);
 	EXPECT_NE(out.find("arm failures: 3"), std::string::npos);
+	EXPECT_NE(out.find("mode presence; split random;"), std::string::npos);
 	EXPECT_NE(render_status({}).find("no contexts"), std::string::npos);
 
 	auto j = to_json(c);
 	EXPECT_EQ(j["state"], "running");
 	EXPECT_EQ(j["targets"][0]["pid"], 99);
 	EXPECT_EQ(j["arm_failures"], 3);
+	EXPECT_EQ(j["attrs"]["split"], "random");
 }
 
 TEST(Render, StatsTableTotalOnlyOrPerCpu)

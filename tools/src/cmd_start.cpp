@@ -28,6 +28,7 @@ struct StartOptions {
 	std::optional<uint64_t> sample_us, aggr_us, update_us;
 	std::optional<uint32_t> min_nr_regions, max_nr_regions, ring_size;
 	std::string mode;
+	std::string split;
 	std::vector<std::string> filters;
 	bool replace = false;
 	bool flags_given = false;
@@ -83,6 +84,12 @@ CtxConfig config_from_flags(const StartOptions &o)
 		if (!mode)
 			throw UsageError("--mode must be presence or count");
 		cfg.attrs.mode = *mode;
+	}
+	if (!o.split.empty()) {
+		auto split = split_from_string(o.split);
+		if (!split)
+			throw UsageError("--split must be samples or random");
+		cfg.attrs.split = *split;
 	}
 	for (const auto &f : o.filters)
 		cfg.filters.push_back(parse_filter_spec(f));
@@ -200,6 +207,10 @@ void setup_start(CLI::App &app)
 		sub->add_option("--mode", o->mode,
 				"presence (at most one access per "
 				"region per sample interval) or count"));
+	flags.push_back(sub->add_option(
+		"--split", o->split,
+		"samples (default: cut regions where the sample density "
+		"changes) or random (DAMON's random split points)"));
 	flags.push_back(sub->add_option("--ring-size", o->ring_size,
 					"Report ring entries per CPU (power "
 					"of two)"));

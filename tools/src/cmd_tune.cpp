@@ -14,6 +14,7 @@ struct TuneOptions {
 	std::string name;
 	Attrs attrs;
 	std::string mode;
+	std::string split;
 };
 
 void run_tune(const TuneOptions &o)
@@ -26,11 +27,17 @@ void run_tune(const TuneOptions &o)
 			throw UsageError("--mode must be presence or count");
 		a.mode = *mode;
 	}
+	if (!o.split.empty()) {
+		auto split = split_from_string(o.split);
+		if (!split)
+			throw UsageError("--split must be samples or random");
+		a.split = *split;
+	}
 	if (a.empty())
 		throw UsageError("nothing to tune: give at least one of "
 				 "--sample-us, --aggr-us, --update-us, "
 				 "--min-nr-regions, --max-nr-regions, --mode, "
-				 "--ring-size");
+				 "--split, --ring-size");
 	auto t = connect();
 	t->set_attrs(CtxRef::by_name(o.name), a);
 	CtxInfo c = t->ctx_get(CtxRef::by_name(o.name));
@@ -62,6 +69,8 @@ void setup_tune(CLI::App &app)
 	sub->add_option("--max-nr-regions", o->attrs.max_nr_regions,
 			"Upper bound of regions per target (stopped only)");
 	sub->add_option("--mode", o->mode, "presence or count (stopped only)");
+	sub->add_option("--split", o->split,
+			"samples or random (stopped only)");
 	sub->add_option("--ring-size", o->attrs.ring_size,
 			"Report ring entries per CPU (stopped only)");
 	sub->footer(

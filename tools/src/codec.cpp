@@ -172,6 +172,9 @@ Attrs parse_attrs(const nlattr *nest)
 		case DAMON_PERF_ATTRS_A_RING_SIZE:
 			a.ring_size = get_u32(at, "ring_size");
 			break;
+		case DAMON_PERF_ATTRS_A_SPLIT:
+			a.split = static_cast<Split>(get_u32(at, "split"));
+			break;
 		default:
 			break;
 		}
@@ -399,6 +402,9 @@ void put_attrs(nl_msg *msg, const Attrs &a)
 			static_cast<uint32_t>(*a.mode));
 	if (a.ring_size)
 		put_u32(msg, DAMON_PERF_ATTRS_A_RING_SIZE, *a.ring_size);
+	if (a.split)
+		put_u32(msg, DAMON_PERF_ATTRS_A_SPLIT,
+			static_cast<uint32_t>(*a.split));
 	nest_end(msg, nest);
 }
 

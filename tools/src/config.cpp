@@ -214,7 +214,7 @@ CtxConfig parse_context(const json &c, const std::string &where,
 
 	only_keys(c, where,
 		  {"name", "ops", "targets", "intervals", "nr_regions", "mode",
-		   "ring_size", "probes", "filters"});
+		   "split", "ring_size", "probes", "filters"});
 	if (!c.contains("name"))
 		fail(where, "missing \"name\"");
 	cfg.name = get_string(c["name"], where + ".name");
@@ -256,6 +256,13 @@ CtxConfig parse_context(const json &c, const std::string &where,
 		if (!mode)
 			fail(where + ".mode", "must be presence or count");
 		cfg.attrs.mode = *mode;
+	}
+	if (c.contains("split")) {
+		auto split = split_from_string(
+			get_string(c["split"], where + ".split"));
+		if (!split)
+			fail(where + ".split", "must be samples or random");
+		cfg.attrs.split = *split;
 	}
 	if (c.contains("ring_size"))
 		cfg.attrs.ring_size = uint32_t(get_uint(

@@ -28,6 +28,11 @@ std::string to_string(Mode mode)
 	return mode == Mode::count ? "count" : "presence";
 }
 
+std::string to_string(Split split)
+{
+	return split == Split::random ? "random" : "samples";
+}
+
 std::string to_string(FilterType type)
 {
 	switch (type) {
@@ -59,6 +64,15 @@ std::optional<Mode> mode_from_string(const std::string &s)
 	return std::nullopt;
 }
 
+std::optional<Split> split_from_string(const std::string &s)
+{
+	if (s == "samples")
+		return Split::samples;
+	if (s == "random")
+		return Split::random;
+	return std::nullopt;
+}
+
 std::optional<FilterType> filter_type_from_string(const std::string &s)
 {
 	if (s == "cpumask")
@@ -73,9 +87,9 @@ std::optional<FilterType> filter_type_from_string(const std::string &s)
 bool operator==(const Attrs &a, const Attrs &b)
 {
 	return std::tie(a.sample_us, a.aggr_us, a.update_us, a.min_nr_regions,
-			a.max_nr_regions, a.mode, a.ring_size) ==
+			a.max_nr_regions, a.mode, a.ring_size, a.split) ==
 	       std::tie(b.sample_us, b.aggr_us, b.update_us, b.min_nr_regions,
-			b.max_nr_regions, b.mode, b.ring_size);
+			b.max_nr_regions, b.mode, b.ring_size, b.split);
 }
 
 bool operator==(const Target &a, const Target &b)

@@ -13,14 +13,17 @@ namespace damonctl {
 enum class Ops : uint32_t { vaddr = 0, paddr = 1 };
 enum class CtxState : uint32_t { configured = 0, running = 1, stopped = 2 };
 enum class Mode : uint32_t { presence = 0, count = 1 };
+enum class Split : uint32_t { samples = 0, random = 1 };
 enum class FilterType : uint32_t { cpumask = 0, tid = 1, write = 2 };
 
 std::string to_string(Ops ops);
 std::string to_string(CtxState state);
 std::string to_string(Mode mode);
+std::string to_string(Split split);
 std::string to_string(FilterType type);
 std::optional<Ops> ops_from_string(const std::string &s);
 std::optional<Mode> mode_from_string(const std::string &s);
+std::optional<Split> split_from_string(const std::string &s);
 std::optional<FilterType> filter_type_from_string(const std::string &s);
 
 // Monitoring attributes; unset fields are left unchanged by SET_ATTRS.
@@ -32,12 +35,13 @@ struct Attrs {
 	std::optional<uint32_t> max_nr_regions;
 	std::optional<Mode> mode;
 	std::optional<uint32_t> ring_size;
+	std::optional<Split> split;
 
 	bool empty() const
 	{
 		return !sample_us && !aggr_us && !update_us &&
 		       !min_nr_regions && !max_nr_regions && !mode &&
-		       !ring_size;
+		       !ring_size && !split;
 	}
 };
 

@@ -124,6 +124,8 @@ json to_json(const CtxInfo &c)
 	if (c.attrs.mode)
 		attrs["mode"] = to_string(*c.attrs.mode);
 	put_opt(attrs, "ring_size", c.attrs.ring_size);
+	if (c.attrs.split)
+		attrs["split"] = to_string(*c.attrs.split);
 
 	json targets = json::array();
 	for (const auto &t : c.targets)
@@ -308,13 +310,14 @@ std::string render_status(const std::vector<CtxInfo> &ctxs)
 				   to_string(c.ops), to_string(c.state));
 		out += fmt::format(
 			"  intervals: sample {} us, aggr {} us, update {} us; "
-			"regions {}..{}; mode {}; ring {}\n",
+			"regions {}..{}; mode {}; split {}; ring {}\n",
 			c.attrs.sample_us.value_or(0),
 			c.attrs.aggr_us.value_or(0),
 			c.attrs.update_us.value_or(0),
 			c.attrs.min_nr_regions.value_or(0),
 			c.attrs.max_nr_regions.value_or(0),
 			c.attrs.mode ? to_string(*c.attrs.mode) : "?",
+			c.attrs.split ? to_string(*c.attrs.split) : "?",
 			c.attrs.ring_size.value_or(0));
 		if (c.targets.empty())
 			out += "  targets: none\n";

@@ -28,6 +28,7 @@
  *    DAMON_PERF_ATTRS_A_RING_SIZE       u32, DAMON_PERF_RING_SIZE_MIN ..
  *                                       DAMON_PERF_RING_SIZE_MAX, a power
  *                                       of two
+ *    DAMON_PERF_ATTRS_A_SPLIT           u32, enum damon_perf_split_mode
  *  DAMON_PERF_A_TARGET          nest, rep in replies
  *    DAMON_PERF_TARGET_A_ID             u32 (reply)
  *    DAMON_PERF_TARGET_A_PID            u32, 1 .. DAMON_PERF_PID_MAX (vaddr
@@ -109,7 +110,8 @@
  *                ATTRS, TARGET (rep), PROBE (rep), FILTERS, ARM_FAILURES,
  *                STALE_DROPS; dump without attributes: one per context
  *  SET_ATTRS     CTX_ID | CTX_NAME, ATTRS (fields absent stay unchanged;
- *                only the intervals may change while running)
+ *                only the intervals and the access mode may change
+ *                while running)
  *  TARGET_ADD    CTX_ID | CTX_NAME, TARGET (PID, or START and END)
  *  TARGET_DEL    CTX_ID | CTX_NAME, TARGET_ID
  *  PROBE_ADD     CTX_ID | CTX_NAME, PROBE -> PROBE_IDX
@@ -173,6 +175,12 @@ enum damon_perf_ctx_state {
 enum damon_perf_access_mode {
 	DAMON_PERF_MODE_PRESENCE,	/* <= 1 per region per sample interval */
 	DAMON_PERF_MODE_COUNT,		/* every sample counts */
+};
+
+/* Where regions split at each aggregation. */
+enum damon_perf_split_mode {
+	DAMON_PERF_SPLIT_SAMPLES,	/* where the sample density changes */
+	DAMON_PERF_SPLIT_RANDOM,	/* at random points, as DAMON does */
 };
 
 enum damon_perf_filter_type {
@@ -240,6 +248,7 @@ enum damon_perf_nl_attrs_attr {
 	DAMON_PERF_ATTRS_A_MAX_NR_REGIONS,
 	DAMON_PERF_ATTRS_A_MODE,
 	DAMON_PERF_ATTRS_A_RING_SIZE,
+	DAMON_PERF_ATTRS_A_SPLIT,
 
 	__DAMON_PERF_ATTRS_A_MAX,
 };
