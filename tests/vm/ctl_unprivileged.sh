@@ -8,11 +8,6 @@
 # where it cannot. Root, as the control, gets both.
 . /tests/lib.sh
 
-CTX_NEW=1 CTX_DEL=2 CTX_GET=3 SET_ATTRS=4 TARGET_ADD=5 TARGET_DEL=6
-PROBE_ADD=7 PROBE_DEL=8 SET_FILTERS=9 START=10 STOP=11 SNAPSHOT_GET=12
-STATS_GET=13 SUBSCRIBE=14 UNSUBSCRIBE=15
-A_CTX_ID=2 A_CTX_NAME=3 A_TARGET_ID=8 A_PROBE_IDX=10
-
 # eperm "desc" cmd...: as nobody, exit 1 with "(EPERM)" in the output.
 eperm() {
 	_desc=$1
@@ -25,15 +20,6 @@ eperm() {
 	else
 		not_ok "$_desc (exit $_rc, want 1 and EPERM)"
 	fi
-}
-
-# start_target ARGS: the workload, or a sleeping process where it cannot
-# run (what is monitored matters less here than that it exists).
-start_target() {
-	start_workload "$@" && return 0
-	diag "workload did not start; monitoring a sleeping process instead"
-	sleep 3600 &
-	WORKLOAD_PID=$!
 }
 
 if [ ! -x /bin/damonctl ]; then
@@ -56,22 +42,22 @@ eperm "stats" damonctl stats
 eperm "monitor" damonctl monitor --count 1 --duration 5
 eperm "record" damonctl record -o - --count 1 --duration 5
 C="damonctl debug raw -a $A_CTX_ID:u32:$ID"
-eperm "CTX_NEW" damonctl debug raw --cmd $CTX_NEW -a $A_CTX_NAME:str:mine
-eperm "CTX_DEL" $C --cmd $CTX_DEL
-eperm "CTX_GET" $C --cmd $CTX_GET
-eperm "CTX_GET dump" damonctl debug raw --dump --cmd $CTX_GET
-eperm "SET_ATTRS" $C --cmd $SET_ATTRS
-eperm "TARGET_ADD" $C --cmd $TARGET_ADD
-eperm "TARGET_DEL" $C --cmd $TARGET_DEL -a $A_TARGET_ID:u32:1
-eperm "PROBE_ADD" $C --cmd $PROBE_ADD
-eperm "PROBE_DEL" $C --cmd $PROBE_DEL -a $A_PROBE_IDX:u32:1
-eperm "SET_FILTERS" $C --cmd $SET_FILTERS
-eperm "START" $C --cmd $START
-eperm "STOP" $C --cmd $STOP
-eperm "SNAPSHOT_GET dump" $C --dump --cmd $SNAPSHOT_GET
-eperm "STATS_GET dump" damonctl debug raw --dump --cmd $STATS_GET
-eperm "MONITOR_SUBSCRIBE" damonctl debug raw --cmd $SUBSCRIBE
-eperm "MONITOR_UNSUBSCRIBE" damonctl debug raw --cmd $UNSUBSCRIBE
+eperm "CTX_NEW" damonctl debug raw --cmd $CMD_CTX_NEW -a $A_CTX_NAME:str:mine
+eperm "CTX_DEL" $C --cmd $CMD_CTX_DEL
+eperm "CTX_GET" $C --cmd $CMD_CTX_GET
+eperm "CTX_GET dump" damonctl debug raw --dump --cmd $CMD_CTX_GET
+eperm "SET_ATTRS" $C --cmd $CMD_SET_ATTRS
+eperm "TARGET_ADD" $C --cmd $CMD_TARGET_ADD
+eperm "TARGET_DEL" $C --cmd $CMD_TARGET_DEL -a $A_TARGET_ID:u32:1
+eperm "PROBE_ADD" $C --cmd $CMD_PROBE_ADD
+eperm "PROBE_DEL" $C --cmd $CMD_PROBE_DEL -a $A_PROBE_IDX:u32:1
+eperm "SET_FILTERS" $C --cmd $CMD_SET_FILTERS
+eperm "START" $C --cmd $CMD_START
+eperm "STOP" $C --cmd $CMD_STOP
+eperm "SNAPSHOT_GET dump" $C --dump --cmd $CMD_SNAPSHOT_GET
+eperm "STATS_GET dump" damonctl debug raw --dump --cmd $CMD_STATS_GET
+eperm "MONITOR_SUBSCRIBE" damonctl debug raw --cmd $CMD_MONITOR_SUBSCRIBE
+eperm "MONITOR_UNSUBSCRIBE" damonctl debug raw --cmd $CMD_MONITOR_UNSUBSCRIBE
 
 out=$(as_nobody damonctl debug join-monitor --wait 3 2>&1)
 rc=$?

@@ -45,12 +45,10 @@ damonctl stats
 
 # The verdict: the hottest region overlaps the hot range.
 damonctl report --hot 1 --json demo > /tmp/hot.json 2>&1
-top=$(awk '/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
-	/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
-	/"target_id":/ { print s, e; exit }' /tmp/hot.json)
+top=$(regions /tmp/hot.json | head -n 1)
 set -- $top
-if [ -n "$top" ] && awk -v s="$1" -v e="$2" -v hs="$((WORKLOAD_HOT_START))" \
-	-v he="$((WORKLOAD_HOT_END))" 'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'; then
+if [ -n "$top" ] &&
+	overlaps "$1" "$2" "$((WORKLOAD_HOT_START))" "$((WORKLOAD_HOT_END))"; then
 	ok "hottest region $(printf '%#x-%#x' "$1" "$2") overlaps the hot range"
 else
 	not_ok "hottest region '$top' overlaps the hot range"
