@@ -236,6 +236,15 @@ static int kdamond_fn(void *data)
 		if (next_sample <= now)
 			next_sample = now + ns(ctx->attrs.sample_us);
 
+		/*
+		 * Tuned intervals take effect at this sample interval: the
+		 * aggregation in progress closes now (it reports how long it
+		 * ran), or a tune down from a long interval would wait for all
+		 * of it. attrs_pending is only a hint here; apply_pending()
+		 * reads it under pending_lock.
+		 */
+		if (READ_ONCE(ctx->attrs_pending))
+			next_aggr = now;
 		if (now >= next_aggr) {
 			damon_perf_kdamond_aggregate(ctx, now - aggr_start);
 			aggr_start = now;
@@ -243,6 +252,8 @@ static int kdamond_fn(void *data)
 			next_aggr = now + ns(ctx->attrs.aggr_us);
 			next_sample = min(next_sample,
 					  now + ns(ctx->attrs.sample_us));
+			next_update = min(next_update,
+					  now + ns(ctx->attrs.update_us));
 		}
 		if (now >= next_update) {
 			next_update = now + ns(ctx->attrs.update_us);
