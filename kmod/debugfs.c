@@ -204,7 +204,7 @@ void damon_perf_debugfs_ctx_add(struct damon_perf_ctx *ctx)
 	e->id = ctx->id;
 	snprintf(name, sizeof(name), "ctx%u", ctx->id);
 	e->dir = debugfs_create_dir(name, damon_perf_debugfs_root);
-	debugfs_create_file_unsafe("rings", 0444, e->dir,
+	debugfs_create_file_unsafe("rings", 0400, e->dir,
 				   (void *)(unsigned long)ctx->id,
 				   &rings_fops);
 	mutex_lock(&ctx_lock);
@@ -250,7 +250,7 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_debugfs_ctx_del);
 int damon_perf_debugfs_init(void)
 {
 	damon_perf_debugfs_root = debugfs_create_dir("damon_perf", NULL);
-	debugfs_create_file("perf_stats", 0644, damon_perf_debugfs_root, NULL,
+	debugfs_create_file("perf_stats", 0600, damon_perf_debugfs_root, NULL,
 			    &perf_stats_fops);
 	return 0;
 }

@@ -248,6 +248,15 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 	if (c->next_sample <= now)
 		c->next_sample = now + ns(ctx->attrs.sample_us);
 
+	/*
+	 * Tuned intervals take effect at this sample interval: the
+	 * aggregation in progress closes now (it reports how long it ran), or
+	 * a tune down from a long interval would wait for all of it.
+	 * attrs_pending is only a hint here; apply_pending() reads it under
+	 * pending_lock.
+	 */
+	if (READ_ONCE(ctx->attrs_pending))
+		c->next_aggr = now;
 	if (now >= c->next_aggr) {
 		damon_perf_kdamond_aggregate(ctx, now - ctx->aggr_start_ns);
 		ctx->aggr_start_ns = now;
@@ -255,6 +264,8 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 		c->next_aggr = now + ns(ctx->attrs.aggr_us);
 		c->next_sample = min(c->next_sample,
 				     now + ns(ctx->attrs.sample_us));
+		c->next_update = min(c->next_update,
+				     now + ns(ctx->attrs.update_us));
 	}
 	if (now >= c->next_update) {
 		c->next_update = now + ns(ctx->attrs.update_us);

@@ -590,9 +590,11 @@ static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
 					    "vaddr context: target needs a pid and no address range");
 			return -EINVAL;
 		}
-		return damon_perf_target_add_pid(ctx,
+		ret = damon_perf_target_add_pid(ctx,
 				nla_get_u32(tb[DAMON_PERF_TARGET_A_PID]),
 				info->extack);
+		/* the new target's id is no error code for the ack */
+		return ret < 0 ? ret : 0;
 	}
 	if (tb[DAMON_PERF_TARGET_A_PID] || !tb[DAMON_PERF_TARGET_A_START] ||
 	    !tb[DAMON_PERF_TARGET_A_END]) {
@@ -607,7 +609,8 @@ static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
 				    "target end must be above start");
 		return -EINVAL;
 	}
-	return damon_perf_target_add_range(ctx, start, end, info->extack);
+	ret = damon_perf_target_add_range(ctx, start, end, info->extack);
+	return ret < 0 ? ret : 0;
 }
 
 static int target_del_doit(struct sk_buff *skb, struct genl_info *info)

@@ -20,6 +20,8 @@
 #   /bin/workload           tests/vm/workload.c, static
 #   /bin/<name>             every other tests/vm/*.c and tests/testpmu/*_user.c
 #   /tests/*.sh             tests/vm/*.sh (lib.sh included)
+#   /tests/uapi.sh          include/uapi/linux/damon_perf.h's numbers as
+#                           shell variables (scripts/lib/uapi-sh.sh)
 #   /etc/passwd, /etc/group root and nobody (65534), for EPERM tests
 #
 # The test to run and the kernel flavour come from the kernel command line
@@ -123,6 +125,8 @@ else
 fi
 
 cp "$top"/tests/vm/*.sh "$stage/tests/"
+# The uapi numbers as shell variables (CMD_CTX_NEW=1 ...), for lib.sh.
+"$top/scripts/lib/uapi-sh.sh" > "$stage/tests/uapi.sh"
 
 cat > "$stage/init" <<'INIT'
 #!/bin/sh

@@ -8,44 +8,6 @@
 # errors, kernel refusals and a missing module.
 . /tests/lib.sh
 
-# expect_exit CODE "desc" cmd args...: one test, ok when cmd exits CODE.
-expect_exit() {
-	_want=$1
-	_desc=$2
-	shift 2
-	_out=$("$@" 2>&1)
-	_rc=$?
-	[ -n "$_out" ] && diag "$_out"
-	if [ "$_rc" -eq "$_want" ]; then
-		ok "$_desc"
-	else
-		not_ok "$_desc (exit $_rc, want $_want: $*)"
-	fi
-}
-
-# has "desc" PATTERN cmd args...: ok when cmd succeeds and prints PATTERN.
-has() {
-	_desc=$1
-	_pat=$2
-	shift 2
-	if _out=$("$@" 2>&1) && echo "$_out" | grep -q -- "$_pat"; then
-		diag "$(echo "$_out" | head -n 12)"
-		ok "$_desc"
-	else
-		diag "$_out"
-		not_ok "$_desc (no '$_pat' from: $*)"
-	fi
-}
-
-# start_target ARGS: the workload, or a sleeping process where it cannot
-# run (what is monitored matters less here than that it exists).
-start_target() {
-	start_workload "$@" && return 0
-	diag "workload did not start; monitoring a sleeping process instead"
-	sleep 3600 &
-	WORKLOAD_PID=$!
-}
-
 if [ ! -x /bin/damonctl ]; then
 	todo "damonctl subcommands" "damonctl not in the image"
 	finish

@@ -12,7 +12,13 @@
 # The host counts these lines (scripts/logcheck tap), adds one test for a
 # clean kernel log, and sums them into make check's final line.
 
+# The numbers of include/uapi/linux/damon_perf.h (CMD_CTX_NEW, A_CTX_NAME,
+# PROBE_A_TYPE, ...), generated when the image is built.
+# shellcheck source=/dev/null
+. /tests/uapi.sh
+
 DAMON_PERF_MODDIR=${DAMON_PERF_MODDIR:-/lib/damon_perf}
+PERF_STATS=/sys/kernel/debug/damon_perf/perf_stats
 DAMON_PERF_KERNEL=${DAMON_PERF_KERNEL:-unknown}
 _tap_n=0
 _tap_failed=0
@@ -236,4 +242,102 @@ stats_balanced() {
 				print "sample_valid > enqueue + refused"; bad = 1 }
 			exit bad
 		}' /sys/kernel/debug/damon_perf/perf_stats
+}
+
+# expect_exit CODE "desc" cmd args...: one test, ok when cmd exits CODE.
+expect_exit() {
+	_want=$1
+	_desc=$2
+	shift 2
+	_out=$("$@" 2>&1)
+	_rc=$?
+	[ -n "$_out" ] && diag "$_out"
+	if [ "$_rc" -eq "$_want" ]; then
+		ok "$_desc"
+	else
+		not_ok "$_desc (exit $_rc, want $_want: $*)"
+	fi
+}
+
+# has "desc" PATTERN cmd args...: ok when cmd succeeds and prints PATTERN.
+has() {
+	_desc=$1
+	_pat=$2
+	shift 2
+	if _out=$("$@" 2>&1) && echo "$_out" | grep -q -- "$_pat"; then
+		diag "$(echo "$_out" | head -n 12)"
+		ok "$_desc"
+	else
+		diag "$_out"
+		not_ok "$_desc (no '$_pat' from: $*)"
+	fi
+}
+
+# --- raw requests (damonctl debug raw -a TYPE:hex:...) ---
+# le16/le32/le64 VALUE: little-endian hex (64-bit shell arithmetic, so
+# le64 takes every u64 written as a signed number, e.g. -1 for 2^64-1).
+le16() { printf '%02x%02x' $(($1 & 255)) $((($1 >> 8) & 255)); }
+le32() { le16 $(($1 & 65535)); le16 $((($1 >> 16) & 65535)); }
+le64() { le32 $(($1 & 0xffffffff)); le32 $((($1 >> 32) & 0xffffffff)); }
+# nla TYPE HEX: one attribute (header, payload, padding) as hex.
+nla() {
+	_n=$((${#2} / 2))
+	printf '%s%s%s' "$(le16 $((4 + _n)))" "$(le16 "$1")" "$2"
+	_p=$(((4 - _n % 4) % 4))
+	while [ $_p -gt 0 ]; do printf 00; _p=$((_p - 1)); done
+}
+# nest TYPE HEX: nla with NLA_F_NESTED, which strict validation requires.
+nest() { nla $(($1 | NLA_F_NESTED)) "$2"; }
+nla_u8() { nla "$1" "$(printf %02x $(($2 & 255)))"; }
+nla_u32() { nla "$1" "$(le32 "$2")"; }
+nla_u64() { nla "$1" "$(le64 "$2")"; }
+nla_flag() { nla "$1" ""; }
+# nla_str TYPE STRING: a NUL-terminated string.
+nla_str() { nla "$1" "$(printf %s "$2" | od -An -tx1 | tr -d ' \n')00"; }
+
+# raw CMD [damonctl debug raw args...]: one request, by command name
+# (CTX_NEW, PROBE_ADD, ...).
+raw() {
+	_c=$1
+	shift
+	eval "_c=\$CMD_$_c"
+	damonctl debug raw --cmd "$_c" "$@"
+}
+
+# --- perf_stats and snapshots ---
+# col NAME [ROW] [FILE]: field NAME of row ROW (a CPU number, default
+# total) of perf_stats (or FILE, the same format), by header name.
+col() {
+	awk -v c="$1" -v r="${2:-total}" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$1 == r { if (c in h) print $h[c]; exit }' "${3:-$PERF_STATS}"
+}
+
+# regions FILE: "start end nr_accesses probe_hits[0]" per region, from
+# damonctl report --json (objects dumped with sorted keys, one per line).
+regions() {
+	awk '
+		/"regions": \[/ { in_r = 1; next }
+		!in_r { next }
+		/"probe_hits": \[/ { want_hit = 1; next }
+		want_hit { gsub(/[^0-9]/, ""); hit = $0; want_hit = 0; next }
+		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
+		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
+		/"nr_accesses":/ { gsub(/[^0-9]/, ""); n = $0 }
+		/"target_id":/ { print s, e, n, hit }' "$1"
+}
+
+# overlaps S E HS HE: [S, E) and [HS, HE) intersect (awk: 64-bit safe).
+overlaps() {
+	awk -v s="$1" -v e="$2" -v hs="$3" -v he="$4" \
+		'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'
+}
+
+# start_target ARGS: the workload, or a sleeping process where it cannot
+# run (what is monitored matters less than that it exists).
+start_target() {
+	start_workload "$@" && return 0
+	diag "workload did not start; monitoring a sleeping process instead"
+	sleep 3600 &
+	WORKLOAD_PID=$!
 }

@@ -19,34 +19,6 @@ EVENT=page-faults
 MIN_SAMPLES=${PERF_E2E_SAMPLES:-1000}
 MIN_AGGRS=${PERF_E2E_AGGRS:-8}
 SAFETY=${PERF_E2E_SAFETY:-400}
-F=/sys/kernel/debug/damon_perf/perf_stats
-
-# col NAME [ROW]: perf_stats field NAME of ROW (a CPU number, or total).
-col() {
-	awk -v c="$1" -v r="${2:-total}" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == r { if (c in h) print $h[c]; exit }' "$F"
-}
-
-# regions: "start end nr_accesses probe_hits[0]" per region, from
-# damonctl report --json (objects dumped with sorted keys, one per line).
-regions() {
-	awk '
-		/"regions": \[/ { in_r = 1; next }
-		!in_r { next }
-		/"probe_hits": \[/ { want_hit = 1; next }
-		want_hit { gsub(/[^0-9]/, ""); hit = $0; want_hit = 0; next }
-		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
-		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
-		/"nr_accesses":/ { gsub(/[^0-9]/, ""); n = $0 }
-		/"target_id":/ { print s, e, n, hit }' "$1"
-}
-
-# overlaps S E HS HE: [S, E) and [HS, HE) intersect (awk: 64-bit safe).
-overlaps() {
-	awk -v s="$1" -v e="$2" -v hs="$3" -v he="$4" \
-		'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'
-}
 
 if [ ! -x /bin/damonctl ]; then
 	skip "end to end with page-fault samples" "damonctl not in the image"

@@ -13,12 +13,6 @@ CYCLES=${PERF_HOTPLUG_CYCLES:-5}
 F=/sys/kernel/debug/damon_perf/perf_stats
 ONLINE=/sys/devices/system/cpu/cpu1/online
 
-col() {
-	awk -v c="$1" -v r="${2:-total}" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == r { if (c in h) print $h[c]; exit }' "$F"
-}
-
 # status_field NAME: a number from damonctl status --json.
 status_field() {
 	damonctl status $CTX --json 2>/dev/null |

@@ -6,18 +6,10 @@
 # down on unload. The harness fails the run on any splat or leak report.
 . /tests/lib.sh
 
-CMD_CTX_DEL=2
-CMD_START=10
-A_CTX_NAME=3
 F=/sys/kernel/debug/damon_perf/perf_stats
 
-col() {
-	awk -v c="$1" -v r="${2:-total}" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == r { if (c in h) print $h[c]; exit }' "$F"
-}
-raw_start() { damonctl debug raw --cmd $CMD_START -a "$A_CTX_NAME:str:$1"; }
-raw_del() { damonctl debug raw --cmd $CMD_CTX_DEL -a "$A_CTX_NAME:str:$1"; }
+raw_start() { raw START -a "$A_CTX_NAME:str:$1"; }
+raw_del() { raw CTX_DEL -a "$A_CTX_NAME:str:$1"; }
 start_ctx() {
 	damonctl start -n "$1" -p "$WORKLOAD_PID" -e page-faults --period 1 \
 		--exclude-kernel

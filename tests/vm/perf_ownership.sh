@@ -7,38 +7,15 @@
 # 4th gets ENOSPC.
 . /tests/lib.sh
 
-# Raw requests (include/uapi/linux/damon_perf.h) for what damonctl's
-# commands do not expose on purpose: adding one probe to an existing
-# context.
-CMD_CTX_NEW=1
-CMD_CTX_DEL=2
-CMD_PROBE_ADD=7
-A_CTX_NAME=3
-A_CTX_OPS=4
-A_PROBE=$((0x8000 | 9))		# nested
-P_TYPE=3
-P_CONFIG=4
-P_SAMPLE_PERIOD=7
-P_EXCLUDE_KERNEL=14
-
-le16() { printf '%02x%02x' $(($1 & 255)) $((($1 >> 8) & 255)); }
-le32() { le16 $(($1 & 65535)); le16 $((($1 >> 16) & 65535)); }
-nla_u32() { le16 8; le16 "$1"; le32 "$2"; }
-nla_u64() { le16 12; le16 "$1"; le32 "$2"; le32 0; }
-nla_flag() { le16 4; le16 "$1"; }
-
 # probe_add CTX TYPE CONFIG: one probe, period 1, user mode only.
+# (Raw requests: damonctl's commands do not expose adding one probe to an
+# existing context, on purpose.)
 probe_add() {
-	damonctl debug raw --cmd $CMD_PROBE_ADD -a "$A_CTX_NAME:str:$1" \
-		-a "$A_PROBE:hex:$(nla_u32 $P_TYPE "$2")$(nla_u64 $P_CONFIG "$3")$(nla_u64 $P_SAMPLE_PERIOD 1)$(nla_flag $P_EXCLUDE_KERNEL)"
+	raw PROBE_ADD -a "$A_CTX_NAME:str:$1" \
+		-a "$A_PROBE:nest:$(nla_u32 $PROBE_A_TYPE "$2")$(nla_u64 $PROBE_A_CONFIG "$3")$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)$(nla_flag $PROBE_A_EXCLUDE_KERNEL)"
 }
-ctx_new() {
-	damonctl debug raw --cmd $CMD_CTX_NEW -a "$A_CTX_NAME:str:$1" \
-		-a "$A_CTX_OPS:u32:0"
-}
-ctx_del() {
-	damonctl debug raw --cmd $CMD_CTX_DEL -a "$A_CTX_NAME:str:$1"
-}
+ctx_new() { raw CTX_NEW -a "$A_CTX_NAME:str:$1" -a "$A_CTX_OPS:u32:$OPS_VADDR"; }
+ctx_del() { raw CTX_DEL -a "$A_CTX_NAME:str:$1"; }
 
 if [ ! -x /bin/damonctl ]; then
 	skip "PMU ownership" "damonctl not in the image"

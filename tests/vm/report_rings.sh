@@ -17,13 +17,6 @@ WAIT=${REPORT_RINGS_WAIT:-10}
 D=/sys/kernel/debug/damon_perf
 F=$D/perf_stats
 
-# col FILE NAME [ROW]: field NAME of row ROW (default total), by header.
-col() {
-	awk -v c="$2" -v r="${3:-total}" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == r { if (c in h) print $h[c]; exit }' "$1"
-}
-
 # expect_ge DESC A B: ok when A >= B (both numbers).
 expect_ge() {
 	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -ge "$3" ]; then
@@ -72,12 +65,12 @@ check "no ring holds more than its size, none dequeued more than queued" awk '
 	$1 == "total" { next }
 	$h["occupancy"] > $h["size"] || $h["dequeue"] > $h["enqueue"] ||
 	$h["peak"] > $h["size"] { exit 1 }' $snap
-renq=$(col $snap enqueue)
-rdeq=$(col $snap dequeue)
+renq=$(col enqueue total $snap)
+rdeq=$(col dequeue total $snap)
 expect_ge "reports queued in the context's rings" "$renq" 1
 expect_ge "reports drained by the kdamond" "$rdeq" 1
-expect_ge "high watermark woke the kdamond early" "$(col $snap early_wake)" 1
-diag "ring overflow $(col $snap overflow) busy_drop $(col $snap busy_drop)"
+expect_ge "high watermark woke the kdamond early" "$(col early_wake total $snap)" 1
+diag "ring overflow $(col overflow total $snap) busy_drop $(col busy_drop total $snap)"
 
 check "damonctl stop --keep" damonctl stop --keep $CTX
 check "perf_stats balanced after the stop" stats_balanced
@@ -86,7 +79,7 @@ check "stopped context: rings file holds only the header" \
 stop_workload
 
 diag "$(cat $F)"
-cb=$(col $F callback)
+cb=$(col callback total $F)
 sum=$(awk '
 	NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	$1 == "total" { print $h["sample_valid"] + $h["sample_null"] +
@@ -105,10 +98,10 @@ offers=$(awk '
 	$1 == "total" { print $h["enqueue"] + $h["overflow"] + $h["busy_drop"] +
 		$h["no_probe"] + $h["no_ring"] }' $F)
 expect_ge "valid samples cover every counted ring offer" \
-	"$(col $F sample_valid)" "$offers"
+	"$(col sample_valid total $F)" "$offers"
 expect_ge "ring offers counted" "$offers" 1
 expect_ge "perf_stats counts at least the context's enqueues" \
-	"$(col $F enqueue)" "$renq"
+	"$(col enqueue total $F)" "$renq"
 if awk '$2 == "RUNNING" && $1 != "total" { f = 1 } END { exit !f }' $F; then
 	ok "a CPU reached RUNNING"
 else

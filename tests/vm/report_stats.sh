@@ -13,13 +13,6 @@
 
 F=/sys/kernel/debug/damon_perf/perf_stats
 
-# col NAME [ROW]: field NAME of row ROW (default total), by header name.
-col() {
-	awk -v c="$1" -v r="${2:-total}" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == r { if (c in h) print $h[c]; exit }' "$F"
-}
-
 # well_formed: every row has as many fields as the header, rows are CPU
 # numbers then one final "total", and the total enqueue sums the rows.
 well_formed() {

@@ -16,51 +16,16 @@ CTX=spe
 EVENT=arm_spe_test//
 WAIT=${SPE_E2E_WAIT:-12}
 
-# regions FILE: "start end nr_accesses" per region of damonctl report --json.
-regions() {
-	awk '
-		/"regions": \[/ { in_r = 1; next }
-		!in_r { next }
-		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
-		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
-		/"nr_accesses":/ { gsub(/[^0-9]/, ""); n = $0 }
-		/"target_id":/ { print s, e, n }' "$1"
-}
-
-overlaps() {
-	awk -v s="$1" -v e="$2" -v hs="$3" -v he="$4" \
-		'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'
-}
-
 # Raw AUX_ATTACH requests (damonctl debug raw) for the kernel's checks.
-# Numbers from include/uapi/linux/damon_perf.h.
-CMD_CTX_NEW=1
-CMD_CTX_DEL=2
-CMD_AUX_ATTACH=17
-A_CTX_NAME=3
-A_AUX=18
-AUX_CPU=2; AUX_FD=3; AUX_USER_PAGE=4; AUX_AUX_ADDR=5; AUX_AUX_SIZE=6
-AUX_PID=7; AUX_PROBE_IDX=8
-le() {	# le VALUE BYTES: little-endian hex
-	_v=$1; _o=; _k=0
-	while [ $_k -lt "$2" ]; do
-		_o="$_o$(printf %02x $((_v & 255)))"
-		_v=$((_v >> 8)); _k=$((_k + 1))
-	done
-	echo "$_o"
-}
-a32() { echo "$(le 8 2)$(le "$1" 2)$(le "$2" 4)"; }
-a64() { echo "$(le 12 2)$(le "$1" 2)$(le "$2" 8)"; }
-a8() { echo "$(le 5 2)$(le "$1" 2)$(le "$2" 1)000000"; }
 # a full, well-formed AUX nest (fd $1, AUX size $2, probe index $3, extra
 # hex $4)
 aux_nest() {
-	echo "$(a32 $AUX_CPU 0)$(a32 $AUX_FD "$1")$(a64 $AUX_USER_PAGE 4096)$(a64 $AUX_AUX_ADDR 65536)$(a64 $AUX_AUX_SIZE "$2")$(a32 $AUX_PID 0)$(a8 $AUX_PROBE_IDX "${3:-1}")${4:-}"
+	echo "$(nla_u32 $AUX_A_CPU 0)$(nla_u32 $AUX_A_FD "$1")$(nla_u64 $AUX_A_USER_PAGE 4096)$(nla_u64 $AUX_A_AUX_ADDR 65536)$(nla_u64 $AUX_A_AUX_SIZE "$2")$(nla_u32 $AUX_A_PID 0)$(nla_u8 $AUX_A_PROBE_IDX "${3:-1}")${4:-}"
 }
 # refused DESC PATTERN CTX NEST: AUX_ATTACH is refused (exit 1) with an
 # extack message matching PATTERN.
 refused() {
-	_out=$(damonctl debug raw --cmd $CMD_AUX_ATTACH \
+	_out=$(raw AUX_ATTACH \
 		-a $A_CTX_NAME:str:"$3" ${4:+-a $A_AUX:nest:$4} 2>&1)
 	_rc=$?
 	if [ $_rc -eq 1 ] && echo "$_out" | grep -q "$2"; then
@@ -112,20 +77,20 @@ check "damonctl start: vaddr context on the workload" \
 
 refused "AUX_ATTACH without the AUX nest" "nest) required" $CTX
 refused "AUX_ATTACH without an AUX address" "aux needs" $CTX \
-	"$(a32 $AUX_CPU 0)$(a32 $AUX_FD 0)$(a64 $AUX_USER_PAGE 4096)"
+	"$(nla_u32 $AUX_A_CPU 0)$(nla_u32 $AUX_A_FD 0)$(nla_u64 $AUX_A_USER_PAGE 4096)"
 refused "AUX_ATTACH with probe index 4" "ERANGE" $CTX "$(aux_nest 0 65536 4)"
 refused "AUX_ATTACH with an empty AUX area" "ERANGE" $CTX "$(aux_nest 0 0)"
 refused "AUX_ATTACH with an unknown AUX attribute" "EINVAL\|EOPNOTSUPP\|nknown" \
-	$CTX "$(aux_nest 0 65536 1 "$(a32 30 1)")"
+	$CTX "$(aux_nest 0 65536 1 "$(nla_u32 $((AUX_A_MAX + 1)) 1)")"
 refused "AUX_ATTACH with a closed fd" "bad file descriptor" $CTX \
 	"$(aux_nest 1000 65536)"
 refused "AUX_ATTACH with a non-perf fd" "not a perf event" $CTX \
 	"$(aux_nest 0 65536)"
 check "a second, configured context" \
-	damonctl debug raw --cmd $CMD_CTX_NEW -a $A_CTX_NAME:str:idle
+	raw CTX_NEW -a $A_CTX_NAME:str:idle
 refused "AUX_ATTACH to a context that is not running" "not running" idle \
 	"$(aux_nest 0 65536)"
-check "delete it" damonctl debug raw --cmd $CMD_CTX_DEL -a $A_CTX_NAME:str:idle
+check "delete it" raw CTX_DEL -a $A_CTX_NAME:str:idle
 
 check_fail "spe attach to a missing context fails" \
 	damonctl spe attach nosuch -e $EVENT

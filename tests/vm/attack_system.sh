@@ -1,0 +1,218 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 900
+# Attack tiers around the module (the netlink ones are attack_netlink.sh):
+#  - CPU hotplug torture: cpu1 offlined and onlined ATTACK_HOTPLUG times
+#    (default 200; ATTACK_LONG=1: 1000) while a page-fault probe samples;
+#    every 25th cycle samples on cpu1 must resume (its counter re-created),
+#    no creation fails, the context runs on and stops cleanly;
+#  - concurrency: four processes create, start, tune, stop and destroy
+#    contexts at once (ATTACK_CONC rounds each, default 25; ATTACK_LONG=1:
+#    200) while samples flow, against targets that fork, exec and exit
+#    mid-run, with rmmod attempted throughout: it must fail while a context
+#    runs and succeed after; every damonctl exits 0 or 1 (a refusal with a
+#    message), none crashes or hangs;
+#  - fault injection: nlattack inject fails each allocation of context
+#    creation, target and probe add, filters and start (probe arm, rings,
+#    kdamond) in turn (fail-nth, task-local: failslab and fail_page_alloc);
+#    each fails with an error, nothing is left half-built, a retry succeeds.
+# The harness then checks the log (KASAN, lockdep) and kmemleak.
+# Longer runs: scripts/vm.sh --kernel debug --append ATTACK_LONG=1 tests/vm/attack_system.sh
+. /tests/lib.sh
+
+LONG=${ATTACK_LONG:-0}
+HOTPLUG=${ATTACK_HOTPLUG:-$([ "$LONG" = 1 ] && echo 1000 || echo 200)}
+CONC=${ATTACK_CONC:-$([ "$LONG" = 1 ] && echo 200 || echo 25)}
+ONLINE=/sys/devices/system/cpu/cpu1/online
+
+# status_field CTX NAME: a number from damonctl status --json.
+status_field() {
+	damonctl status "$1" --json 2>/dev/null |
+		sed -n "s/.*\"$2\": *\([0-9]*\).*/\1/p" | head -n 1
+}
+
+# balanced: perf_stats enqueue = dequeue (nothing armed). A known gap until
+# stop drains what is in flight (issue 10, defect 5): TODO, not a failure.
+balanced() {
+	_e=$(col enqueue)
+	_d=$(col dequeue)
+	if [ -n "$_e" ] && [ "$_e" = "$_d" ]; then
+		ok "$1: perf_stats balanced (enqueue = dequeue = $_e)"
+	else
+		todo "$1: perf_stats balanced (enqueue $_e, dequeue $_d)" \
+			"stop loses in-flight reports (issue 10, defect 5)"
+	fi
+}
+
+load_module damon_perf || finish
+start_workload -s 16 -o 4 -h 4 -t 0 -n 2 || { not_ok "workload started"; finish; }
+ok "workload started"
+
+# ---- CPU hotplug torture ----
+if [ -w "$ONLINE" ]; then
+	check "hotplug: page-fault probe" damonctl start -n hp -p "$WORKLOAD_PID" \
+		-e page-faults --period 1 --exclude-kernel --sample-us 5000 \
+		--aggr-us 100000
+	i=1 bad=0 checked=0 resumed=0
+	while [ $i -le "$HOTPLUG" ]; do
+		echo 0 > $ONLINE || bad=$((bad + 1))
+		echo 1 > $ONLINE || bad=$((bad + 1))
+		if [ $((i % 25)) -eq 0 ]; then
+			checked=$((checked + 1))
+			pre=$(col sample_valid 1)
+			j=0
+			while [ $j -lt 50 ]; do
+				sleep 0.2
+				now=$(col sample_valid 1)
+				[ -n "$now" ] && [ -n "$pre" ] && [ "$now" -gt "$pre" ] &&
+					{ resumed=$((resumed + 1)); break; }
+				j=$((j + 1))
+			done
+			[ $j -lt 50 ] || diag "cycle $i: cpu1 sample_valid stuck at '$pre'"
+		fi
+		i=$((i + 1))
+	done
+	if [ $bad -eq 0 ]; then
+		ok "hotplug: cpu1 offlined and onlined $HOTPLUG times while sampling"
+	else
+		not_ok "hotplug: $bad of $((2 * HOTPLUG)) transitions failed"
+	fi
+	if [ $resumed -eq $checked ] && [ $checked -gt 0 ]; then
+		ok "hotplug: cpu1's counter came back ($resumed of $checked checks)"
+	else
+		not_ok "hotplug: cpu1's counter came back ($resumed of $checked checks)"
+	fi
+	af=$(status_field hp arm_failures)
+	if [ "$af" = 0 ]; then ok "hotplug: no counter creation failed"
+	else not_ok "hotplug: no counter creation failed (arm_failures '$af')"; fi
+	check "hotplug: context still running" sh -c "damonctl status hp | grep -q running"
+	check "hotplug: stop" damonctl stop hp
+	balanced "hotplug"
+else
+	skip "CPU hotplug torture" "cpu1 cannot be taken offline here"
+fi
+
+# ---- concurrency ----
+# Targets: the workload, a shell that forks and execs without pause, and
+# short-lived processes that exit mid-run.
+sh -c 'while :; do /bin/true; done' &
+FORKER=$!
+check "concurrency: an anchor context runs throughout" \
+	damonctl start -n anchor -p "$WORKLOAD_PID" -e page-faults --period 1 \
+	--exclude-kernel --sample-us 2000 --aggr-us 50000
+# worker N: ATTACK_CONC rounds of create/start/tune/stop/destroy; exit codes
+# other than 0 and 1 are written to /tmp/conc.bad.
+worker() {
+	_w=$1 _r=0
+	while [ $_r -lt "$CONC" ]; do
+		sleep 5 &
+		_short=$!
+		for _c in \
+			"start -n w$_w -p $WORKLOAD_PID -e page-faults --period 1 --exclude-kernel --sample-us 2000 --aggr-us 40000" \
+			"start -n s$_r$_w -p $_short -e page-faults --period 3 --exclude-kernel" \
+			"start -n shared -p $FORKER -e page-faults --period 2 --exclude-kernel" \
+			"tune w$_w --aggr-us 80000" "tune shared --sample-us 4000 --aggr-us 40000" \
+			"status" "report w$_w" "stop w$_w --keep" "start -n w$_w -p $WORKLOAD_PID" \
+			"stop w$_w" "stop shared" "stop s$_r$_w"; do
+			# shellcheck disable=SC2086
+			timeout 60 damonctl $_c > /dev/null 2>&1
+			_rc=$?
+			echo "$_w $_rc" >> /tmp/conc.rc
+			# stop of a context that is gone: exit 2 (damonctl names it)
+			case "$_rc:$_c" in 0:* | 1:* | 2:stop*) ;;
+			*) echo "worker $_w round $_r: damonctl $_c: exit $_rc" >> /tmp/conc.bad ;;
+			esac
+		done
+		kill $_short 2>/dev/null
+		wait $_short 2>/dev/null
+		_r=$((_r + 1))
+	done
+}
+# rmmod throughout: must always fail (the anchor runs).
+rmmodder() {
+	while [ ! -f /tmp/conc.done ]; do
+		if rmmod damon_perf 2>/dev/null; then
+			echo "rmmod succeeded while the anchor ran" >> /tmp/conc.bad
+			return
+		fi
+		echo x >> /tmp/conc.rmmod
+		sleep 0.1
+	done
+}
+rm -f /tmp/conc.rc /tmp/conc.bad /tmp/conc.done /tmp/conc.rmmod
+rmmodder &
+RM=$!
+pids=
+for w in 1 2 3 4; do
+	worker $w &
+	pids="$pids $!"
+done
+for p in $pids; do wait "$p"; done
+touch /tmp/conc.done
+wait $RM
+kill $FORKER 2>/dev/null
+wait $FORKER 2>/dev/null
+ops=$(wc -l < /tmp/conc.rc)
+refused=$(grep -c ' 1$' /tmp/conc.rc)
+rm_tries=$(wc -l < /tmp/conc.rmmod 2>/dev/null || echo 0)
+diag "$ops damonctl runs ($refused refused with a message), $rm_tries rmmod attempts refused"
+if [ ! -s /tmp/conc.bad ] && [ "$ops" -eq $((4 * CONC * 12)) ]; then
+	ok "concurrency: $ops operations by 4 processes, each succeeded or was refused"
+else
+	diag "$(cat /tmp/conc.bad 2>/dev/null)"
+	not_ok "concurrency: $ops operations by 4 processes"
+fi
+if [ "$rm_tries" -gt 0 ] && ! grep -q rmmod /tmp/conc.bad 2>/dev/null; then
+	ok "concurrency: rmmod refused while running ($rm_tries attempts)"
+else
+	not_ok "concurrency: rmmod refused while running ($rm_tries attempts)"
+fi
+check "concurrency: the anchor still runs" sh -c "damonctl status anchor | grep -q running"
+# Tear everything down: every context stops and goes.
+for c in $(damonctl status --json | sed -n 's/.*"name": *"\([^"]*\)".*/\1/p'); do
+	damonctl stop "$c" > /dev/null 2>&1
+done
+check "concurrency: no context left" sh -c "damonctl status | grep -q 'no contexts'"
+balanced "concurrency"
+
+# ---- fault injection ----
+if [ -w /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
+	for f in failslab fail_page_alloc; do
+		d=/sys/kernel/debug/$f
+		[ -d $d ] || continue
+		echo N > $d/ignore-gfp-wait
+		echo 0 > $d/verbose
+		[ -f $d/min-order ] && echo 0 > $d/min-order
+		[ -f $d/ignore-gfp-highmem ] && echo N > $d/ignore-gfp-highmem
+	done
+	# Injected page allocation failures print warnings with a stack (a
+	# vmalloc error, for one); keep them off the console, and look for
+	# real problems in the kernel log ourselves.
+	echo "damon_perf: fault injection begins" > /dev/kmsg
+	saved=$(cut -f1 /proc/sys/kernel/printk)
+	echo 3 > /proc/sys/kernel/printk
+	out=$(nlattack inject "$WORKLOAD_PID" 2>&1)
+	rc=$?
+	echo "$saved" > /proc/sys/kernel/printk
+	diag "$out"
+	if [ $rc -eq 0 ]; then
+		ok "fault injection: $(echo "$out" | sed -n 's/^nlattack: inject: total: //p')"
+	else
+		not_ok "fault injection (exit $rc)"
+	fi
+	probs=$(dmesg | sed -n '/damon_perf: fault injection begins/,$p' |
+		grep -E 'BUG:|WARNING:|KASAN|UBSAN|lockdep|circular locking|possible recursive|inconsistent lock|bad unlock|Oops|general protection|unreferenced object')
+	if [ -z "$probs" ]; then
+		ok "fault injection: no BUG, WARNING, KASAN or lockdep report"
+	else
+		diag "$probs"
+		not_ok "fault injection: kernel reports"
+	fi
+	check "fault injection: no context left" sh -c "damonctl status | grep -q 'no contexts'"
+else
+	skip "fault injection" "no fail-nth or failslab (debug kernel only)"
+fi
+
+stop_workload
+unload_module damon_perf
+finish
