@@ -23,8 +23,9 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
 
+/* glibc's <sys/cdefs.h> has __always_inline; a plain inline elsewhere */
 #ifndef __always_inline
-#define __always_inline inline __attribute__((__always_inline__))
+#define __always_inline inline
 #endif
 
 /* keeps the trailing semicolon of the kernel macro a declaration */

@@ -53,13 +53,13 @@ BENCHMARK(BM_LockedOr);
 void BM_ReportAccess(benchmark::State &state)
 {
 	bench_ctx *b = bench_rings_new(0);
-	unsigned int queued = 0;
+	uint64_t queued = 0;
 
 	for (auto _ : state) {
 		queued += bench_report_batch(b, kBatch);
 		bench_rings_forget(b);
 	}
-	if (queued != state.iterations() * kBatch)
+	if (queued != uint64_t(state.iterations()) * kBatch)
 		state.SkipWithError("a report was refused");
 	state.SetItemsProcessed(int64_t(state.iterations()) * kBatch);
 	bench_free(b);
@@ -70,7 +70,7 @@ BENCHMARK(BM_ReportAccess);
 void BM_ReportAccessFull(benchmark::State &state)
 {
 	bench_ctx *b = bench_rings_new(0);
-	unsigned int queued = 0;
+	uint64_t queued = 0;
 
 	bench_report_batch(b, 256);
 	for (auto _ : state)
@@ -96,14 +96,14 @@ void RegionCounts(benchmark::internal::Benchmark *b)
 void BM_DrainCredit(benchmark::State &state)
 {
 	bench_ctx *b = bench_drain_new(state.range(0), int(state.range(1)));
-	unsigned int matched = 0;
+	uint64_t matched = 0;
 
 	bench_drain_fill_reports(b, kReports, 1);
 	if (bench_drain_prepare(b))
 		state.SkipWithError("prepare failed");
 	for (auto _ : state)
 		matched += bench_drain_credit(b);
-	if (matched != state.iterations() * kReports)
+	if (matched != uint64_t(state.iterations()) * kReports)
 		state.SkipWithError("a report matched no region");
 	state.SetItemsProcessed(int64_t(state.iterations()) * kReports);
 	state.counters["regions"] = double(state.range(0));
@@ -117,14 +117,14 @@ void BM_DrainCreditLinear(benchmark::State &state)
 	// keep one iteration around 10^7 region checks
 	unsigned int n = unsigned(
 		std::clamp<long>((1L << 24) / state.range(0), 16, kReports));
-	unsigned int matched = 0;
+	uint64_t matched = 0;
 
 	bench_drain_fill_reports(b, n, 1);
 	if (bench_drain_prepare(b))
 		state.SkipWithError("prepare failed");
 	for (auto _ : state)
 		matched += bench_drain_credit_linear(b);
-	if (matched != state.iterations() * n)
+	if (matched != uint64_t(state.iterations()) * n)
 		state.SkipWithError("a report matched no region");
 	state.SetItemsProcessed(int64_t(state.iterations()) * n);
 	state.counters["regions"] = double(state.range(0));
@@ -138,7 +138,7 @@ constexpr unsigned int kPassReports = 8192; // 4096 per CPU, 2 CPUs
 void BM_DrainPass(benchmark::State &state)
 {
 	bench_ctx *b = bench_drain_new(state.range(0), int(state.range(1)));
-	unsigned int drained = 0;
+	uint64_t drained = 0;
 	unsigned long matched = bench_matched();
 
 	bench_drain_fill_reports(b, kPassReports, 2);
@@ -148,7 +148,7 @@ void BM_DrainPass(benchmark::State &state)
 		state.ResumeTiming();
 		drained += bench_drain_pass(b);
 	}
-	if (drained != state.iterations() * kPassReports)
+	if (drained != uint64_t(state.iterations()) * kPassReports)
 		state.SkipWithError("reports left in the rings");
 	if (bench_matched() - matched != drained)
 		state.SkipWithError("a drained report was not credited");

@@ -48,7 +48,8 @@ typedef unsigned int gfp_t;
 #define noinline __attribute__((__noinline__))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-#define IS_ENABLED(opt) 0	/* no CONFIG_KUNIT, no CONFIG_SMP tests */
+/* no option is set: no KUnit hooks, no SMP-only build-time checks */
+#define IS_ENABLED(opt) 0
 #define EXPORT_SYMBOL_GPL(sym)
 #define BUILD_BUG_ON(c) ((void)sizeof(char[1 - 2 * !!(c)]))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
