@@ -168,6 +168,13 @@ const Bad BAD[] = {
 	 "nr_regions.min is above nr_regions.max"},
 	{"min_below_3", R"({"nr_regions": {"min": 2}})", "3 .. 10000"},
 	{"ring_not_power_of_two", R"({"ring_size": 1000})", "power of two"},
+	// one limit, one value: the module refuses rings above 65536 entries
+	{"ring_above_the_uapi_limit", R"({"ring_size": 131072})",
+	 "ring_size must be a power of two, 16 .. 65536"},
+	{"sample_above_the_uapi_limit",
+	 R"({"intervals": {"sample_us": 10000100, "aggr_us": 20000200,
+	    "update_us": 20000200}})",
+	 "sample_us must be 100 .. 10000000"},
 	{"bad_mode", R"({"mode": "sometimes"})", "presence or count"},
 	{"bad_split", R"({"split": "halves"})",
 	 "contexts[0].split: must be samples or random"},

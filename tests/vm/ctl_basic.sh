@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # kernels: stock debug
+# timeout: 900
 # Every damonctl subcommand against the module: start (flags and config
 # file, vaddr and paddr), status, report (table, --hot, --json), tune while
 # running, monitor, record and report --input (with the heatmap), stats

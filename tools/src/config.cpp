@@ -100,9 +100,8 @@ Target parse_target_json(const json &t, const std::string &where, Ops ops)
 
 	only_keys(t, where, {"pid", "start", "end"});
 	if (t.contains("pid"))
-		target.pid =
-			uint32_t(get_uint(t["pid"], where + ".pid",
-					  DAMON_PERF_PID_MAX));
+		target.pid = uint32_t(
+			get_uint(t["pid"], where + ".pid", DAMON_PERF_PID_MAX));
 	if (t.contains("start"))
 		target.start = get_uint(t["start"], where + ".start");
 	if (t.contains("end"))
@@ -485,27 +484,32 @@ void validate(const CtxConfig &cfg, const std::string &where)
 			fail(where, "at most 16 tids per filter");
 	if (a.sample_us && (*a.sample_us < DAMON_PERF_SAMPLE_US_MIN ||
 			    *a.sample_us > DAMON_PERF_SAMPLE_US_MAX))
-		fail(where, "sample_us must be " + range(DAMON_PERF_SAMPLE_US_MIN,
-							 DAMON_PERF_SAMPLE_US_MAX));
+		fail(where,
+		     "sample_us must be " + range(DAMON_PERF_SAMPLE_US_MIN,
+						  DAMON_PERF_SAMPLE_US_MAX));
 	if (a.aggr_us && (*a.aggr_us < DAMON_PERF_INTERVAL_US_MIN ||
 			  *a.aggr_us > DAMON_PERF_INTERVAL_US_MAX))
-		fail(where, "aggr_us must be " + range(DAMON_PERF_INTERVAL_US_MIN,
-						       DAMON_PERF_INTERVAL_US_MAX));
+		fail(where,
+		     "aggr_us must be " + range(DAMON_PERF_INTERVAL_US_MIN,
+						DAMON_PERF_INTERVAL_US_MAX));
 	if (a.update_us && (*a.update_us < DAMON_PERF_INTERVAL_US_MIN ||
 			    *a.update_us > DAMON_PERF_INTERVAL_US_MAX))
-		fail(where, "update_us must be " + range(DAMON_PERF_INTERVAL_US_MIN,
-							 DAMON_PERF_INTERVAL_US_MAX));
+		fail(where,
+		     "update_us must be " + range(DAMON_PERF_INTERVAL_US_MIN,
+						  DAMON_PERF_INTERVAL_US_MAX));
 	if (a.sample_us && a.aggr_us && *a.aggr_us < *a.sample_us)
 		fail(where, "aggr_us must be at least sample_us");
 	if (a.sample_us && a.update_us && *a.update_us < *a.sample_us)
 		fail(where, "update_us must be at least sample_us");
-	if (a.min_nr_regions && (*a.min_nr_regions < DAMON_PERF_NR_REGIONS_MIN ||
-				 *a.min_nr_regions > DAMON_PERF_NR_REGIONS_MAX))
+	if (a.min_nr_regions &&
+	    (*a.min_nr_regions < DAMON_PERF_NR_REGIONS_MIN ||
+	     *a.min_nr_regions > DAMON_PERF_NR_REGIONS_MAX))
 		fail(where, "nr_regions.min must be " +
 				    range(DAMON_PERF_NR_REGIONS_MIN,
 					  DAMON_PERF_NR_REGIONS_MAX));
-	if (a.max_nr_regions && (*a.max_nr_regions < DAMON_PERF_NR_REGIONS_MIN ||
-				 *a.max_nr_regions > DAMON_PERF_NR_REGIONS_MAX))
+	if (a.max_nr_regions &&
+	    (*a.max_nr_regions < DAMON_PERF_NR_REGIONS_MIN ||
+	     *a.max_nr_regions > DAMON_PERF_NR_REGIONS_MAX))
 		fail(where, "nr_regions.max must be " +
 				    range(DAMON_PERF_NR_REGIONS_MIN,
 					  DAMON_PERF_NR_REGIONS_MAX));
