@@ -40,6 +40,8 @@ extern struct mutex damon_perf_lock;
  * @last_nr_accesses:	@nr_accesses of the previous aggregation.
  * @age:		aggregations since @nr_accesses last changed much.
  * @probe_hits:		raw samples per probe in this aggregation.
+ * @events:		sum of the periods of the samples credited in this
+ *			aggregation (saturating): the events they stand for.
  * @last_credit_seq:	sample interval that last credited (presence mode).
  * @list:		in &damon_perf_target.regions, sorted by @start.
  */
@@ -50,6 +52,7 @@ struct damon_perf_region {
 	unsigned int last_nr_accesses;
 	unsigned int age;
 	u64 probe_hits[DAMON_PERF_MAX_PROBES];
+	u64 events;
 	u64 last_credit_seq;
 	struct list_head list;
 };

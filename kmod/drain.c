@@ -11,6 +11,7 @@
  * stopped.
  */
 #include <linux/bsearch.h>
+#include <linux/overflow.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 
@@ -165,10 +166,32 @@ static void miss(const struct damon_perf_report *report, unsigned long addr,
 	damon_perf_observe_miss(addr, report->cpu, reason);
 }
 
-static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
-		   unsigned int probe)
+/*
+ * The events a report stands for: the period the producer carried, else
+ * (AUX decoders, which know no per-record period) the probe's fixed
+ * sample_period, else 1.
+ */
+static u64 report_period(const struct damon_perf_ctx *ctx,
+			 const struct damon_perf_report *report)
 {
+	const struct damon_perf_probe *p = &ctx->probes[report->probe_idx - 1];
+
+	if (report->period)
+		return report->period;
+	if (p->used && !p->attr.freq && p->attr.sample_period)
+		return p->attr.sample_period;
+	return 1;
+}
+
+static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
+		   const struct damon_perf_report *report)
+{
+	unsigned int probe = report->probe_idx - 1;
+
 	r->probe_hits[probe]++;
+	if (check_add_overflow(r->events, report_period(d->ctx, report),
+			       &r->events))
+		r->events = U64_MAX;
 	if (d->mode == DAMON_PERF_MODE_COUNT) {
 		r->nr_accesses++;
 	} else if (r->last_credit_seq != d->seq) {
@@ -182,7 +205,8 @@ static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
  * @d:		the pass, from damon_perf_drain_prepare().
  * @report:	the report.
  *
- * probe_hits[probe_idx - 1] of the region counts every accepted sample;
+ * probe_hits[probe_idx - 1] of the region counts every accepted sample,
+ * events adds the period the sample stands for (saturating);
  * nr_accesses counts every sample in count mode and at most one per sample
  * interval in presence mode. Every rejection is counted by reason.
  *
@@ -235,7 +259,7 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 		miss(report, addr, DAMON_PERF_MISS_BOUNDARY);
 		return false;
 	}
-	credit(d, e->r, report->probe_idx - 1);
+	credit(d, e->r, report);
 	damon_perf_observe_match(report->cpu);
 	d->matched++;
 	return true;

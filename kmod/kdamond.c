@@ -47,27 +47,29 @@ void damon_perf_kdamond_wake(void *arg)
 	wake_up(&ctx->kdamond_wait);
 }
 
-/* Estimated accesses per second: samples x period / elapsed time. */
-static u64 rate(struct damon_perf_ctx *ctx, const struct damon_perf_region *r,
-		u64 elapsed_ns)
+/**
+ * damon_perf_kdamond_rate() - Estimated events per second of a region.
+ * @r:		the region.
+ * @elapsed_ns:	length of the aggregation interval.
+ *
+ * The sum of the periods of the region's samples (@r->events) over the
+ * elapsed time, saturating at U64_MAX. mul_u64_u64_div_u64() traps when
+ * the quotient needs more than 64 bits: floor(events / elapsed) below
+ * floor(U64_MAX / NSEC_PER_SEC) keeps events * NSEC_PER_SEC / elapsed
+ * below U64_MAX.
+ *
+ * Context: any.
+ * Return: events per second, 0 when @elapsed_ns is 0.
+ */
+u64 damon_perf_kdamond_rate(const struct damon_perf_region *r, u64 elapsed_ns)
 {
-	u64 events = 0, e;
-	int i;
-
 	if (!elapsed_ns)
 		return 0;
-	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
-		const struct damon_perf_probe *p = &ctx->probes[i];
-		u64 period = 1;
-
-		if (p->used && !p->attr.freq && p->attr.sample_period)
-			period = p->attr.sample_period;
-		if (check_mul_overflow(r->probe_hits[i], period, &e) ||
-		    check_add_overflow(events, e, &events))
-			return U64_MAX;
-	}
-	return mul_u64_u64_div_u64(events, NSEC_PER_SEC, elapsed_ns);
+	if (div64_u64(r->events, elapsed_ns) >= div_u64(U64_MAX, NSEC_PER_SEC))
+		return U64_MAX;
+	return mul_u64_u64_div_u64(r->events, NSEC_PER_SEC, elapsed_ns);
 }
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_kdamond_rate);
 
 static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
 						  u64 elapsed_ns)
@@ -97,7 +99,7 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
 			s->end = r->end;
 			memcpy(s->probe_hits, r->probe_hits,
 			       sizeof(s->probe_hits));
-			s->rate = rate(ctx, r, elapsed_ns);
+			s->rate = damon_perf_kdamond_rate(r, elapsed_ns);
 		}
 	}
 	return snap;

@@ -29,6 +29,7 @@
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
+#include <linux/pgtable.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -43,6 +44,12 @@
 
 /* Kernel counters bypass perf_event_max_sample_rate; keep its default. */
 #define MAX_SAMPLE_FREQ		100000
+
+/*
+ * Largest sample_period: the widest hardware counters (x86 full-width
+ * counters) count 48 bits; a longer period never samples.
+ */
+#define MAX_SAMPLE_PERIOD	(1ULL << 48)
 
 /* One owner slot per probe of every possible context. */
 #define TYPE_OWNERS		(DAMON_PERF_MAX_CTXS * DAMON_PERF_MAX_PROBES)
@@ -153,6 +160,107 @@ static bool user_vaddr(unsigned long addr)
 	return addr < TASK_SIZE_MAX;
 }
 
+/**
+ * damon_perf_walk_user() - Physical address of a user address in an mm.
+ * @mm:		the address space, which the caller keeps alive.
+ * @addr:	the user address.
+ *
+ * A lockless walk of @mm's page tables. Interrupts are off,
+ * which holds off the TLB-flush IPI or RCU grace period that has to pass
+ * before a page-table page is freed: the guarantee get_user_pages_fast()
+ * and perf_get_pgtable_size() rely on. Each level is read once into a
+ * local copy and the next level is found from that copy, so a concurrent
+ * change is seen either before or after, never torn.
+ *
+ * Unlike get_user_page_fast_only(), which perf_virt_to_phys() uses, this
+ * takes no page reference (nothing to put in NMI) and translates PROT_NONE
+ * entries: NUMA-balancing hinting faults, the most frequent page faults of
+ * a running workload, fault on exactly those.
+ *
+ * Context: interrupts disabled (NMI included); no lock, no page reference.
+ * Return: the physical address, 0 when nothing is mapped at @addr or the
+ * architecture has no lockless walk.
+ */
+phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr)
+{
+#ifdef DAMON_PERF_HAVE_LOCKLESS_PGTABLE_WALK
+	pgd_t *pgdp, pgd;
+	p4d_t *p4dp, p4d;
+	pud_t *pudp, pud;
+	pmd_t *pmdp, pmd;
+	pte_t pte;
+
+	pgdp = pgd_offset(mm, addr);
+	pgd = READ_ONCE(*pgdp);
+	if (pgd_none(pgd) || pgd_leaf(pgd))
+		return 0;
+	p4dp = p4d_offset_lockless(pgdp, pgd, addr);
+	p4d = READ_ONCE(*p4dp);
+	if (!p4d_present(p4d) || p4d_leaf(p4d))
+		return 0;
+	pudp = pud_offset_lockless(p4dp, p4d, addr);
+	pud = READ_ONCE(*pudp);
+	if (!pud_present(pud))
+		return 0;
+	if (pud_leaf(pud))
+		return PFN_PHYS(pud_pfn(pud)) + (addr & ~PUD_MASK);
+	pmdp = pmd_offset_lockless(pudp, pud, addr);
+	pmd = READ_ONCE(*pmdp);
+	if (!pmd_present(pmd))
+		return 0;
+	if (pmd_leaf(pmd))
+		return PFN_PHYS(pmd_pfn(pmd)) + (addr & ~PMD_MASK);
+	/* the table of the copy just checked; no kmap: no HIGHPTE on 64-bit */
+	pte = ptep_get_lockless(pte_offset_kernel(&pmd, addr));
+	if (!pte_present(pte))
+		return 0;
+	return PFN_PHYS(pte_pfn(pte)) + (addr & ~PAGE_MASK);
+#else
+	return 0;
+#endif
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_walk_user);
+
+/**
+ * damon_perf_virt_to_phys() - Physical address of a sampled data address.
+ * @addr:	the sample's virtual data address.
+ *
+ * What perf_virt_to_phys() (not exported) computes in perf's own output
+ * path: a kernel linear-map address by arithmetic, a user address of the
+ * current task by a lockless page-table walk. Nothing for vmalloc or other
+ * kernel addresses, a task without an mm (kernel threads), or a user page
+ * that is not mapped (not yet faulted in, swapped out, being migrated).
+ *
+ * Context: any, including NMI; takes no lock and no page reference.
+ * Return: the physical address, 0 when it cannot be found.
+ */
+phys_addr_t damon_perf_virt_to_phys(unsigned long addr)
+{
+	phys_addr_t phys = 0;
+	struct mm_struct *mm;
+	unsigned long flags;
+
+	if (!addr)
+		return 0;
+	if (!user_vaddr(addr)) {
+		if (virt_addr_valid((void *)addr) && !is_vmalloc_addr((void *)addr))
+			phys = virt_to_phys((void *)addr);
+		return phys;
+	}
+	/*
+	 * Our own mm: it cannot go away under us, exit_mm() and exec clear
+	 * or switch current->mm in this task, not under its NMI.
+	 */
+	mm = READ_ONCE(current->mm);
+	if (!mm || (current->flags & PF_KTHREAD))
+		return 0;
+	local_irq_save(flags);
+	phys = damon_perf_walk_user(mm, addr);
+	local_irq_restore(flags);
+	return phys;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_virt_to_phys);
+
 /*
  * The overflow handler. Runs in NMI (hardware PMUs), hard IRQ (hrtimer
  * software events) or process context with preemption disabled under
@@ -170,7 +278,7 @@ static void overflow(struct perf_event *event, struct perf_sample_data *data,
 	};
 	enum damon_perf_sample_reason why;
 	struct damon_perf_ctx *ctx;
-	unsigned long addr;
+	unsigned long addr, vaddr;
 	u64 data_src = 0;
 
 	/* Pairs with smp_store_release() in disarm() and arm_probe(). */
@@ -186,33 +294,53 @@ static void overflow(struct perf_event *event, struct perf_sample_data *data,
 		return;
 	}
 
-	report.vaddr = sample_vaddr(data) & PAGE_MASK;
+	vaddr = sample_vaddr(data);
+	report.vaddr = vaddr & PAGE_MASK;
 	if (sample_has(data, PERF_SAMPLE_PHYS_ADDR))
 		report.paddr = data->phys_addr & PAGE_MASK;
 	if (sample_has(data, PERF_SAMPLE_DATA_SRC)) {
 		data_src = data->data_src.val;
 		report.is_write = !!(data->data_src.mem_op & PERF_MEM_OP_STORE);
 	}
+	/* perf_sample_data_init() always sets it: the events this stands for */
+	report.period = data->period;
 
 	if (ctx->ops == DAMON_PERF_OPS_PADDR) {
+		/*
+		 * A custom handler runs before perf_prepare_sample(), which
+		 * is where perf fills phys_addr for PMUs that leave it to the
+		 * core (software events, Intel PEBS): translate here, when
+		 * the probe asked for physical addresses.
+		 */
+		if (!report.paddr && vaddr && (type & PERF_SAMPLE_PHYS_ADDR)) {
+			report.paddr = damon_perf_virt_to_phys(vaddr) &
+				       PAGE_MASK;
+			if (report.paddr)
+				damon_perf_observe_translated();
+		}
 		addr = report.paddr;
-		if (!addr)
+		if (addr)
+			why = pfn_valid(PHYS_PFN(addr)) ?
+			      DAMON_PERF_SAMPLE_VALID :
+			      DAMON_PERF_SAMPLE_INVALID_PHYS;
+		else if (!vaddr)
 			why = DAMON_PERF_SAMPLE_ADDR_ZERO;
-		else if (!pfn_valid(PHYS_PFN(addr)))
-			why = DAMON_PERF_SAMPLE_INVALID_PHYS;
+		else if (!(type & PERF_SAMPLE_PHYS_ADDR))
+			why = DAMON_PERF_SAMPLE_NO_PHYS;
 		else
-			why = DAMON_PERF_SAMPLE_VALID;
+			why = DAMON_PERF_SAMPLE_UNTRANSLATED;
 	} else {
-		/* A physical address alone cannot be matched to a process. */
+		addr = report.vaddr;
+		if (addr)
+			why = user_vaddr(addr) ? DAMON_PERF_SAMPLE_VALID :
+						 DAMON_PERF_SAMPLE_KERNEL;
+		else if (report.paddr)
+			/* a physical address alone names no process page */
+			why = DAMON_PERF_SAMPLE_PHYS_ONLY;
+		else
+			why = DAMON_PERF_SAMPLE_ADDR_ZERO;
 		if (report.paddr && !pfn_valid(PHYS_PFN(report.paddr)))
 			report.paddr = 0;
-		addr = report.vaddr;
-		if (!addr && !report.paddr)
-			why = DAMON_PERF_SAMPLE_ADDR_ZERO;
-		else if (!addr || !user_vaddr(addr))
-			why = DAMON_PERF_SAMPLE_KERNEL;
-		else
-			why = DAMON_PERF_SAMPLE_VALID;
 	}
 	damon_perf_observe_sample(addr, data_src, data->period, why,
 				  data->sample_flags, type);
@@ -231,8 +359,14 @@ static void overflow(struct perf_event *event, struct perf_sample_data *data,
 static void build_attr(const struct damon_perf_probe_attr *pa,
 		       struct perf_event_attr *attr)
 {
-	u64 type = PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR |
-		   PERF_SAMPLE_DATA_SRC;
+	/*
+	 * No PERF_SAMPLE_PERIOD: the handler reads data->period, which
+	 * perf_sample_data_init() always fills, and with PERF_SAMPLE_PERIOD
+	 * in sample_type and freq off perf_swevent_event() (software,
+	 * tracepoint, kprobe and uprobe events) overflows on every event,
+	 * whatever sample_period says (6.1 to 7.2 alike).
+	 */
+	u64 type = PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 
 	/*
 	 * Physical addresses cost the PMU a page-table walk per sample (or
@@ -466,10 +600,10 @@ static int validate(const struct damon_perf_probe_attr *pa,
 				       "sample_period is 0 (set it, or freq and sample_freq)");
 			return -EINVAL;
 		}
-		/* perf keeps periods as s64 */
-		if (pa->sample_period >> 63) {
-			errmsg(extack, "sample_period %llu too large",
-			       pa->sample_period);
+		if (pa->sample_period > MAX_SAMPLE_PERIOD) {
+			errmsg(extack,
+			       "sample_period %llu out of range 1..%llu (2^48)",
+			       pa->sample_period, MAX_SAMPLE_PERIOD);
 			return -EINVAL;
 		}
 	}

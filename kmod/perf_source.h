@@ -9,6 +9,8 @@
 #include "ctx.h"
 
 int damon_perf_source_init(void);
+phys_addr_t damon_perf_virt_to_phys(unsigned long addr);
+phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr);
 void damon_perf_source_exit(void);
 
 /*

@@ -14,6 +14,7 @@
  * access pattern at a bounded cost. Bounds hold per target.
  */
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -380,6 +381,7 @@ int damon_perf_regions_set_ranges(struct damon_perf_target *t,
 			n->last_credit_seq = r->last_credit_seq;
 			memcpy(n->probe_hits, r->probe_hits,
 			       sizeof(n->probe_hits));
+			n->events = r->events;
 			damon_perf_region_add(&tmp, n);
 			pos = n->end;
 			last = n;
@@ -509,6 +511,8 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 	l->age = size_avg(l->age, sl, r->age, sr);
 	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
 		l->probe_hits[i] += r->probe_hits[i];
+	if (check_add_overflow(l->events, r->events, &l->events))
+		l->events = U64_MAX;
 	l->last_credit_seq = max(l->last_credit_seq, r->last_credit_seq);
 	l->end = r->end;
 	damon_perf_region_destroy(t, r);
@@ -554,6 +558,7 @@ void damon_perf_regions_reset(struct damon_perf_target *t)
 		r->last_nr_accesses = r->nr_accesses;
 		r->nr_accesses = 0;
 		memset(r->probe_hits, 0, sizeof(r->probe_hits));
+		r->events = 0;
 	}
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_reset);

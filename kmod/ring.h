@@ -32,6 +32,9 @@ enum damon_perf_report_src {
  * @paddr:	physical address, page aligned, 0 when unknown.
  * @vaddr:	virtual address, page aligned, 0 when unknown.
  * @size:	access size in bytes (PAGE_SIZE when unknown).
+ * @period:	events this sample stands for (perf's data->period); 0 when
+ *		the producer does not know it: the drain then takes the
+ *		probe's fixed sample_period, or 1.
  * @time_ns:	local_clock() when the sample was taken.
  * @cpu:	CPU that took the sample.
  * @tid:	thread id of the sampled task.
@@ -44,6 +47,7 @@ struct damon_perf_report {
 	unsigned long paddr;
 	unsigned long vaddr;
 	unsigned long size;
+	u64 period;
 	u64 time_ns;
 	int cpu;
 	pid_t tid;

@@ -231,6 +231,15 @@ void damon_perf_observe_sample(unsigned long addr, u64 data_src, u64 period,
 	case DAMON_PERF_SAMPLE_INVALID_PHYS:
 		local_inc(DAMON_PERF_STAT_sample_invalid_phys);
 		break;
+	case DAMON_PERF_SAMPLE_NO_PHYS:
+		local_inc(DAMON_PERF_STAT_sample_no_phys);
+		break;
+	case DAMON_PERF_SAMPLE_UNTRANSLATED:
+		local_inc(DAMON_PERF_STAT_sample_untranslated);
+		break;
+	case DAMON_PERF_SAMPLE_PHYS_ONLY:
+		local_inc(DAMON_PERF_STAT_sample_phys_only);
+		break;
 	}
 
 	/* First sample: ENABLED -> RUNNING; never from an earlier state. */
@@ -244,6 +253,18 @@ void damon_perf_observe_sample(unsigned long addr, u64 data_src, u64 period,
 					sample_flags, sample_type, exec_ctx());
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_sample);
+
+/**
+ * damon_perf_observe_translated() - The handler found a sample's physical
+ * address from its virtual one.
+ *
+ * Context: any, including NMI.
+ */
+void damon_perf_observe_translated(void)
+{
+	local_inc(DAMON_PERF_STAT_sample_translated);
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_translated);
 
 /**
  * damon_perf_observe_ring_enqueue() - A report entered this CPU's ring.

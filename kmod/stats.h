@@ -23,9 +23,12 @@ enum damon_perf_state {
 enum damon_perf_sample_reason {
 	DAMON_PERF_SAMPLE_VALID,
 	DAMON_PERF_SAMPLE_NULL,		/* no sample data */
-	DAMON_PERF_SAMPLE_ADDR_ZERO,	/* no address in the sample */
-	DAMON_PERF_SAMPLE_KERNEL,	/* kernel address */
-	DAMON_PERF_SAMPLE_INVALID_PHYS,	/* physical address not RAM */
+	DAMON_PERF_SAMPLE_ADDR_ZERO,	/* no address at all in the sample */
+	DAMON_PERF_SAMPLE_KERNEL,	/* vaddr: kernel address */
+	DAMON_PERF_SAMPLE_INVALID_PHYS,	/* paddr: physical address not RAM */
+	DAMON_PERF_SAMPLE_NO_PHYS,	/* paddr: virtual only, not asked */
+	DAMON_PERF_SAMPLE_UNTRANSLATED,	/* paddr: virtual only, not mapped */
+	DAMON_PERF_SAMPLE_PHYS_ONLY,	/* vaddr: physical only */
 };
 
 /* Why a report matched no region. */
@@ -78,7 +81,11 @@ enum damon_perf_exec_ctx {
 	X(early_wake)			\
 	X(no_probe)			\
 	X(no_ring)			\
-	X(miss_filter)
+	X(miss_filter)			\
+	X(sample_no_phys)		\
+	X(sample_untranslated)		\
+	X(sample_phys_only)		\
+	X(sample_translated)
 
 /* Index of each counter: DAMON_PERF_STAT_<name>. */
 enum damon_perf_stat_idx {
@@ -117,6 +124,10 @@ struct damon_perf_stats {
 	unsigned long no_probe;
 	unsigned long no_ring;
 	unsigned long miss_filter;
+	unsigned long sample_no_phys;
+	unsigned long sample_untranslated;
+	unsigned long sample_phys_only;
+	unsigned long sample_translated;
 	/* the counters above are exactly the X-macro list */
 	int cpu_state;
 };
@@ -137,6 +148,7 @@ void damon_perf_observe_event_destroyed(int __percpu *cpu_state, int cpu);
 void damon_perf_observe_sample(unsigned long addr, u64 data_src, u64 period,
 			       enum damon_perf_sample_reason reason,
 			       u64 sample_flags, u64 sample_type);
+void damon_perf_observe_translated(void);
 void damon_perf_observe_ring_enqueue(unsigned int occupancy);
 void damon_perf_observe_ring_overflow(int ctx_id, int why);
 void damon_perf_observe_early_wake(void);

@@ -45,4 +45,12 @@
 #define WQ_PERCPU 0
 #endif
 
+/*
+ * The architecture walks user page tables locklessly with interrupts
+ * disabled (what get_user_pages_fast() relies on); 6.9 renamed the symbol.
+ */
+#if defined(CONFIG_HAVE_FAST_GUP) || defined(CONFIG_HAVE_GUP_FAST)
+#define DAMON_PERF_HAVE_LOCKLESS_PGTABLE_WALK
+#endif
+
 #endif /* _DAMON_PERF_COMPAT_H */

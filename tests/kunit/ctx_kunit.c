@@ -5,6 +5,8 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -12,10 +14,13 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/umh.h>
+#include <linux/vmalloc.h>
 
 #include "ctx.h"
+#include "kdamond.h"
 #include "perf_source.h"
 #include "regions.h"
+#include "ring.h"
 
 #define BASE	(1UL << 30)
 #define PG	PAGE_SIZE
@@ -673,6 +678,192 @@ static void vaddr_run_should_credit_real_page_fault_samples(
 	mutex_unlock(&damon_perf_lock);
 }
 
+/* Issue 10 defect 1: 2^61 events in a millisecond overflowed the quotient. */
+static void rate_should_saturate_instead_of_trapping(struct kunit *test)
+{
+	struct damon_perf_region r = {};
+
+	r.events = 1ULL << 61;
+	KUNIT_EXPECT_EQ(test, damon_perf_kdamond_rate(&r, NSEC_PER_MSEC),
+			U64_MAX);
+	r.events = U64_MAX;
+	KUNIT_EXPECT_EQ(test, damon_perf_kdamond_rate(&r, 1), U64_MAX);
+	KUNIT_EXPECT_EQ(test, damon_perf_kdamond_rate(&r, 0), 0ULL);
+	/* the largest rate that fits is still computed */
+	r.events = div_u64(U64_MAX, NSEC_PER_SEC) - 1;
+	KUNIT_EXPECT_EQ(test, damon_perf_kdamond_rate(&r, 1),
+			r.events * NSEC_PER_SEC);
+	r.events = 3000;
+	KUNIT_EXPECT_EQ(test, damon_perf_kdamond_rate(&r, 2 * NSEC_PER_SEC),
+			1500ULL);
+	r.events = 1ULL << 48;	/* one sample at the largest period */
+	KUNIT_EXPECT_EQ(test, damon_perf_kdamond_rate(&r, NSEC_PER_MSEC),
+			(1ULL << 48) * 1000);
+}
+
+static void probe_add_should_bound_sample_period(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-period",
+					     DAMON_PERF_OPS_VADDR);
+	struct damon_perf_probe_attr pa = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+	};
+	static const u64 bad[] = { 0, (1ULL << 48) + 1, 1ULL << 61,
+				   1ULL << 63, U64_MAX };
+	struct netlink_ext_ack extack = {};
+	unsigned int i;
+
+	mutex_lock(&damon_perf_lock);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		pa.sample_period = bad[i];
+		extack._msg = NULL;
+		KUNIT_EXPECT_EQ_MSG(test, damon_perf_probe_add(ctx, &pa,
+							       &extack),
+				    -EINVAL, "period %llu", bad[i]);
+		KUNIT_EXPECT_NOT_NULL(test, extack._msg);
+	}
+	pa.sample_period = 1ULL << 48;
+	KUNIT_EXPECT_EQ(test, damon_perf_probe_add(ctx, &pa, NULL), 1);
+	mutex_unlock(&damon_perf_lock);
+}
+
+static void virt_to_phys_should_follow_perf_for_kernel_addresses(
+		struct kunit *test)
+{
+	void *lin = kunit_kmalloc(test, 64, GFP_KERNEL);
+	void *vm = vmalloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, lin);
+	KUNIT_EXPECT_EQ(test, damon_perf_virt_to_phys((unsigned long)lin),
+			(phys_addr_t)virt_to_phys(lin));
+	if (vm)
+		KUNIT_EXPECT_EQ(test,
+				damon_perf_virt_to_phys((unsigned long)vm),
+				(phys_addr_t)0);
+	vfree(vm);
+	KUNIT_EXPECT_EQ(test, damon_perf_virt_to_phys(0), (phys_addr_t)0);
+	/* a kernel thread has no user pages */
+	KUNIT_EXPECT_EQ(test, damon_perf_virt_to_phys(0x400000),
+			(phys_addr_t)0);
+}
+
+static u64 time_walks(struct mm_struct *mm, unsigned long addr,
+		      unsigned int n)
+{
+	unsigned long flags;
+	u64 t0, sum = 0;
+	unsigned int i;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		local_irq_save(flags);
+		sum += damon_perf_walk_user(mm, addr);
+		local_irq_restore(flags);
+	}
+	barrier_data(&sum);
+	return ktime_get_ns() - t0;
+}
+
+static void drop_report(const struct damon_perf_report *report, void *arg)
+{
+	(*(unsigned int *)arg)++;
+}
+
+/* One report through a ring and out again: what every handler pays. */
+static u64 time_ring(struct damon_perf_rings *rings, unsigned int n)
+{
+	struct damon_perf_report r = {
+		.vaddr = 0x400000, .size = PAGE_SIZE, .probe_idx = 1,
+		.src = DAMON_PERF_SRC_INJECTED,
+	};
+	unsigned int i, got = 0;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		preempt_disable();
+		r.cpu = smp_processor_id();
+		damon_perf_report_access(rings, &r);
+		damon_perf_ring_drain(rings, r.cpu, drop_report, &got);
+		preempt_enable();
+	}
+	return ktime_get_ns() - t0;
+}
+
+/*
+ * The lockless walk against get_user_page_fast_only() (what perf uses) on
+ * the pages of a live process, and its cost against a ring push.
+ */
+static void walk_should_find_the_pages_gup_finds(struct kunit *test)
+{
+	pid_t pid = spawn_sleep("3");
+	struct damon_perf_range ranges[3];
+	unsigned int found = 0, walk_only = 0, i, n = 20000;
+	struct damon_perf_rings rings = {};
+	unsigned long addr, flags, hit = 0;
+	struct task_struct *task;
+	struct mm_struct *mm = NULL;
+	struct pid *spid;
+	phys_addr_t pa;
+	struct page *page;
+	u64 t_walk, t_ring;
+	int nr;
+
+	if (!pid)
+		kunit_skip(test, "cannot run /bin/sleep");
+	spid = find_get_pid(pid);
+	task = get_pid_task(spid, PIDTYPE_PID);
+	put_pid(spid);
+	if (task) {
+		mm = get_task_mm(task);
+		put_task_struct(task);
+	}
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	nr = damon_perf_regions_vma_ranges(mm, ranges);
+	KUNIT_ASSERT_GT(test, nr, 0);
+
+	kthread_use_mm(mm);
+	for (i = 0; i < nr; i++) {
+		for (addr = ranges[i].start; addr < ranges[i].end &&
+		     addr < ranges[i].start + 4096 * PAGE_SIZE;
+		     addr += PAGE_SIZE) {
+			local_irq_save(flags);
+			pa = damon_perf_walk_user(mm, addr + 123);
+			local_irq_restore(flags);
+			if (get_user_page_fast_only(addr, 0, &page)) {
+				KUNIT_EXPECT_EQ(test, pa,
+						page_to_phys(page) + 123);
+				put_page(page);
+				found++;
+				hit = addr + 123;
+			} else if (pa) {
+				walk_only++;	/* PROT_NONE or read-only */
+			}
+		}
+	}
+	KUNIT_EXPECT_GT(test, found, 0U);
+	/* below mmap_min_addr nothing is ever mapped */
+	local_irq_save(flags);
+	KUNIT_EXPECT_EQ(test, damon_perf_walk_user(mm, PAGE_SIZE),
+			(phys_addr_t)0);
+	local_irq_restore(flags);
+
+	if (hit && !damon_perf_rings_alloc(&rings, 16, NULL, NULL)) {
+		t_walk = time_walks(mm, hit, n);
+		t_ring = time_ring(&rings, n);
+		damon_perf_rings_free(&rings);
+		kunit_info(test,
+			   "translation %llu ns/call, ring push+drain %llu ns/report, ratio %llu.%02llu (%u pages agree, %u walk only)\n",
+			   div_u64(t_walk, n), div_u64(t_ring, n),
+			   div64_u64(t_walk, t_ring ?: 1),
+			   div64_u64(t_walk * 100, t_ring ?: 1) % 100,
+			   found, walk_only);
+	}
+	kthread_unuse_mm(mm);
+	mmput(mm);
+}
+
 static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(ctx_new_should_validate_names),
 	KUNIT_CASE(ctx_new_should_refuse_beyond_the_limit),
@@ -686,6 +877,10 @@ static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(vaddr_ctx_should_stop_when_its_process_exits),
 	KUNIT_CASE(vaddr_run_should_find_the_hot_range_of_a_process),
 	KUNIT_CASE(vaddr_run_should_credit_real_page_fault_samples),
+	KUNIT_CASE(rate_should_saturate_instead_of_trapping),
+	KUNIT_CASE(probe_add_should_bound_sample_period),
+	KUNIT_CASE(virt_to_phys_should_follow_perf_for_kernel_addresses),
+	KUNIT_CASE(walk_should_find_the_pages_gup_finds),
 	{}
 };
 

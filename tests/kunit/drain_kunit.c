@@ -411,7 +411,49 @@ static void drain_should_apply_context_filters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->probe_hits[0], 1ULL);
 }
 
+/* Issue 10 defect 2: each report adds the period it stands for. */
+static void drain_should_sum_the_periods_of_reports(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
+	struct damon_perf_report report = rep(BASE, 8);
+	struct damon_perf_region *r0 = region_at(t, BASE);
+	struct damon_perf_region *r1 = region_at(t, BASE + PG);
+	struct damon_perf_drain d;
+
+	ctx->probes[0].used = true;
+	ctx->probes[0].attr.sample_period = 100;
+	ctx->probes[1].used = true;
+	ctx->probes[1].attr.freq = true;
+	ctx->probes[1].attr.sample_period = 4000;	/* Hz */
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	report.period = 5;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	report.period = 7;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, r0->events, 12ULL);
+	KUNIT_EXPECT_EQ(test, r0->probe_hits[0], 2ULL);
+	/* no period carried (AUX): the probe's fixed period */
+	report.period = 0;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, r0->events, 112ULL);
+	/* ... or 1 for a frequency probe */
+	report.probe_idx = 2;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, r0->events, 113ULL);
+	/* saturating */
+	report = rep(BASE + PG, 8);
+	report.period = U64_MAX - 1;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, r1->events, U64_MAX);
+	KUNIT_EXPECT_EQ(test, r1->probe_hits[0], 2ULL);
+	damon_perf_regions_reset(t);
+	KUNIT_EXPECT_EQ(test, r1->events, 0ULL);
+}
+
 static struct kunit_case drain_cases[] = {
+	KUNIT_CASE(drain_should_sum_the_periods_of_reports),
 	KUNIT_CASE(drain_should_find_first_and_last_region),
 	KUNIT_CASE(drain_should_match_exact_boundaries),
 	KUNIT_CASE(drain_should_miss_gaps_and_outside),

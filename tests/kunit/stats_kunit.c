@@ -128,6 +128,10 @@ static void sample_should_count_by_reason(struct kunit *test)
 		{ DAMON_PERF_SAMPLE_KERNEL, DAMON_PERF_STAT_sample_kernel },
 		{ DAMON_PERF_SAMPLE_INVALID_PHYS,
 		  DAMON_PERF_STAT_sample_invalid_phys },
+		{ DAMON_PERF_SAMPLE_NO_PHYS, DAMON_PERF_STAT_sample_no_phys },
+		{ DAMON_PERF_SAMPLE_UNTRANSLATED,
+		  DAMON_PERF_STAT_sample_untranslated },
+		{ DAMON_PERF_SAMPLE_PHYS_ONLY, DAMON_PERF_STAT_sample_phys_only },
 	};
 	struct damon_perf_stats st;
 	unsigned int i, j;
@@ -142,7 +146,13 @@ static void sample_should_count_by_reason(struct kunit *test)
 							       cases[i].idx),
 				    (unsigned long)i + 1, "reason %d",
 				    cases[i].reason);
-	KUNIT_EXPECT_EQ(test, st.callback, 15UL);
+	KUNIT_EXPECT_EQ(test, st.callback,
+			(unsigned long)(ARRAY_SIZE(cases) *
+					(ARRAY_SIZE(cases) + 1) / 2));
+	/* a translation is a note on a valid sample, not a class */
+	damon_perf_observe_translated();
+	damon_perf_stats_aggregate(&st);
+	KUNIT_EXPECT_EQ(test, st.sample_translated, 1UL);
 }
 
 static void aggregate_should_sum_counters_and_take_min_state(struct kunit *test)
