@@ -90,7 +90,8 @@ sum=$(awk '
 	NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	$1 == "total" { print $h["sample_valid"] + $h["sample_null"] +
 		$h["sample_addr_zero"] + $h["sample_kernel"] +
-		$h["sample_invalid_phys"] }' $F)
+		$h["sample_invalid_phys"] + $h["sample_no_phys"] +
+		$h["sample_untranslated"] + $h["sample_phys_only"] }' $F)
 if [ -n "$cb" ] && [ "$cb" -gt 0 ] && [ "$cb" = "$sum" ]; then
 	ok "every callback classified once ($cb)"
 else

@@ -4,7 +4,7 @@
  * and the demo.
  *
  *   workload [-s TOTAL_MB] [-o HOT_OFF_MB] [-h HOT_MB] [-t SECONDS]
- *            [-n THREADS] [-w]
+ *            [-n THREADS] [-w] [-f]
  *
  * Maps TOTAL_MB of anonymous memory (no transparent huge pages, so each 4 KiB
  * page is its own NUMA hinting fault; where madvise() is missing, the
@@ -12,7 +12,9 @@
  * over [HOT_OFF_MB, HOT_OFF_MB + HOT_MB) with THREADS threads (default 2: a
  * single thread touching only pages local to it gets no NUMA hinting
  * faults) until SECONDS have passed (0: until killed). -w makes the loop
- * write instead of read.
+ * write instead of read. -f drops the hot range (MADV_DONTNEED) after each
+ * pass of thread 0, so that every touch of the next pass is a page fault:
+ * a steady stream of faults without NUMA balancing.
  *
  * Prints one parseable line before the loop starts, and flushes it:
  *   WORKLOAD pid=123 base=0x7f.. size=0x.. hot_start=0x7f.. hot_end=0x7f..
@@ -38,6 +40,7 @@ static volatile sig_atomic_t stop;
 static unsigned char *hot;
 static size_t hot_len;
 static int do_write;
+static int do_refault;
 static unsigned long passes[64];
 
 static void on_signal(int sig)
@@ -62,6 +65,8 @@ static void *loop(void *arg)
 				sum += p[off];
 		}
 		passes[idx]++;
+		if (do_refault && !idx)
+			madvise(hot, hot_len, MADV_DONTNEED);
 	}
 	return (void *)sum;
 }
@@ -90,7 +95,7 @@ int main(int argc, char **argv)
 	size_t size;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:o:h:t:n:w")) != -1) {
+	while ((opt = getopt(argc, argv, "s:o:h:t:n:wf")) != -1) {
 		switch (opt) {
 		case 's': total_mb = arg_ul(optarg, "size"); break;
 		case 'o': hot_off_mb = arg_ul(optarg, "hot offset"); break;
@@ -98,9 +103,10 @@ int main(int argc, char **argv)
 		case 't': secs = arg_ul(optarg, "duration"); break;
 		case 'n': nthreads = arg_ul(optarg, "threads"); break;
 		case 'w': do_write = 1; break;
+		case 'f': do_refault = 1; break;
 		default:
 			fprintf(stderr, "usage: %s [-s TOTAL_MB] [-o HOT_OFF_MB] "
-				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w]\n",
+				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w] [-f]\n",
 				argv[0]);
 			return 2;
 		}

@@ -38,8 +38,9 @@
  *    DAMON_PERF_PROBE_A_CONFIG          u64
  *    DAMON_PERF_PROBE_A_CONFIG1         u64
  *    DAMON_PERF_PROBE_A_CONFIG2         u64
- *    DAMON_PERF_PROBE_A_SAMPLE_PERIOD   u64, >= 1 (required); a
- *                                       frequency in Hz when FREQ
+ *    DAMON_PERF_PROBE_A_SAMPLE_PERIOD   u64, 1 .. 2^48 (required); a
+ *                                       frequency in Hz, 1 .. 100000,
+ *                                       when FREQ
  *    DAMON_PERF_PROBE_A_FREQ            flag
  *    DAMON_PERF_PROBE_A_WAKEUP_EVENTS   u32
  *    DAMON_PERF_PROBE_A_WEIGHT          u32, 1 .. 65535 (default 1)

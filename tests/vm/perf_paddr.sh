@@ -1,0 +1,201 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# numa: yes
+# timeout: 600
+# Physical-address monitoring end to end (issue 16). A paddr context over
+# System RAM with the software page-fault probe and --phys-addr: the event
+# carries only the faulting virtual address, so the overflow handler
+# translates it (NUMA hinting faults keep coming on the workload's hot
+# range). The hottest regions must hold the physical pages of the hot range,
+# as /proc/PID/pagemap tells them at the same moment (pages that NUMA
+# balancing migrated meanwhile are counted apart); the working set must be
+# near the hot range's size; perf_stats must classify every sample.
+. /tests/lib.sh
+
+CTX=phys
+WAIT=${PERF_PADDR_WAIT:-12}
+F=/sys/kernel/debug/damon_perf/perf_stats
+
+col() {
+	awk -v c="$1" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$1 == "total" { if (c in h) print $h[c]; exit }' "$F"
+}
+
+# pfns VADDR NPAGES: "vaddr paddr" of every present page (pagemap: bit 63
+# present, bits 0-54 the PFN; read as root).
+pfns() {
+	dd if="/proc/$WORKLOAD_PID/pagemap" bs=8 skip=$(($1 / 4096)) \
+		count="$2" 2>/dev/null | od -An -v -tx8 | awk -v va="$1" '
+	function hex(s,   i, v) {
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	{
+		for (i = 1; i <= NF; i++) {
+			if (index("89abcdef", substr($i, 1, 1)))
+				printf "%.0f %.0f\n", va, hex(substr($i, 4)) * 4096
+			va += 4096
+		}
+	}'
+}
+
+# regions FILE: "start end nr_accesses" per region, ascending.
+regions() {
+	awk '
+		/"regions": \[/ { in_r = 1; next }
+		!in_r { next }
+		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
+		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
+		/"nr_accesses":/ { gsub(/[^0-9]/, ""); n = $0 }
+		/"target_id":/ { print s, e, n }' "$1" | sort -n -k1,1
+}
+
+# expect_ge DESC A B: A >= B.
+expect_ge() {
+	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -ge "$3" ]; then
+		ok "$1 ($2 >= $3)"
+	else
+		not_ok "$1 ('$2' < '$3')"
+	fi
+}
+
+# ram_ranges: "-r START-END" for every top-level System RAM range of at
+# least 1 MiB, page aligned (/proc/iomem ends are inclusive).
+ram_ranges() {
+	awk -F' : ' '$2 == "System RAM" && $1 !~ /^ / {
+		split($1, a, "-")
+		s = int((hex(a[1]) + 4095) / 4096) * 4096
+		e = int((hex(a[2]) + 1) / 4096) * 4096
+		if (e - s >= 1048576)
+			printf "-r 0x%x-0x%x ", s, e
+	}
+	function hex(s,   i, v) {
+		s = tolower(s)
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}' /proc/iomem
+}
+
+if [ ! -x /bin/damonctl ]; then
+	skip "paddr end to end" "damonctl not in the image"
+	finish
+fi
+nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)
+diag "$(nproc) CPUs, $nodes NUMA nodes, kernel $DAMON_PERF_KERNEL"
+check "NUMA balancing on with fast scans" numa_balancing_fast
+load_module damon_perf || finish
+if ! start_workload -s 64 -o 16 -h 4 -t 0 -n 2; then
+	not_ok "workload started"
+	finish
+fi
+hs=$((WORKLOAD_HOT_START))
+he=$((WORKLOAD_HOT_END))
+hpages=$(((he - hs) / 4096))
+
+echo reset > "$F"
+ram=$(ram_ranges)
+diag "System RAM: $ram"
+check "damonctl start: paddr over System RAM, page faults, --phys-addr" \
+	damonctl start -n $CTX --ops paddr $ram -e page-faults --period 1 \
+	--exclude-kernel --phys-addr --sample-us 10000 --aggr-us 2000000 \
+	--min-nr-regions 1000 --max-nr-regions 2000
+sleep "$WAIT"
+
+# The same moment: pagemap, the last aggregation, pagemap again.
+pfns "$hs" "$hpages" > /tmp/pm0
+damonctl report $CTX --json > /tmp/phys.json 2>&1
+pfns "$hs" "$hpages" > /tmp/pm1
+regions /tmp/phys.json > /tmp/phys.tsv
+ws=$(awk '/"working_set_bytes":/ { gsub(/[^0-9]/, ""); print; exit }' \
+	/tmp/phys.json)
+damonctl report $CTX --hot 6 2>&1 | while read -r l; do diag "$l"; done
+
+# Pages at the same frame in both reads; the rest moved meanwhile.
+awk 'NR == FNR { pa[$1] = $2; next } ($1 in pa) && pa[$1] == $2 { print $2 }' \
+	/tmp/pm0 /tmp/pm1 | sort -n > /tmp/stable
+present=$(wc -l < /tmp/pm1)
+stable=$(wc -l < /tmp/stable)
+# found: stable hot frames inside a region with accesses (merge walk).
+found=$(awk 'NR == FNR { s[NR] = $1; e[NR] = $2; n[NR] = $3; nr = NR; next }
+	{
+		while (j <= nr && e[j] <= $1 + 0) j++
+		if (j <= nr && s[j] <= $1 + 0 && n[j] > 0) f++
+	}
+	END { print f + 0 }' j=1 /tmp/phys.tsv /tmp/stable)
+share=$((stable ? found * 100 / stable : 0))
+# The frames are scattered over RAM: 1 MiB blocks holding any of them.
+blocks=$(awk '{ k = int($1 / 1048576); if (!(k in b)) { b[k] = 1; n++ } }
+	END { print n + 0 }' /tmp/stable)
+diag "hot range: $hpages pages, $present present, $stable stable," \
+	"$((present - stable)) moved while read, in $blocks 1 MiB blocks;" \
+	"working set $ws bytes"
+diag "perf_stats: callback $(col callback) valid $(col sample_valid)" \
+	"translated $(col sample_translated) untranslated" \
+	"$(col sample_untranslated) addr_zero $(col sample_addr_zero)" \
+	"no_phys $(col sample_no_phys) match $(col match)" \
+	"miss_region $(col miss_region)"
+echo "PADDR_HOT_SHARE $share% ($found of $stable hot frames)"
+
+if [ "$stable" -ge $((hpages / 2)) ]; then
+	ok "most hot pages kept their frame while read ($stable of $hpages)"
+else
+	not_ok "most hot pages kept their frame while read ($stable of $hpages)"
+fi
+if [ "$share" -ge 70 ]; then
+	ok "accessed regions hold $share% of the hot range's frames" \
+		"($found of $stable)"
+else
+	diag "$(cat /tmp/phys.tsv | awk '$3 > 0')"
+	not_ok "accessed regions hold the hot range's frames" \
+		"($share%: $found of $stable)"
+fi
+# Regions start at about 1 MiB (1000 over 1 GiB): the working set cannot
+# be below the 1 MiB blocks that hold hot frames, nor far above them.
+hb=$((he - hs))
+wmax=$((blocks * 1048576 * 2))
+[ $wmax -lt $((hb * 4)) ] && wmax=$((hb * 4))
+if [ -n "$ws" ] && [ "$ws" -ge $((hb / 2)) ] && [ "$ws" -le $wmax ]; then
+	ok "working set $ws bytes near the hot range's $hb" \
+		"($blocks MiB blocks hold its frames)"
+else
+	not_ok "working set '$ws' bytes near the hot range's $hb" \
+		"(want $((hb / 2))..$wmax: $blocks MiB blocks hold its frames)"
+fi
+
+check "damonctl stop" damonctl stop $CTX
+stop_workload
+cb=$(col callback)
+classes=$(($(col sample_valid) + $(col sample_null) + $(col sample_addr_zero) +
+	$(col sample_kernel) + $(col sample_invalid_phys) +
+	$(col sample_no_phys) + $(col sample_untranslated) +
+	$(col sample_phys_only)))
+if [ "$cb" -gt 0 ] && [ "$cb" = "$classes" ]; then
+	ok "every callback classified once ($cb)"
+else
+	not_ok "every callback classified once (callback $cb, classes $classes)"
+fi
+offers=$(($(col enqueue) + $(col overflow) + $(col busy_drop) +
+	$(col no_probe) + $(col no_ring)))
+expect_ge "valid samples cover every ring offer" "$(col sample_valid)" \
+	"$offers"
+deq=$(col dequeue)
+drained=$(($(col match) + $(col miss_tgid) + $(col miss_region) +
+	$(col miss_boundary) + $(col stale) + $(col miss_filter)))
+if [ "$deq" = "$drained" ]; then
+	ok "every dequeued report classified once ($deq)"
+else
+	not_ok "every dequeued report classified once (dequeue $deq, $drained)"
+fi
+diag "in flight at stop: $(($(col enqueue) - deq)) reports"
+expect_ge "samples translated in the handler" "$(col sample_translated)" 1000
+expect_ge "every valid sample was a translation (none carries phys_addr)" \
+	"$(col sample_translated)" "$(col sample_valid)"
+expect_ge "no sample refused for not asking: --phys-addr given" 0 \
+	"$(col sample_no_phys)"
+unload_module damon_perf
+finish

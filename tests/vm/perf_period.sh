@@ -1,0 +1,177 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 500
+# Sample periods of a software probe (issue 10, defect 2). With
+# PERF_SAMPLE_PERIOD in sample_type, 6.1's perf_swevent_event() overflowed
+# on every event whatever sample_period said, and rate multiplied samples by
+# a period that was never applied. The page-fault probe on a workload that
+# faults its hot range in again on every pass (workload -f: a steady stream
+# of faults) must give about faults/N samples at period N (the faults read
+# from /proc/PID/stat around the run), each region's rate must be the sum
+# of its samples' periods over the aggregation, and in frequency mode the
+# rate must estimate the faults per second, not the samples per second.
+. /tests/lib.sh
+
+CTX=period
+SECS=${PERF_PERIOD_SECS:-6}
+F=/sys/kernel/debug/damon_perf/perf_stats
+
+col() {
+	awk -v c="$1" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$1 == "total" { if (c in h) print $h[c]; exit }' "$F"
+}
+
+# faults: minor + major faults of the workload so far.
+faults() {
+	awk '{ print $10 + $12 }' "/proc/$WORKLOAD_PID/stat"
+}
+
+# samples: reports of the workload's thread group (routed to its target:
+# matched, or missed by address); other processes' are miss_tgid.
+samples() {
+	echo $(($(col match) + $(col miss_region) + $(col miss_boundary)))
+}
+
+# regions FILE: "start end probe_hits[0] rate" per region, then "aggr
+# AGGR_US SEQ" (damonctl report --json: an array of aggregations, sorted
+# keys, one per line; aggr_us and seq only at the top).
+regions() {
+	awk '
+		/"aggr_us":/ { gsub(/[^0-9]/, ""); aggr = $0 }
+		/"seq":/ { gsub(/[^0-9]/, ""); seq = $0 }
+		/"regions": \[/ { in_r = 1; next }
+		!in_r { next }
+		/"probe_hits": \[/ { want_hit = 1; next }
+		want_hit { gsub(/[^0-9]/, ""); hit = $0; want_hit = 0; next }
+		/"rate":/ { gsub(/[^0-9]/, ""); rate = $0 }
+		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
+		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
+		/"target_id":/ { print s, e, hit, rate }
+		END { print "aggr", aggr, seq }' "$1"
+}
+
+if [ ! -x /bin/damonctl ]; then
+	skip "sample periods of a software probe" "damonctl not in the image"
+	finish
+fi
+load_module damon_perf || finish
+if ! start_workload -s 8 -o 0 -h 8 -t 0 -n 1 -w -f; then
+	not_ok "workload started"
+	finish
+fi
+
+# run_period N: samples and faults of SECS seconds at period N, then the
+# rows "hits rate aggr_us" of the next aggregations (faults come in bursts:
+# one aggregation may have none) in /tmp/period-N.tsv. Prints "SAMPLES
+# FAULTS_IN_WINDOW FAULTS_AROUND".
+run_period() {
+	echo reset > "$F"
+	fa=$(faults)
+	damonctl start -n $CTX -p "$WORKLOAD_PID" -e page-faults \
+		--period "$1" --exclude-kernel --sample-us 10000 \
+		--aggr-us 500000 > /tmp/start.out 2>&1 ||
+		{ cat /tmp/start.out; echo "0 0 0"; return; }
+	f0=$(faults)
+	sleep "$SECS"
+	f1=$(faults)
+	: > /tmp/period-$1.tsv
+	last=
+	i=0
+	while [ $i -lt 8 ]; do
+		i=$((i + 1))
+		damonctl report $CTX --json > /tmp/p.json 2>&1 || continue
+		regions /tmp/p.json > /tmp/p.tsv
+		seq=$(awk '$1 == "aggr" { print $3 }' /tmp/p.tsv)
+		[ "$seq" != "$last" ] && awk '
+			$1 == "aggr" { aggr = $2; next } { h[NR] = $3; r[NR] = $4 }
+			END { for (i in h) print h[i], r[i], aggr }' /tmp/p.tsv \
+			>> /tmp/period-$1.tsv
+		last=$seq
+		sleep 0.3
+	done
+	damonctl stop $CTX > /dev/null 2>&1
+	fb=$(faults)
+	echo "period $1: match $(col match) miss_region $(col miss_region)" \
+		"miss_tgid $(col miss_tgid) stale $(col stale)" \
+		"hits in $(wc -l < /tmp/period-$1.tsv) rows:" \
+		"$(awk '{ h += $1 } END { print h + 0 }' /tmp/period-$1.tsv)" \
+		> /tmp/period-$1.diag
+	echo "$(samples) $((f1 - f0)) $((fb - fa))"
+}
+
+# expect_period N SAMPLES IN AROUND: N x samples between 0.6 x the faults
+# of the armed window and 1.4 x the faults around it (plus one period).
+expect_period() {
+	if awk -v n="$1" -v s="$2" -v lo="$3" -v hi="$4" 'BEGIN {
+		exit !(lo >= 100 && s * n >= 0.6 * lo && s * n <= 1.4 * hi + n) }'
+	then
+		ok "period $1: $2 samples for $3..$4 faults (x$1 = $(($2 * $1)))"
+	else
+		not_ok "period $1: $2 samples for $3..$4 faults (want about faults/$1)"
+	fi
+}
+
+set -- $(run_period 10)
+diag "$(cat /tmp/period-10.diag)"
+expect_period 10 "$@"
+set -- $(run_period 100)
+diag "$(cat /tmp/period-100.diag)"
+expect_period 100 "$@"
+
+# Every report of period 100 carries 100: in each region of each
+# aggregation, rate x aggregation = hits x 100.
+if awk '
+	{ want = $1 * 100 * 1000000; got = $2 * $3; hits += $1 }
+	got < 0.99 * want || got > 1.01 * want { bad++ }
+	END { exit !(hits > 0 && !bad) }' /tmp/period-100.tsv; then
+	ok "period 100: every region's rate is its hits x 100 per aggregation" \
+		"($(awk '{ h += $1 } END { print h }' /tmp/period-100.tsv) hits)"
+else
+	diag "$(awk '$1 || $2' /tmp/period-100.tsv)"
+	not_ok "period 100: rate is hits x 100 per aggregation"
+fi
+
+# Frequency mode: the kernel adapts the period; rate must estimate the
+# faults per second (sum of periods), not the 100 samples per second.
+echo reset > "$F"
+check "damonctl start --freq 100" damonctl start -n $CTX \
+	-p "$WORKLOAD_PID" -e page-faults --freq 100 --exclude-kernel \
+	--sample-us 10000 --aggr-us 1000000
+sleep 2
+f0=$(faults)
+t0=$(awk '{ print int($1 * 1000) }' /proc/uptime)
+: > /tmp/freq.tsv
+last=
+i=0
+while [ $i -lt 20 ]; do
+	sleep 0.5
+	i=$((i + 1))
+	damonctl report $CTX --json > /tmp/freq.json 2>&1 || continue
+	regions /tmp/freq.json > /tmp/freq1.tsv
+	seq=$(awk '$1 == "aggr" { print $3 }' /tmp/freq1.tsv)
+	[ "$seq" = "$last" ] && continue
+	last=$seq
+	awk '$1 != "aggr" { r += $4; h += $3 } END { print r + 0, h + 0 }' \
+		/tmp/freq1.tsv >> /tmp/freq.tsv
+done
+f1=$(faults)
+t1=$(awk '{ print int($1 * 1000) }' /proc/uptime)
+check "damonctl stop" damonctl stop $CTX
+fps=$(( (f1 - f0) * 1000 / (t1 - t0) ))
+set -- $(awk '{ r += $1; h += $2; n++ }
+	END { if (n) printf "%d %d %d\n", r / n, h, n; else print "0 0 0" }' \
+	/tmp/freq.tsv)
+diag "freq 100: $3 aggregations, mean rate $1/s from $2 samples;" \
+	"the workload faulted $fps/s"
+if [ "$fps" -ge 1000 ] && [ "$3" -ge 3 ] && [ "$2" -ge 20 ] &&
+	awk -v r="$1" -v f="$fps" 'BEGIN { exit !(r >= 0.5 * f && r <= 2 * f) }'
+then
+	ok "freq 100: rate $1/s estimates the $fps faults/s"
+else
+	not_ok "freq 100: rate $1/s estimates the $fps faults/s (within 2x)"
+fi
+
+stop_workload
+unload_module damon_perf
+finish
