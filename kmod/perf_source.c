@@ -329,6 +329,8 @@ static void overflow(struct perf_event *event, struct perf_sample_data *data,
 			why = DAMON_PERF_SAMPLE_NO_PHYS;
 		else
 			why = DAMON_PERF_SAMPLE_UNTRANSLATED;
+		if (!addr)
+			addr = vaddr;	/* traced: what there was */
 	} else {
 		addr = report.vaddr;
 		if (addr)
@@ -339,6 +341,8 @@ static void overflow(struct perf_event *event, struct perf_sample_data *data,
 			why = DAMON_PERF_SAMPLE_PHYS_ONLY;
 		else
 			why = DAMON_PERF_SAMPLE_ADDR_ZERO;
+		if (why == DAMON_PERF_SAMPLE_PHYS_ONLY)
+			addr = report.paddr;
 		if (report.paddr && !pfn_valid(PHYS_PFN(report.paddr)))
 			report.paddr = 0;
 	}

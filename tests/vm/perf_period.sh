@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 500
+# timeout: 600
 # Sample periods of a software probe (issue 10, defect 2). With
 # PERF_SAMPLE_PERIOD in sample_type, 6.1's perf_swevent_event() overflowed
 # on every event whatever sample_period said, and rate multiplied samples by
@@ -13,7 +13,7 @@
 . /tests/lib.sh
 
 CTX=period
-SECS=${PERF_PERIOD_SECS:-6}
+SECS=${PERF_PERIOD_SECS:-4}
 F=/sys/kernel/debug/damon_perf/perf_stats
 
 col() {
@@ -78,7 +78,7 @@ run_period() {
 	: > /tmp/period-$1.tsv
 	last=
 	i=0
-	while [ $i -lt 8 ]; do
+	while [ $i -lt 5 ]; do
 		i=$((i + 1))
 		damonctl report $CTX --json > /tmp/p.json 2>&1 || continue
 		regions /tmp/p.json > /tmp/p.tsv
@@ -144,7 +144,7 @@ t0=$(awk '{ print int($1 * 1000) }' /proc/uptime)
 : > /tmp/freq.tsv
 last=
 i=0
-while [ $i -lt 20 ]; do
+while [ $i -lt 12 ]; do
 	sleep 0.5
 	i=$((i + 1))
 	damonctl report $CTX --json > /tmp/freq.json 2>&1 || continue
@@ -164,12 +164,22 @@ set -- $(awk '{ r += $1; h += $2; n++ }
 	/tmp/freq.tsv)
 diag "freq 100: $3 aggregations, mean rate $1/s from $2 samples;" \
 	"the workload faulted $fps/s"
-if [ "$fps" -ge 1000 ] && [ "$3" -ge 3 ] && [ "$2" -ge 20 ] &&
-	awk -v r="$1" -v f="$fps" 'BEGIN { exit !(r >= 0.5 * f && r <= 2 * f) }'
+# The kernel adapts a frequency-mode period at each tick and cuts an
+# interval short when the period drops (perf_adjust_period()), so the
+# estimate is looser than at a fixed period: within 3x, and far above the
+# samples per second that rate counted before periods were carried.
+# (1 s aggregations: samples per aggregation are samples per second; the
+# comparison with them needs faults well above 100/s.)
+sps=0
+[ "$3" -gt 0 ] && sps=$(($2 / $3))
+if [ "$fps" -ge 200 ] && [ "$3" -ge 3 ] && [ "$2" -ge 20 ] &&
+	awk -v r="$1" -v f="$fps" -v s="$sps" 'BEGIN {
+		exit !(r >= f / 3 && r <= 3 * f && (f < 1000 || r >= 5 * s)) }'
 then
-	ok "freq 100: rate $1/s estimates the $fps faults/s"
+	ok "freq 100: rate $1/s estimates the $fps faults/s ($sps samples/s)"
 else
-	not_ok "freq 100: rate $1/s estimates the $fps faults/s (within 2x)"
+	not_ok "freq 100: rate $1/s estimates the $fps faults/s" \
+		"(within 3x; $sps samples/s)"
 fi
 
 stop_workload
