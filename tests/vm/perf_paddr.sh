@@ -7,9 +7,10 @@
 # carries only the faulting virtual address, so the overflow handler
 # translates it (NUMA hinting faults keep coming on the workload's hot
 # range). The hottest regions must hold the physical pages of the hot range,
-# as /proc/PID/pagemap tells them at the same moment (pages that NUMA
-# balancing migrated meanwhile are counted apart); the working set must be
-# near the hot range's size; perf_stats must classify every sample.
+# as /proc/PID/pagemap tells them at the same moment (the workload runs on
+# one CPU, so NUMA balancing has no reason to migrate its pages; pages that
+# moved anyway between two reads are counted apart); the working set must
+# be near the hot range's size; perf_stats must classify every sample.
 . /tests/lib.sh
 
 CTX=phys
@@ -89,10 +90,15 @@ nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)
 diag "$(nproc) CPUs, $nodes NUMA nodes, kernel $DAMON_PERF_KERNEL"
 check "NUMA balancing on with fast scans" numa_balancing_fast
 load_module damon_perf || finish
+# Both threads on CPU 0, so on node 0 with their pages from the start:
+# hinting faults keep coming (two threads), but no page migrates, and a
+# frame read from pagemap is the frame the samples were translated to.
+taskset -p 1 $$ > /dev/null
 if ! start_workload -s 64 -o 16 -h 4 -t 0 -n 2; then
 	not_ok "workload started"
 	finish
 fi
+taskset -p ffffffff $$ > /dev/null
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
 hpages=$(((he - hs) / 4096))
