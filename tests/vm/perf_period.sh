@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kernels: stock
 # timeout: 600
 # Sample periods of a software probe (issue 10, defect 2). With
 # PERF_SAMPLE_PERIOD in sample_type, 6.1's perf_swevent_event() overflowed
@@ -13,7 +14,7 @@
 . /tests/lib.sh
 
 CTX=period
-SECS=${PERF_PERIOD_SECS:-4}
+SECS=${PERF_PERIOD_SECS:-3}
 F=/sys/kernel/debug/damon_perf/perf_stats
 
 col() {
@@ -149,7 +150,7 @@ t0=$(awk '{ print int($1 * 1000) }' /proc/uptime)
 : > /tmp/freq.tsv
 last=
 i=0
-while [ $i -lt 12 ]; do
+while [ $i -lt 10 ]; do
 	sleep 0.5
 	i=$((i + 1))
 	damonctl report $CTX --json > /tmp/freq.json 2>&1 || continue
