@@ -1034,7 +1034,7 @@ static void early_wakes_should_reach_the_scheduling_point(struct kunit *test)
 			stat(&st, DAMON_PERF_STAT_dequeue));
 }
 
-/* Issue 10 defect 1: 2^61 events in a millisecond overflowed the quotient. */
+/* Regression: 2^61 events in a millisecond overflowed the quotient. */
 static void rate_should_saturate_instead_of_trapping(struct kunit *test)
 {
 	struct damon_perf_region r = {};

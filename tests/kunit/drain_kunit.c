@@ -580,7 +580,7 @@ static void drain_should_apply_context_filters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->probe_hits[0], 1ULL);
 }
 
-/* Issue 10 defect 2: each report adds the period it stands for. */
+/* Regression: each report adds the period it stands for. */
 static void drain_should_sum_the_periods_of_reports(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);

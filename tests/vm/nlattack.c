@@ -577,6 +577,9 @@ static void put_int(struct buf *b, uint16_t t, int w, uint64_t v)
 
 static pid_t faulters[2];
 
+static unsigned int fault_pause_us = 200;
+
+/* Fault on 64 pages, rest a little (the machine is shared), again. */
 static void fault_loop(void)
 {
 	size_t len = 64 << 12, off;
@@ -589,6 +592,7 @@ static void fault_loop(void)
 		for (off = 0; off < len; off += 4096)
 			p[off] = (unsigned char)off;
 		madvise(p, len, MADV_DONTNEED);
+		usleep(fault_pause_us);
 	}
 }
 
@@ -1404,6 +1408,8 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 		    k.nt || k.nf)
 			fail("fuzz: CTX_NEW %s: the new context reads back otherwise", k.name);
 		model[i] = k;
+		if (getenv("NLATTACK_TRACE"))
+			printf("nlattack: model: new context %u %s in slot %d\n", k.id, k.name, i);
 		return;
 	}
 	default:
@@ -1423,6 +1429,8 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 	switch (g->cmd) {
 	case DAMON_PERF_CMD_CTX_DEL:
 		c->used = 0;
+		if (getenv("NLATTACK_TRACE"))
+			printf("nlattack: model: context %u deleted\n", c->id);
 		break;
 	case DAMON_PERF_CMD_SET_ATTRS:
 		parse_nest(sb, DAMON_PERF_ATTRS_A_MAX, tb[DAMON_PERF_A_ATTRS]);
@@ -1451,6 +1459,8 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 			    k.t[i].end != get_uint(sb[DAMON_PERF_TARGET_A_END]))
 				fail("fuzz: TARGET_ADD: target %u reads back otherwise", k.t[i].id);
 			c->t[c->nt++] = k.t[i];
+			if (getenv("NLATTACK_TRACE"))
+				printf("nlattack: model: context %u += target %u\n", c->id, k.t[i].id);
 		}
 		if (!found)
 			fail("fuzz: TARGET_ADD accepted, no new target in context %u", c->id);
@@ -1530,6 +1540,15 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 		break;
 	case DAMON_PERF_CMD_START:
 		c->state = DAMON_PERF_CTX_STATE_RUNNING;
+		if (c->ops == DAMON_PERF_OPS_PADDR && !c->nt) {
+			/* without a range, a paddr context takes all System RAM */
+			struct mctx k;
+
+			if (get_ctx(nl, c->id, &k) || !k.nt)
+				fail("fuzz: paddr context %u started without System RAM targets", c->id);
+			else
+				memcpy(c->t, k.t, sizeof(c->t)), c->nt = k.nt;
+		}
 		break;
 	case DAMON_PERF_CMD_STOP:
 		c->state = DAMON_PERF_CTX_STATE_STOPPED;
@@ -1667,9 +1686,10 @@ static uint64_t gen_int(enum kind k, int t, const struct pattr *pa)
 		case K_ATTRS:
 			switch (t) {
 			/* aggregation and update: multiples of the sample */
-			case DAMON_PERF_ATTRS_A_SAMPLE_US: return chance(60) ? 1000 : 1000ULL << rr(4);
-			case DAMON_PERF_ATTRS_A_AGGR_US: return 40000 * (1 + rr(5));
-			case DAMON_PERF_ATTRS_A_UPDATE_US: return 40000 * (1 + rr(10));
+			/* (and long enough that running contexts stay cheap) */
+			case DAMON_PERF_ATTRS_A_SAMPLE_US: return 10000ULL << rr(3);
+			case DAMON_PERF_ATTRS_A_AGGR_US: return 80000 * (1 + rr(5));
+			case DAMON_PERF_ATTRS_A_UPDATE_US: return 80000 * (1 + rr(10));
 			case DAMON_PERF_ATTRS_A_MIN_NR_REGIONS: return 3 + rr(20);
 			case DAMON_PERF_ATTRS_A_MAX_NR_REGIONS: return 10 + rr(200);
 			case DAMON_PERF_ATTRS_A_MODE: return rr(2);
@@ -1922,6 +1942,8 @@ static int do_fuzz(struct nl *nl, unsigned long count, uint64_t seed)
 	unsigned long i;
 	int models = 0, k;
 
+	double t0 = now();
+
 	rnd_state = seed ? seed : 1;
 	printf("nlattack: fuzz: %lu messages, seed %" PRIu64 "\n", count, seed);
 	fflush(stdout);
@@ -1979,6 +2001,10 @@ static int do_fuzz(struct nl *nl, unsigned long count, uint64_t seed)
 		}
 		if (r.err && r.has_msg && verbose && cmd >= 0 && cmd < 64 && shown[cmd]++ < 6)
 			printf("nlattack: fuzz: cmd %d refused: %d %s\n", cmd, r.err, r.msg);
+		if (getenv("NLATTACK_TRACE")) {
+			printf("nlattack: trace %lu: cmd %d%s ctx %u: %d %s\n", i, cmd,
+			       dump ? " dump" : "", cur ? cur->id : 0, r.err, r.msg);
+		}
 		if (!r.err) {
 			st.ok++;
 			if (cmd >= 0 && cmd < 64)
@@ -1996,6 +2022,8 @@ static int do_fuzz(struct nl *nl, unsigned long count, uint64_t seed)
 			fail("fuzz: message %lu (cmd %d%s, %zu bytes): error %d without an extack message",
 			     i, cmd, dump ? " dump" : "", b.len, r.err);
 		}
+		if (i && i % 2000 == 0 && verbose)
+			printf("nlattack: fuzz: %lu sent in %.1f s\n", i, now() - t0);
 		if (i && i % 20000 == 0) {
 			/* a new socket: what the old one held goes with it */
 			close(nl->fd);
@@ -2018,6 +2046,7 @@ static int do_fuzz(struct nl *nl, unsigned long count, uint64_t seed)
 	       "extack message, %lu bare genetlink errors (unknown command or short header); "
 	       "%lu socket overruns, %lu timeouts\n",
 	       st.sent, seed, st.ok, st.refused, st.bare_genl, overruns, timeouts);
+	printf("nlattack: fuzz: %.0f s\n", now() - t0);
 	printf("nlattack: fuzz: accepted per command:");
 	for (k = 0; k < 64; k++)
 		if (st.by_cmd_ok[k])
@@ -2232,12 +2261,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "inject") && argc >= 3)
 		return do_inject(&nl, (pid_t)atoi(argv[2])) || failures ? 1 : 0;
-	start_faulters();
 	if (!strcmp(argv[1], "sweep")) {
+		start_faulters();
 		ret = do_sweep(&nl);
 	} else if (!strcmp(argv[1], "fuzz") && argc >= 3) {
 		uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 0) : (uint64_t)time(NULL);
 
+		fault_pause_us = 20000;	/* targets more than sample sources here */
+		start_faulters();
 		if (getenv("NLATTACK_MUTATE"))
 			mutate_pct = atoi(getenv("NLATTACK_MUTATE"));
 		ret = do_fuzz(&nl, strtoul(argv[2], NULL, 0), seed);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # numa: yes
 # timeout: 600
-# Physical-address monitoring end to end (issue 16). A paddr context over
+# Physical-address monitoring end to end. A paddr context over
 # System RAM with the software page-fault probe and --phys-addr: the event
 # carries only the faulting virtual address, so the overflow handler
 # translates it (NUMA hinting faults keep coming on the workload's hot

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kernels: stock
 # timeout: 600
-# Sample periods of a software probe (issue 10, defect 2). With
+# Sample periods of a software probe. With
 # PERF_SAMPLE_PERIOD in sample_type, 6.1's perf_swevent_event() overflowed
 # on every event whatever sample_period said, and rate multiplied samples by
 # a period that was never applied. The page-fault probe on a workload that
