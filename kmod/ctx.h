@@ -191,13 +191,22 @@ struct damon_perf_snapshot {
 };
 
 /**
+ * struct damon_perf_sample - One sample kept for the split.
+ * @key:	target position and page (damon_perf_sample_key(), drain.h).
+ * @tag:	sample interval (low 30 bits of sample_seq) << 2 | probe slot.
+ */
+struct damon_perf_sample {
+	u64 key;
+	u32 tag;
+};
+
+/**
  * struct damon_perf_samples - Where an aggregation's samples landed.
- * @keys:	sample keys (target position and page, see drain.h), kept
- *		from the samples credited in this aggregation.
- * @nr:		keys held.
- * @cap:	length of @keys; grows at high-water marks, up to
+ * @buf:	the samples kept from those credited in this aggregation.
+ * @nr:		samples held.
+ * @cap:	length of @buf; grows at high-water marks, up to
  *		DAMON_PERF_MAX_SPLIT_SAMPLES.
- * @seen:	samples credited in this aggregation. Above @nr when @keys
+ * @seen:	samples credited in this aggregation. Above @nr when @buf
  *		holds a uniform random subset of them (reservoir sampling).
  * @target_seen: samples credited per target (by list position).
  *
@@ -205,7 +214,7 @@ struct damon_perf_snapshot {
  * split at aggregation; kdamond only.
  */
 struct damon_perf_samples {
-	u64 *keys;
+	struct damon_perf_sample *buf;
 	u32 nr;
 	u32 cap;
 	u32 seen;

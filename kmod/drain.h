@@ -40,7 +40,7 @@ struct damon_perf_drain_seg {
 
 /*
  * Samples kept for the split (samples split mode): at most this many per
- * aggregation and context (8 bytes each), the first buffer holding
+ * aggregation and context (16 bytes each), the first buffer holding
  * DAMON_PERF_SPLIT_SAMPLES_MIN. Beyond, a uniform random subset is kept.
  */
 #define DAMON_PERF_MAX_SPLIT_SAMPLES	(1U << 16)
@@ -65,6 +65,22 @@ static inline unsigned int damon_perf_sample_pos(u64 key)
 static inline unsigned long damon_perf_sample_page(u64 key)
 {
 	return key & ((1ULL << DAMON_PERF_SAMPLE_POS_SHIFT) - 1);
+}
+
+/* The tag of a sample: its sample interval and probe slot (0 .. 2). */
+static inline u32 damon_perf_sample_tag(u64 seq, unsigned int slot)
+{
+	return (u32)(seq & ((1U << 30) - 1)) << 2 | slot;
+}
+
+static inline unsigned int damon_perf_sample_slot(u32 tag)
+{
+	return tag & 3;
+}
+
+static inline u32 damon_perf_sample_interval(u32 tag)
+{
+	return tag >> 2;
 }
 
 /**
