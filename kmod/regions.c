@@ -763,7 +763,7 @@ static bool gap_significant(u64 g, unsigned long len, u32 n)
 static bool best_cut(const struct damon_perf_sample *smp, u32 lo, u32 hi,
 		     unsigned long first, unsigned long end, struct cut *best)
 {
-	unsigned long len = end - first, page, prev = first;
+	unsigned long len = end - first, page, prev = first, last;
 	u32 n = hi - lo, i = lo, j;
 	struct cut g = {};
 	u64 dev;
@@ -778,10 +778,10 @@ static bool best_cut(const struct damon_perf_sample *smp, u32 lo, u32 hi,
 		 * mapping) describe that part, not the region: cut it out.
 		 */
 		page = smp_page(smp, lo);
-		j = smp_page(smp, hi - 1) + 1;
-		if ((u64)(j - page) * SPLIT_SPAN > len)
+		last = smp_page(smp, hi - 1) + 1;
+		if ((u64)(last - page) * SPLIT_SPAN > len)
 			return false;
-		best->page = page > first ? page : j;
+		best->page = page > first ? page : last;
 		best->mid = page > first ? lo : hi;
 		return best->page < end;
 	}

@@ -316,6 +316,7 @@ struct keys {
 	struct damon_perf_sample *k;
 	u32 nr;
 	u32 cap;
+	unsigned long base;
 };
 
 static void keys_init(struct kunit *test, struct keys *ks, u32 cap)
@@ -324,6 +325,7 @@ static void keys_init(struct kunit *test, struct keys *ks, u32 cap)
 	KUNIT_ASSERT_NOT_NULL(test, ks->k);
 	ks->nr = 0;
 	ks->cap = cap;
+	ks->base = BASE;
 }
 
 /* A sample of probe slot @slot in sample interval @seq. */
@@ -331,7 +333,8 @@ static void keys_add_at(struct keys *ks, unsigned long page, u64 seq,
 			unsigned int slot)
 {
 	if (ks->nr < ks->cap) {
-		ks->k[ks->nr].key = damon_perf_sample_key(0, BASE + page * PG);
+		ks->k[ks->nr].key = damon_perf_sample_key(0,
+							  ks->base + page * PG);
 		ks->k[ks->nr++].tag = damon_perf_sample_tag(seq, slot);
 	}
 }
@@ -767,11 +770,16 @@ static void regions_split_samples_should_recount_pieces(struct kunit *test)
 	}
 }
 
-/* One sample in a huge region describes its page, not the region. */
+/*
+ * One sample in a huge region describes its page, not the region. At a
+ * user-space-like address on 64-bit: page numbers above 32 bits.
+ */
 static void regions_split_samples_should_cut_out_a_lone_sample(
 		struct kunit *test)
 {
-	struct damon_perf_range range = { BASE, BASE + 65536 * PG };
+	const unsigned long base = IS_ENABLED(CONFIG_64BIT) ?
+				   BASE << (BITS_PER_LONG / 4) : BASE;
+	struct damon_perf_range range = { base, base + 65536 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
 						  range.end, 2);
 	struct damon_perf_attrs attrs;
@@ -780,6 +788,7 @@ static void regions_split_samples_should_cut_out_a_lone_sample(
 
 	damon_perf_attrs_default(&attrs);
 	keys_init(test, &ks, 16);
+	ks.base = base;
 	keys_add(&ks, 1000);		/* alone in [0, 32768) */
 	keys_add(&ks, 40000);		/* and two far apart in the other */
 	keys_add(&ks, 60000);
@@ -791,11 +800,11 @@ static void regions_split_samples_should_cut_out_a_lone_sample(
 			2U);
 	expect_cover(test, t, &range, 1);
 	KUNIT_EXPECT_EQ(test, t->nr_regions, 4U);
-	r = region_starting(t, BASE + 1000 * PG);
+	r = region_starting(t, base + 1000 * PG);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_EXPECT_EQ(test, r->end, BASE + 1001 * PG);
+	KUNIT_EXPECT_EQ(test, r->end, base + 1001 * PG);
 	KUNIT_EXPECT_EQ(test, r->nr_accesses, 1U);
-	KUNIT_EXPECT_EQ(test, region_starting(t, BASE)->nr_accesses, 0U);
+	KUNIT_EXPECT_EQ(test, region_starting(t, base)->nr_accesses, 0U);
 }
 
 static struct kunit_case regions_cases[] = {
