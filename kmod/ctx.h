@@ -20,6 +20,7 @@
 
 #include <linux/damon_perf.h>	/* uapi: modes, limits shared with userspace */
 
+#include "density.h"
 #include "ring.h"
 
 #define DAMON_PERF_MAX_CTXS		8
@@ -188,16 +189,6 @@ struct damon_perf_snapshot {
 	u64 aggr_us;		/* aggregation interval it covers */
 	u32 nr_regions;
 	struct damon_perf_snap_region regions[];
-};
-
-/**
- * struct damon_perf_sample - One sample kept for the split.
- * @key:	target position and page (damon_perf_sample_key(), drain.h).
- * @tag:	sample interval (low 30 bits of sample_seq) << 2 | probe slot.
- */
-struct damon_perf_sample {
-	u64 key;
-	u32 tag;
 };
 
 /**

@@ -46,43 +46,6 @@ struct damon_perf_drain_seg {
 #define DAMON_PERF_MAX_SPLIT_SAMPLES	(1U << 16)
 #define DAMON_PERF_SPLIT_SAMPLES_MIN	(1U << 10)
 
-/*
- * A sample key: the position of the target in the context's list above
- * the page number, so keys sort by target, then address.
- */
-#define DAMON_PERF_SAMPLE_POS_SHIFT	(BITS_PER_LONG - PAGE_SHIFT)
-
-static inline u64 damon_perf_sample_key(unsigned int pos, unsigned long addr)
-{
-	return ((u64)pos << DAMON_PERF_SAMPLE_POS_SHIFT) | (addr >> PAGE_SHIFT);
-}
-
-static inline unsigned int damon_perf_sample_pos(u64 key)
-{
-	return key >> DAMON_PERF_SAMPLE_POS_SHIFT;
-}
-
-static inline unsigned long damon_perf_sample_page(u64 key)
-{
-	return key & ((1ULL << DAMON_PERF_SAMPLE_POS_SHIFT) - 1);
-}
-
-/* The tag of a sample: its sample interval and probe slot (0 .. 2). */
-static inline u32 damon_perf_sample_tag(u64 seq, unsigned int slot)
-{
-	return (u32)(seq & ((1U << 30) - 1)) << 2 | slot;
-}
-
-static inline unsigned int damon_perf_sample_slot(u32 tag)
-{
-	return tag & 3;
-}
-
-static inline u32 damon_perf_sample_interval(u32 tag)
-{
-	return tag >> 2;
-}
-
 /**
  * struct damon_perf_drain - State of one drain pass.
  * @ctx:		the context drained.

@@ -29,7 +29,6 @@
  * - random: DAMON's split at random points, after the counters were
  *   reset, while the target has at most half of max_nr_regions.
  */
-#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/random.h>
@@ -37,6 +36,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "density.h"
 #include "drain.h"
 #include "kunit_export.h"
 #include "regions.h"
@@ -676,32 +676,9 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_split);
 
 /* Cuts per region and aggregation in samples mode (pieces: one more). */
 #define SPLIT_MAX_CUTS		16
-/* Fewer samples than this never split a region. */
-#define SPLIT_MIN_SAMPLES	8
-/* Deviation of the cumulative shares, in 1/2^16. */
-#define DEV_SHIFT		16
-/* Significance: dev^2 * n above (2 << DEV_SHIFT)^2, i.e. dev > 2/sqrt(n). */
-#define DEV_SIGNIFICANT		(4ULL << (2 * DEV_SHIFT))
-/* Smallest deviation worth a cut: 1/64 of the region's samples. */
-#define DEV_MIN			((1U << DEV_SHIFT) / 64)
-/* Fewer samples, all within 1/SPLIT_SPAN of the region: cut them out. */
-#define SPLIT_SPAN		1024
-
 struct orig {
 	unsigned int nr_accesses;
 	u64 probe_hits[DAMON_PERF_MAX_PROBES];
-};
-
-struct piece {
-	struct damon_perf_region *r;
-	u32 lo;
-	u32 hi;
-};
-
-struct cut {
-	u64 dev;		/* deviation in 1/2^32, or gap in pages */
-	unsigned long page;	/* first page of the right piece */
-	u32 mid;		/* first sample of the right piece */
 };
 
 static unsigned long smp_page(const struct damon_perf_sample *smp, u32 i)
@@ -709,107 +686,11 @@ static unsigned long smp_page(const struct damon_perf_sample *smp, u32 i)
 	return damon_perf_sample_page(smp[i].key);
 }
 
-/* Cut at @page, with @k of the @n samples on its left: is it the best? */
-static void consider(struct cut *best, unsigned long first, unsigned long len,
-		     unsigned long page, u32 k, u32 n, u32 mid)
-{
-	u64 share, uniform, dev;
-
-	if (page - first > len)
-		return;		/* unsorted input: never divide out of range */
-	share = div_u64((u64)k << 32, n);
-	uniform = mul_u64_u64_div_u64(page - first, 1ULL << 32, len);
-	dev = share > uniform ? share - uniform : uniform - share;
-	if (dev > best->dev) {
-		best->dev = dev;
-		best->page = page;
-		best->mid = mid;
-	}
-}
-
-/* The empty gap [@a, @b) pages: the longest so far? */
-static void gap(struct cut *g, unsigned long first, unsigned long a,
-		unsigned long b, u32 mid)
-{
-	if (b - a > g->dev) {
-		g->dev = b - a;
-		/* cut at the edge that lies inside the piece */
-		g->page = a > first ? a : b;
-		g->mid = mid;
-	}
-}
-
-/*
- * Is an empty gap of @g of the @len pages unlikely among @n uniform
- * samples? The chance that one exists is about n * exp(-n g / len); below
- * 1/1000 when n g / len > ln n + 7 (ln n from ilog2, a little low).
- */
-static bool gap_significant(u64 g, unsigned long len, u32 n)
-{
-	u64 frac = mul_u64_u64_div_u64(g, 1ULL << 32, len);
-
-	return frac * n * 10 > (u64)(7 * ilog2(n) + 70) << 32;
-}
-
-/*
- * The page boundary inside [@first, @end) pages where the share of the
- * samples [@lo, @hi) on its left differs most from the share of the pages
- * (Kolmogorov-Smirnov); true when that difference is significant.
- * Candidates are the edges of the sampled pages, where the difference
- * peaks. Failing that, an edge of the longest empty gap between samples
- * when such a gap is unlikely under a uniform spread (many small hot
- * ranges look uniform from afar). O(@hi - @lo).
- */
-static bool best_cut(const struct damon_perf_sample *smp, u32 lo, u32 hi,
-		     unsigned long first, unsigned long end, struct cut *best)
-{
-	unsigned long len = end - first, page, prev = first, last;
-	u32 n = hi - lo, i = lo, j;
-	struct cut g = {};
-	u64 dev;
-
-	best->dev = 0;
-	if (!n || len < 2)
-		return false;
-	if (n < SPLIT_MIN_SAMPLES) {
-		/*
-		 * Too few for a test; but a few samples on a tiny part of a
-		 * huge region (a stray one on a stack page next to a cold
-		 * mapping) describe that part, not the region: cut it out.
-		 */
-		page = smp_page(smp, lo);
-		last = smp_page(smp, hi - 1) + 1;
-		if ((u64)(last - page) * SPLIT_SPAN > len)
-			return false;
-		best->page = page > first ? page : last;
-		best->mid = page > first ? lo : hi;
-		return best->page < end;
-	}
-	while (i < hi) {
-		page = smp_page(smp, i);
-		for (j = i + 1; j < hi && smp_page(smp, j) == page; j++)
-			;
-		if (page > first)
-			consider(best, first, len, page, i - lo, n, i);
-		if (page + 1 < end)
-			consider(best, first, len, page + 1, j - lo, n, j);
-		if (page > prev)
-			gap(&g, first, prev, page, i);
-		prev = page + 1;
-		i = j;
-	}
-	if (end > prev)
-		gap(&g, first, prev, end, hi);
-	dev = best->dev >> (32 - DEV_SHIFT);
-	if (dev >= DEV_MIN &&
-	    dev * dev * min_t(u32, n, 1U << 24) > DEV_SIGNIFICANT)
-		return true;
-	if (g.dev && gap_significant(g.dev, len, n)) {
-		*best = g;
-		return true;
-	}
-	return false;
-}
+struct piece {
+	struct damon_perf_region *r;
+	u32 lo;
+	u32 hi;
+};
 
 /* Cut @r at its density changes; returns the number of cuts. */
 static unsigned int cut_region(struct damon_perf_target *t,
@@ -820,23 +701,25 @@ static unsigned int cut_region(struct damon_perf_target *t,
 	struct piece stack[SPLIT_MAX_CUTS + 1];
 	unsigned int top = 0, cuts = 0;
 	struct damon_perf_region *n;
+	unsigned long page;
 	struct piece p;
-	struct cut c;
+	u32 mid;
 
 	budget = min_t(unsigned int, budget, SPLIT_MAX_CUTS);
 	stack[top++] = (struct piece){ r, lo, hi };
 	/* each cut pops one piece and pushes two: top <= cuts + 1 */
 	while (top && cuts < budget) {
 		p = stack[--top];
-		if (!best_cut(smp, p.lo, p.hi, p.r->start >> PAGE_SHIFT,
-			      p.r->end >> PAGE_SHIFT, &c))
+		if (!damon_perf_density_cut(smp, p.lo, p.hi,
+					    p.r->start >> PAGE_SHIFT,
+					    p.r->end >> PAGE_SHIFT, &page, &mid))
 			continue;
-		n = split_at(t, p.r, c.page << PAGE_SHIFT);
+		n = split_at(t, p.r, page << PAGE_SHIFT);
 		if (!n)
 			break;
 		cuts++;
-		stack[top++] = (struct piece){ p.r, p.lo, c.mid };
-		stack[top++] = (struct piece){ n, c.mid, p.hi };
+		stack[top++] = (struct piece){ p.r, p.lo, mid };
+		stack[top++] = (struct piece){ n, mid, p.hi };
 	}
 	return cuts;
 }

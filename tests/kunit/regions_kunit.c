@@ -6,6 +6,7 @@
 #include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 
 #include "drain.h"
@@ -807,6 +808,50 @@ static void regions_split_samples_should_cut_out_a_lone_sample(
 	KUNIT_EXPECT_EQ(test, region_starting(t, base)->nr_accesses, 0U);
 }
 
+/*
+ * Cost of one aggregation's adjustment at the sample budget: 65536 samples
+ * (a 4 MiB hot range sampled 16 times, in random order) over a 1 GiB
+ * target of 1000 regions. Reports the time (debug kernel: KASAN and
+ * lockdep make it slower than production) and checks only the result,
+ * never the speed.
+ */
+static void regions_split_samples_cost_at_the_budget(struct kunit *test)
+{
+	struct damon_perf_range range = { BASE, BASE + 262144 * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 1000);
+	struct damon_perf_attrs attrs;
+	struct rnd_state rnd;
+	u64 t0, t1, t2;
+	unsigned int i, cuts;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	attrs.max_nr_regions = 2000;
+	prandom_seed_state(&rnd, 3);
+	/* 1 MiB: vmalloc, freed below (no assertion in between) */
+	ks.k = kvcalloc(DAMON_PERF_MAX_SPLIT_SAMPLES, sizeof(*ks.k),
+			GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ks.k);
+	ks.nr = 0;
+	ks.cap = DAMON_PERF_MAX_SPLIT_SAMPLES;
+	ks.base = BASE;
+	for (i = 0; i < DAMON_PERF_MAX_SPLIT_SAMPLES; i++)
+		keys_add_at(&ks, 100000 + prandom_u32_state(&rnd) % 1024,
+			    i % 100, 0);
+	t0 = ktime_get_ns();
+	keys_sort(&ks);
+	t1 = ktime_get_ns();
+	cuts = damon_perf_regions_split_samples(t, &attrs, ks.k, ks.nr);
+	t2 = ktime_get_ns();
+	kunit_info(test, "%u samples, 1000 regions: sort %llu us, cut %llu us, %u cuts\n",
+		   ks.nr, (t1 - t0) / 1000, (t2 - t1) / 1000, cuts);
+	kvfree(ks.k);
+	KUNIT_EXPECT_GE(test, cuts, 1U);
+	KUNIT_EXPECT_LE(test, t->nr_regions, 2000U);
+	expect_cover(test, t, &range, 1);
+}
+
 static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_evenly_should_cover_range),
 	KUNIT_CASE(regions_split_evenly_should_stop_at_page_granularity),
@@ -824,6 +869,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_samples_should_ignore_keys_outside),
 	KUNIT_CASE(regions_split_samples_should_recount_pieces),
 	KUNIT_CASE(regions_split_samples_should_cut_out_a_lone_sample),
+	KUNIT_CASE(regions_split_samples_cost_at_the_budget),
 	KUNIT_CASE(regions_split_ctx_should_keep_random_mode),
 	KUNIT_CASE(regions_split_ctx_should_cut_live_sampled_targets_only),
 	KUNIT_CASE(regions_merge_ctx_should_keep_unsampled_targets),
