@@ -54,9 +54,12 @@ acc_score() {
 	function max(a, b) { return a > b ? a : b }
 	function min(a, b) { return a < b ? a : b }
 	FNR == NR {
-		if ($1 == "map") { ms = $2; me = $3 }
-		if ($1 == "range") { hs[$2] = $3; he[$2] = $4; nh = max(nh, $2 + 1) }
-		if ($1 == "move") { mi = $2; mvs = $3; mve = $4; mt = $5; mv = 1 }
+		# + 0: numbers, not strings, in every comparison below
+		if ($1 == "map") { ms = $2 + 0; me = $3 + 0 }
+		if ($1 == "range") { hs[$2 + 0] = $3 + 0; he[$2 + 0] = $4 + 0
+				     nh = max(nh, $2 + 1) }
+		if ($1 == "move") { mi = $2 + 0; mvs = $3 + 0; mve = $4 + 0
+				    mt = $5 + 0; mv = 1 }
 		next
 	}
 	{
@@ -232,6 +235,29 @@ if [ "${ACCURACY_FULL:-0}" = 1 ]; then
 	unload_module damon_perf
 	finish
 fi
+
+# --- the split mode end to end -----------------------------------------
+sleep 600 &
+idle=$!
+check "start --split random" damonctl start -n $CTX -p $idle -e page-faults \
+	--period 1 --split random
+if damonctl status --json 2>&1 | grep -q '"split": *"random"'; then
+	ok "status --json shows split random"
+else
+	not_ok "status --json shows split random"
+fi
+expect_err "tune --split while running is refused" EBUSY \
+	"split mode changes only while stopped" damonctl tune $CTX --split samples
+if out=$(damonctl tune $CTX --split halves 2>&1); then
+	not_ok "--split halves is refused (unexpected success)"
+elif echo "$out" | grep -q -- "--split must be samples or random"; then
+	ok "--split halves is refused: $out"
+else
+	not_ok "--split halves is refused with a clear message: $out"
+fi
+damonctl stop $CTX > /dev/null 2>&1
+kill $idle 2>/dev/null
+wait $idle 2>/dev/null
 
 # --- the guard ----------------------------------------------------------
 GUARD="-s 256 -r 65536,2048 -r 163840,1024 -t 0 -n 2"
