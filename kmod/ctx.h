@@ -20,6 +20,7 @@
 
 #include <linux/damon_perf.h>	/* uapi: modes, limits shared with userspace */
 
+#include "density.h"
 #include "ring.h"
 
 #define DAMON_PERF_MAX_CTXS		8
@@ -199,12 +200,11 @@ struct damon_perf_snapshot {
 
 /**
  * struct damon_perf_samples - Where an aggregation's samples landed.
- * @keys:	sample keys (target position and page, see drain.h), kept
- *		from the samples credited in this aggregation.
- * @nr:		keys held.
- * @cap:	length of @keys; grows at high-water marks, up to
+ * @buf:	the samples kept from those credited in this aggregation.
+ * @nr:		samples held.
+ * @cap:	length of @buf; grows at high-water marks, up to
  *		DAMON_PERF_MAX_SPLIT_SAMPLES.
- * @seen:	samples credited in this aggregation. Above @nr when @keys
+ * @seen:	samples credited in this aggregation. Above @nr when @buf
  *		holds a uniform random subset of them (reservoir sampling).
  * @target_seen: samples credited per target (by list position).
  *
@@ -212,7 +212,7 @@ struct damon_perf_snapshot {
  * split at aggregation; kdamond only.
  */
 struct damon_perf_samples {
-	u64 *keys;
+	struct damon_perf_sample *buf;
 	u32 nr;
 	u32 cap;
 	u32 seen;

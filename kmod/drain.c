@@ -7,8 +7,9 @@
  * whole array: paddr targets are kept sorted and never overlap). Each
  * report is then checked (stale window, probe index, sample filters),
  * routed to its target (vaddr: by thread group id) and binary searched.
- * In samples split mode the drain also keeps the key (target, page) of
- * every credited sample in ctx->samples for the split at aggregation: the
+ * In samples split mode the drain also keeps the target, page, sample
+ * interval and probe of every credited sample in ctx->samples for the
+ * split at aggregation: the
  * buffer grows here, before a pass, while it holds every sample of the
  * aggregation; once full, reservoir sampling keeps a uniform subset, so
  * the inner loop never allocates.
@@ -42,18 +43,18 @@ static struct damon_perf_drain_ent *reserve(struct damon_perf_ctx *ctx,
 	return ents;
 }
 
-/* Replace the key buffer by one of @cap keys holding the same keys. */
+/* Replace the buffer by one of @cap samples holding the same samples. */
 static int samples_grow(struct damon_perf_samples *s, u32 cap)
 {
-	u64 *keys;
+	struct damon_perf_sample *buf;
 
-	keys = kvmalloc_array(cap, sizeof(*keys), GFP_KERNEL);
-	if (!keys)
+	buf = kvmalloc_array(cap, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
 		return -ENOMEM;
 	if (s->nr)
-		memcpy(keys, s->keys, s->nr * sizeof(*keys));
-	kvfree(s->keys);
-	s->keys = keys;
+		memcpy(buf, s->buf, s->nr * sizeof(*buf));
+	kvfree(s->buf);
+	s->buf = buf;
 	s->cap = cap;
 	return 0;
 }
@@ -73,9 +74,9 @@ static void samples_reserve(struct damon_perf_samples *s)
 		samples_grow(s, s->cap * 2);
 }
 
-/* Keep @key: append while there is room, then reservoir sampling. */
+/* Keep a sample: append while there is room, then reservoir sampling. */
 static void samples_keep(struct damon_perf_samples *s, unsigned int pos,
-			 u64 key)
+			 u64 key, u32 tag)
 {
 	u32 j;
 
@@ -87,12 +88,15 @@ static void samples_keep(struct damon_perf_samples *s, unsigned int pos,
 	if (!s->cap)
 		return;		/* no buffer: counted, not kept */
 	if (s->nr < s->cap) {
-		s->keys[s->nr++] = key;
+		s->buf[s->nr].key = key;
+		s->buf[s->nr++].tag = tag;
 		return;
 	}
 	j = get_random_u32_below(s->seen);
-	if (j < s->cap)
-		s->keys[j] = key;
+	if (j < s->cap) {
+		s->buf[j].key = key;
+		s->buf[j].tag = tag;
+	}
 }
 
 /**
@@ -378,7 +382,9 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 	if (d->keep) {
 		seg = seg ?: seg_of(d, e);
 		samples_keep(&ctx->samples, seg->pos,
-			     damon_perf_sample_key(seg->pos, addr));
+			     damon_perf_sample_key(seg->pos, addr),
+			     damon_perf_sample_tag(d->seq,
+						   report->probe_idx - 1));
 	}
 	damon_perf_observe_match(report->cpu);
 	d->matched++;
@@ -431,7 +437,7 @@ void damon_perf_drain_free(struct damon_perf_ctx *ctx)
 	kfree(ctx->drain_snap);
 	ctx->drain_snap = NULL;
 	ctx->drain_snap_cap = 0;
-	kvfree(ctx->samples.keys);
+	kvfree(ctx->samples.buf);
 	memset(&ctx->samples, 0, sizeof(ctx->samples));
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_free);

@@ -40,32 +40,11 @@ struct damon_perf_drain_seg {
 
 /*
  * Samples kept for the split (samples split mode): at most this many per
- * aggregation and context (8 bytes each), the first buffer holding
+ * aggregation and context (16 bytes each), the first buffer holding
  * DAMON_PERF_SPLIT_SAMPLES_MIN. Beyond, a uniform random subset is kept.
  */
 #define DAMON_PERF_MAX_SPLIT_SAMPLES	(1U << 16)
 #define DAMON_PERF_SPLIT_SAMPLES_MIN	(1U << 10)
-
-/*
- * A sample key: the position of the target in the context's list above
- * the page number, so keys sort by target, then address.
- */
-#define DAMON_PERF_SAMPLE_POS_SHIFT	(BITS_PER_LONG - PAGE_SHIFT)
-
-static inline u64 damon_perf_sample_key(unsigned int pos, unsigned long addr)
-{
-	return ((u64)pos << DAMON_PERF_SAMPLE_POS_SHIFT) | (addr >> PAGE_SHIFT);
-}
-
-static inline unsigned int damon_perf_sample_pos(u64 key)
-{
-	return key >> DAMON_PERF_SAMPLE_POS_SHIFT;
-}
-
-static inline unsigned long damon_perf_sample_page(u64 key)
-{
-	return key & ((1ULL << DAMON_PERF_SAMPLE_POS_SHIFT) - 1);
-}
 
 /**
  * struct damon_perf_drain - State of one drain pass.

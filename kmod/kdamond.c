@@ -109,8 +109,10 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
  * @ctx:	the context.
  * @elapsed_ns:	length of the interval.
  *
- * Ages and merges the regions, publishes the snapshot (netlink, trace),
- * resets the counters and splits the regions (split mode of the context).
+ * In samples split mode first cuts the regions where the aggregation's
+ * samples change density. Ages and merges the regions, publishes the
+ * snapshot (netlink, trace), resets the counters and, in random split
+ * mode, splits the regions.
  *
  * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
  */
@@ -121,6 +123,7 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 	struct damon_perf_region *r;
 	unsigned int max_nr = 0;
 
+	damon_perf_regions_cut_ctx(ctx);
 	damon_perf_for_each_target(t, ctx)
 		max_nr = max(max_nr, damon_perf_regions_max_nr_accesses(t));
 	damon_perf_regions_merge_ctx(ctx, max_nr);

@@ -13,20 +13,22 @@
  * pattern at a bounded cost. Bounds hold per target. Two split modes:
  *
  * - samples (default): every sample names the page it touched, so the
- *   drain keeps the aggregation's sample pages (drain.c) and the split
- *   cuts each region where its sample density changes. A region's sorted
- *   sample pages are compared with a uniform spread over the region
- *   (Kolmogorov-Smirnov): the page boundary where the two cumulative
- *   shares differ most is the cut, taken when the difference is
- *   significant (above 2 / sqrt(samples)) and at least 1/64, else at the
- *   edge of the longest empty gap between samples when a uniform spread
- *   would hardly leave such a gap; both pieces are tested again, up to SPLIT_MAX_CUTS cuts per region and
- *   max_nr_regions per target. A hot range inside a cold region gets its
- *   exact edges in one aggregation.
- * - random: DAMON's split at random points while the target has at most
- *   half of max_nr_regions.
+ *   drain keeps the aggregation's samples (drain.c) and, at the end of the
+ *   aggregation and before the merge, each region is cut where its sample
+ *   density changes. A region's sorted sample pages are compared with a
+ *   uniform spread over the region (Kolmogorov-Smirnov): the page boundary
+ *   where the two cumulative shares differ most is the cut, taken when
+ *   the difference is significant (above 2 / sqrt(samples)) and at least
+ *   1/64, else at the edge of the longest empty gap between samples when
+ *   a uniform spread would hardly leave such a gap (fewer than
+ *   SPLIT_MIN_SAMPLES samples are cut out only when they all lie within
+ *   1/SPLIT_SPAN of the region); both pieces are
+ *   tested again, up to SPLIT_MAX_CUTS cuts per region and max_nr_regions
+ *   per target. The pieces get the counters their samples give them, so
+ *   the aggregation that saw a hot range already reports its exact edges.
+ * - random: DAMON's split at random points, after the counters were
+ *   reset, while the target has at most half of max_nr_regions.
  */
-#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -35,6 +37,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "density.h"
 #include "drain.h"
 #include "kunit_export.h"
 #include "regions.h"
@@ -691,14 +694,15 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_split);
 
 /* Cuts per region and aggregation in samples mode (pieces: one more). */
 #define SPLIT_MAX_CUTS		16
-/* Fewer samples than this never split a region. */
-#define SPLIT_MIN_SAMPLES	8
-/* Deviation of the cumulative shares, in 1/2^16. */
-#define DEV_SHIFT		16
-/* Significance: dev^2 * n above (2 << DEV_SHIFT)^2, i.e. dev > 2/sqrt(n). */
-#define DEV_SIGNIFICANT		(4ULL << (2 * DEV_SHIFT))
-/* Smallest deviation worth a cut: 1/64 of the region's samples. */
-#define DEV_MIN			((1U << DEV_SHIFT) / 64)
+struct orig {
+	unsigned int nr_accesses;
+	u64 probe_hits[DAMON_PERF_MAX_PROBES];
+};
+
+static unsigned long smp_page(const struct damon_perf_sample *smp, u32 i)
+{
+	return damon_perf_sample_page(smp[i].key);
+}
 
 struct piece {
 	struct damon_perf_region *r;
@@ -706,156 +710,134 @@ struct piece {
 	u32 hi;
 };
 
-struct cut {
-	u64 dev;		/* deviation in 1/2^32, or gap in pages */
-	unsigned long page;	/* first page of the right piece */
-	u32 mid;		/* first key of the right piece */
-};
-
-static unsigned long key_page(const u64 *keys, u32 i)
-{
-	return damon_perf_sample_page(keys[i]);
-}
-
-/* Cut at @page, with @k of the @n samples on its left: is it the best? */
-static void consider(struct cut *best, unsigned long first, unsigned long len,
-		     unsigned long page, u32 k, u32 n, u32 mid)
-{
-	u64 share = div_u64((u64)k << 32, n);
-	u64 uniform = mul_u64_u64_div_u64(page - first, 1ULL << 32, len);
-	u64 dev = share > uniform ? share - uniform : uniform - share;
-
-	if (dev > best->dev) {
-		best->dev = dev;
-		best->page = page;
-		best->mid = mid;
-	}
-}
-
-/* The empty gap [@a, @b) pages: the longest so far? */
-static void gap(struct cut *g, unsigned long first, unsigned long a,
-		unsigned long b, u32 mid)
-{
-	if (b - a > g->dev) {
-		g->dev = b - a;
-		/* cut at the edge that lies inside the piece */
-		g->page = a > first ? a : b;
-		g->mid = mid;
-	}
-}
-
-/*
- * Is an empty gap of @g of the @len pages unlikely among @n uniform
- * samples? The chance that one exists is about n * exp(-n g / len); below
- * 1/1000 when n g / len > ln n + 7 (ln n from ilog2, a little low).
- */
-static bool gap_significant(u64 g, unsigned long len, u32 n)
-{
-	u64 frac = mul_u64_u64_div_u64(g, 1ULL << 32, len);
-
-	return frac * n * 10 > (u64)(7 * ilog2(n) + 70) << 32;
-}
-
-/*
- * The page boundary inside [@first, @end) pages where the share of the
- * sample keys [@lo, @hi) on its left differs most from the share of the
- * pages (Kolmogorov-Smirnov); true when that difference is significant.
- * Candidates are the edges of the sampled pages, where the difference
- * peaks. Failing that, an edge of the longest empty gap between samples
- * when such a gap is unlikely under a uniform spread (many small hot
- * ranges look uniform from afar). O(@hi - @lo).
- */
-static bool best_cut(const u64 *keys, u32 lo, u32 hi, unsigned long first,
-		     unsigned long end, struct cut *best)
-{
-	unsigned long len = end - first, page, prev = first;
-	u32 n = hi - lo, i = lo, j;
-	struct cut g = {};
-	u64 dev;
-
-	best->dev = 0;
-	if (n < SPLIT_MIN_SAMPLES || len < 2)
-		return false;
-	while (i < hi) {
-		page = key_page(keys, i);
-		for (j = i + 1; j < hi && key_page(keys, j) == page; j++)
-			;
-		if (page > first)
-			consider(best, first, len, page, i - lo, n, i);
-		if (page + 1 < end)
-			consider(best, first, len, page + 1, j - lo, n, j);
-		if (page > prev)
-			gap(&g, first, prev, page, i);
-		prev = page + 1;
-		i = j;
-	}
-	if (end > prev)
-		gap(&g, first, prev, end, hi);
-	dev = best->dev >> (32 - DEV_SHIFT);
-	if (dev >= DEV_MIN &&
-	    dev * dev * min_t(u32, n, 1U << 24) > DEV_SIGNIFICANT)
-		return true;
-	if (g.dev && gap_significant(g.dev, len, n)) {
-		*best = g;
-		return true;
-	}
-	return false;
-}
-
 /* Cut @r at its density changes; returns the number of cuts. */
-static unsigned int split_region(struct damon_perf_target *t,
-				 struct damon_perf_region *r, const u64 *keys,
-				 u32 lo, u32 hi, unsigned int budget)
+static unsigned int cut_region(struct damon_perf_target *t,
+			       struct damon_perf_region *r,
+			       const struct damon_perf_sample *smp,
+			       u32 lo, u32 hi, unsigned int budget)
 {
 	struct piece stack[SPLIT_MAX_CUTS + 1];
 	unsigned int top = 0, cuts = 0;
 	struct damon_perf_region *n;
+	unsigned long page;
 	struct piece p;
-	struct cut c;
+	u32 mid;
 
 	budget = min_t(unsigned int, budget, SPLIT_MAX_CUTS);
 	stack[top++] = (struct piece){ r, lo, hi };
 	/* each cut pops one piece and pushes two: top <= cuts + 1 */
 	while (top && cuts < budget) {
 		p = stack[--top];
-		if (!best_cut(keys, p.lo, p.hi, p.r->start >> PAGE_SHIFT,
-			      p.r->end >> PAGE_SHIFT, &c))
+		if (!damon_perf_density_cut(smp, p.lo, p.hi,
+					    p.r->start >> PAGE_SHIFT,
+					    p.r->end >> PAGE_SHIFT, &page, &mid))
 			continue;
-		n = split_at(t, p.r, c.page << PAGE_SHIFT);
+		n = split_at(t, p.r, page << PAGE_SHIFT);
 		if (!n)
 			break;
 		cuts++;
-		stack[top++] = (struct piece){ p.r, p.lo, c.mid };
-		stack[top++] = (struct piece){ n, c.mid, p.hi };
+		stack[top++] = (struct piece){ p.r, p.lo, mid };
+		stack[top++] = (struct piece){ n, mid, p.hi };
 	}
 	return cuts;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	u64 x = ((const struct damon_perf_sample *)a)->key;
+	u64 y = ((const struct damon_perf_sample *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+	u32 x = damon_perf_sample_interval(((const struct damon_perf_sample *)a)->tag);
+	u32 y = damon_perf_sample_interval(((const struct damon_perf_sample *)b)->tag);
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The counters of the pieces [@first, @stop) of a cut region, whose
+ * counters before the cut were @orig, from its samples [@lo, @hi): raw
+ * probe hits and count-mode nr_accesses in proportion to the samples
+ * (exact when the buffer holds every sample), presence-mode nr_accesses
+ * from the sample intervals seen in each piece (sorting its samples by
+ * interval, then back by key).
+ */
+static void recount(struct damon_perf_region *first,
+		    struct damon_perf_region *stop, const struct orig *o,
+		    u32 mode, struct damon_perf_sample *smp, u32 lo, u32 hi)
+{
+	u32 tot[DAMON_PERF_MAX_PROBES] = {}, cnt[DAMON_PERF_MAX_PROBES];
+	struct damon_perf_region *p;
+	u32 i, a = lo, b, distinct;
+	unsigned int slot;
+
+	for (i = lo; i < hi; i++) {
+		slot = damon_perf_sample_slot(smp[i].tag);
+		if (slot < DAMON_PERF_MAX_PROBES)
+			tot[slot]++;
+	}
+	for (p = first; p != stop; p = list_next_entry(p, list)) {
+		for (b = a; b < hi && smp_page(smp, b) < p->end >> PAGE_SHIFT;
+		     b++)
+			;
+		memset(cnt, 0, sizeof(cnt));
+		for (i = a; i < b; i++) {
+			slot = damon_perf_sample_slot(smp[i].tag);
+			if (slot < DAMON_PERF_MAX_PROBES)
+				cnt[slot]++;
+		}
+		for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+			p->probe_hits[i] = tot[i] ?
+				mul_u64_u64_div_u64(o->probe_hits[i], cnt[i],
+						    tot[i]) : 0;
+		if (mode == DAMON_PERF_MODE_COUNT) {
+			p->nr_accesses = div_u64((u64)o->nr_accesses * (b - a),
+						 hi - lo);
+		} else {
+			sort(smp + a, b - a, sizeof(*smp), cmp_interval, NULL);
+			for (distinct = 0, i = a; i < b; i++)
+				distinct += i == a ||
+					damon_perf_sample_interval(smp[i].tag) !=
+					damon_perf_sample_interval(smp[i - 1].tag);
+			p->nr_accesses = min(distinct, o->nr_accesses);
+			sort(smp + a, b - a, sizeof(*smp), cmp_key, NULL);
+		}
+		a = b;
+	}
+}
+
 /**
- * damon_perf_regions_split_samples() - Split where the sample density
+ * damon_perf_regions_split_samples() - Cut where the sample density
  * changes.
  * @t:		the target.
- * @attrs:	the attributes (max_nr_regions).
- * @keys:	the target's sample keys of the aggregation, sorted.
+ * @attrs:	the attributes (max_nr_regions, access mode).
+ * @smp:	the target's samples of the aggregation, sorted by key.
  * @nr:		their number.
  *
  * Each region is cut at the page boundaries where the density of its
  * samples changes significantly (see the top of this file), at most
- * SPLIT_MAX_CUTS times; the target never exceeds max_nr_regions. Keys
- * outside every region are ignored. The new pieces copy the counters of
- * the region they come from, as random splits do. An allocation failure
- * ends the split early (the list stays valid).
+ * SPLIT_MAX_CUTS times; the target never exceeds max_nr_regions. The
+ * pieces of a cut region get the counters the aggregation would have
+ * given them, from the samples (see recount()), and its age. Samples
+ * outside every region are ignored. An allocation failure ends the split
+ * early (the list stays valid).
  *
  * Context: target owned by the caller.
  * Return: the number of cuts.
  */
 unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
 					      const struct damon_perf_attrs *attrs,
-					      const u64 *keys, u32 nr)
+					      struct damon_perf_sample *smp,
+					      u32 nr)
 {
 	struct damon_perf_region *r, *next;
 	unsigned int budget, cuts = 0, c;
 	unsigned long first, end;
+	struct orig o;
 	u32 lo = 0, hi;
 
 	if (t->nr_regions >= attrs->max_nr_regions)
@@ -864,12 +846,17 @@ unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
 	damon_perf_for_each_region_safe(r, next, t) {
 		first = r->start >> PAGE_SHIFT;
 		end = r->end >> PAGE_SHIFT;
-		while (lo < nr && key_page(keys, lo) < first)
+		while (lo < nr && smp_page(smp, lo) < first)
 			lo++;
-		for (hi = lo; hi < nr && key_page(keys, hi) < end; hi++)
+		for (hi = lo; hi < nr && smp_page(smp, hi) < end; hi++)
 			;
-		if (budget && hi - lo >= SPLIT_MIN_SAMPLES) {
-			c = split_region(t, r, keys, lo, hi, budget);
+		if (budget && hi > lo) {
+			o.nr_accesses = r->nr_accesses;
+			memcpy(o.probe_hits, r->probe_hits,
+			       sizeof(o.probe_hits));
+			c = cut_region(t, r, smp, lo, hi, budget);
+			if (c)
+				recount(r, next, &o, attrs->mode, smp, lo, hi);
 			budget -= c;
 			cuts += c;
 		}
@@ -913,46 +900,57 @@ void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge_ctx);
 
-static int cmp_key(const void *a, const void *b)
+/**
+ * damon_perf_regions_cut_ctx() - Cut the regions of a context by samples.
+ * @ctx:	the context, at the end of an aggregation, before the merge.
+ *
+ * Samples split mode only: sorts the aggregation's samples by target and
+ * page (O(n log n), in place) and hands each live target its run to
+ * damon_perf_regions_split_samples(), so the aggregation's snapshot
+ * already has the regions its samples describe.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ */
+void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx)
 {
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+	struct damon_perf_samples *s = &ctx->samples;
+	struct damon_perf_target *t;
+	unsigned int pos = 0;
+	u32 lo = 0, hi;
 
-	return x < y ? -1 : x > y;
+	if (ctx->attrs.split != DAMON_PERF_SPLIT_SAMPLES || !s->nr)
+		return;
+	sort(s->buf, s->nr, sizeof(*s->buf), cmp_key, NULL);
+	damon_perf_for_each_target(t, ctx) {
+		for (hi = lo; hi < s->nr &&
+		     damon_perf_sample_pos(s->buf[hi].key) == pos; hi++)
+			;
+		if (!t->dead)
+			damon_perf_regions_split_samples(t, &ctx->attrs,
+							 s->buf + lo, hi - lo);
+		lo = hi;
+		pos++;
+	}
 }
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_cut_ctx);
 
 /**
- * damon_perf_regions_split_ctx() - Split the regions of a context.
+ * damon_perf_regions_split_ctx() - Split for the next aggregation.
  * @ctx:	the context, after its counters were reset.
  *
- * Random mode: damon_perf_regions_adjust_split() per live target. Samples
- * mode: sorts the aggregation's sample keys (O(n log n), in place) and
- * hands each live target its run of keys; then the keys are dropped for
- * the next aggregation.
+ * Random mode: damon_perf_regions_adjust_split() per live target. Then the
+ * kept samples are dropped for the next aggregation (both modes).
  *
  * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
  */
 void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx)
 {
-	struct damon_perf_samples *s = &ctx->samples;
-	bool random = ctx->attrs.split == DAMON_PERF_SPLIT_RANDOM;
 	struct damon_perf_target *t;
-	unsigned int pos = 0;
-	u32 lo = 0, hi;
 
-	if (!random && s->nr)
-		sort(s->keys, s->nr, sizeof(*s->keys), cmp_key, NULL);
-	damon_perf_for_each_target(t, ctx) {
-		for (hi = lo; hi < s->nr &&
-		     damon_perf_sample_pos(s->keys[hi]) == pos; hi++)
-			;
-		if (!t->dead && random)
-			damon_perf_regions_adjust_split(t, &ctx->attrs);
-		else if (!t->dead)
-			damon_perf_regions_split_samples(t, &ctx->attrs,
-							 s->keys + lo, hi - lo);
-		lo = hi;
-		pos++;
-	}
+	if (ctx->attrs.split == DAMON_PERF_SPLIT_RANDOM)
+		damon_perf_for_each_target(t, ctx)
+			if (!t->dead)
+				damon_perf_regions_adjust_split(t, &ctx->attrs);
 	damon_perf_drain_samples_reset(ctx);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split_ctx);

@@ -69,7 +69,9 @@ void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 				     const struct damon_perf_attrs *attrs);
 unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
 					      const struct damon_perf_attrs *attrs,
-					      const u64 *keys, u32 nr);
+					      struct damon_perf_sample *smp,
+					      u32 nr);
+void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx);
 void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 				  unsigned int max_nr_accesses);
 void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx);

@@ -369,11 +369,11 @@ static void drain_should_keep_sample_keys_in_samples_mode(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, drain(&d, BASE + 15 * PG, 8));	/* gap */
 	KUNIT_ASSERT_EQ(test, s->nr, 2U);
 	KUNIT_EXPECT_EQ(test, s->seen, 2U);
-	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(s->keys[0]), 0U);
-	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->keys[0]),
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(s->buf[0].key), 0U);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->buf[0].key),
 			(BASE + 3 * PG) >> PAGE_SHIFT);
-	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(s->keys[1]), 1U);
-	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->keys[1]),
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(s->buf[1].key), 1U);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->buf[1].key),
 			(BASE + 25 * PG) >> PAGE_SHIFT);
 	KUNIT_EXPECT_EQ(test, s->target_seen[0], 1U);
 	KUNIT_EXPECT_EQ(test, s->target_seen[1], 1U);
@@ -391,7 +391,7 @@ static void drain_should_not_keep_samples_in_random_mode(struct kunit *test)
 	target_add(test, ctx, 0, BASE, 10);
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
-	KUNIT_EXPECT_NULL(test, ctx->samples.keys);
+	KUNIT_EXPECT_NULL(test, ctx->samples.buf);
 	KUNIT_EXPECT_EQ(test, ctx->samples.nr, 0U);
 	KUNIT_EXPECT_EQ(test, ctx->samples.seen, 0U);
 }
@@ -410,7 +410,7 @@ static void drain_should_key_vaddr_samples_by_target_position(
 	report.tgid = 200;
 	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
 	KUNIT_ASSERT_EQ(test, ctx->samples.nr, 1U);
-	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(ctx->samples.keys[0]), 1U);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(ctx->samples.buf[0].key), 1U);
 }
 
 /*
@@ -426,19 +426,19 @@ static void drain_should_bound_samples_and_grow_at_high_water_mark(
 	const u32 min = DAMON_PERF_SPLIT_SAMPLES_MIN;
 	struct damon_perf_drain d;
 	unsigned int i, low = 0;
-	u64 *keys;
+	struct damon_perf_sample *keys;
 
 	target_add(test, ctx, 0, BASE, 64);
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
-	keys = s->keys;
+	keys = s->buf;
 	for (i = 0; i < 4 * min; i++)
 		drain(&d, BASE + (i % 64) * PG, 8);
-	KUNIT_EXPECT_PTR_EQ(test, s->keys, keys);
+	KUNIT_EXPECT_PTR_EQ(test, s->buf, keys);
 	KUNIT_EXPECT_EQ(test, s->cap, min);
 	KUNIT_EXPECT_EQ(test, s->nr, min);
 	KUNIT_EXPECT_EQ(test, s->seen, 4 * min);
 	for (i = 0; i < s->nr; i++)
-		low += damon_perf_sample_page(s->keys[i]) <
+		low += damon_perf_sample_page(s->buf[i].key) <
 		       ((BASE + 32 * PG) >> PAGE_SHIFT);
 	/* a uniform subset: about half the keys in the lower half */
 	KUNIT_EXPECT_GT(test, low, min / 4);
@@ -457,7 +457,7 @@ static void drain_should_bound_samples_and_grow_at_high_water_mark(
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	KUNIT_EXPECT_EQ(test, s->cap, 4 * min);
 	KUNIT_EXPECT_EQ(test, s->nr, min);
-	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->keys[min - 1]),
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_page(s->buf[min - 1].key),
 			(BASE + 5 * PG) >> PAGE_SHIFT);
 	/* never beyond the budget */
 	for (i = 0; i < 16; i++) {
@@ -487,13 +487,20 @@ static void drain_then_split_should_isolate_hot_range(struct kunit *test)
 		drain(&d, a + 64, 8);
 	}
 	drain(&d, BASE + 3000 * PG, 8);		/* one stray sample */
-	damon_perf_regions_reset(t);
-	damon_perf_regions_split_ctx(ctx);
+	damon_perf_regions_cut_ctx(ctx);
 	KUNIT_EXPECT_EQ(test, t->nr_regions, 12U);
 	r = region_at(t, hs);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->start, hs);
 	KUNIT_EXPECT_EQ(test, r->end, he);
+	/* one sample interval: presence counts 1, the raw hits all there */
+	KUNIT_EXPECT_EQ(test, r->nr_accesses, 1U);
+	KUNIT_EXPECT_EQ(test, r->probe_hits[0], 512ULL);
+	KUNIT_EXPECT_EQ(test, region_at(t, hs - PG)->nr_accesses, 0U);
+	KUNIT_EXPECT_EQ(test, region_at(t, he)->probe_hits[0], 0ULL);
+	damon_perf_regions_reset(t);
+	damon_perf_regions_split_ctx(ctx);
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 12U);
 	KUNIT_EXPECT_EQ(test, ctx->samples.nr, 0U);
 }
 

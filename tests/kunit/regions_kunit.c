@@ -6,6 +6,7 @@
 #include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 
 #include "drain.h"
@@ -371,11 +372,12 @@ static struct damon_perf_region *region_starting(struct damon_perf_target *t,
 	return NULL;
 }
 
-/* Sample keys of target position 0, sorted, from a kunit-managed array. */
+/* Samples of target position 0, sorted, from a kunit-managed array. */
 struct keys {
-	u64 *k;
+	struct damon_perf_sample *k;
 	u32 nr;
 	u32 cap;
+	unsigned long base;
 };
 
 static void keys_init(struct kunit *test, struct keys *ks, u32 cap)
@@ -384,17 +386,29 @@ static void keys_init(struct kunit *test, struct keys *ks, u32 cap)
 	KUNIT_ASSERT_NOT_NULL(test, ks->k);
 	ks->nr = 0;
 	ks->cap = cap;
+	ks->base = BASE;
+}
+
+/* A sample of probe slot @slot in sample interval @seq. */
+static void keys_add_at(struct keys *ks, unsigned long page, u64 seq,
+			unsigned int slot)
+{
+	if (ks->nr < ks->cap) {
+		ks->k[ks->nr].key = damon_perf_sample_key(0,
+							  ks->base + page * PG);
+		ks->k[ks->nr++].tag = damon_perf_sample_tag(seq, slot);
+	}
 }
 
 static void keys_add(struct keys *ks, unsigned long page)
 {
-	if (ks->nr < ks->cap)
-		ks->k[ks->nr++] = damon_perf_sample_key(0, BASE + page * PG);
+	keys_add_at(ks, page, 1, 0);
 }
 
 static int cmp_u64(const void *a, const void *b)
 {
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+	u64 x = ((const struct damon_perf_sample *)a)->key;
+	u64 y = ((const struct damon_perf_sample *)b)->key;
 
 	return x < y ? -1 : x > y;
 }
@@ -425,7 +439,8 @@ static bool region_sampled(const struct damon_perf_region *r,
 	u32 i;
 
 	for (i = 0; i < ks->nr; i++) {
-		unsigned long a = damon_perf_sample_page(ks->k[i]) << PAGE_SHIFT;
+		unsigned long a = damon_perf_sample_page(ks->k[i].key) <<
+				  PAGE_SHIFT;
 
 		if (r->start <= a && a < r->end)
 			return true;
@@ -650,16 +665,20 @@ static void regions_split_ctx_should_keep_random_mode(struct kunit *test)
 	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_RANDOM);
 	struct damon_perf_target *t = target_with(test, BASE,
 						  BASE + 4096 * PG, 10);
-	u64 keys[16];
+	struct damon_perf_sample keys[16];
 	unsigned int i;
 
 	list_add_tail(&t->list, &ctx->targets);
-	for (i = 0; i < ARRAY_SIZE(keys); i++)
-		keys[i] = damon_perf_sample_key(0, BASE + i * PG);
-	ctx->samples.keys = keys;
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		keys[i].key = damon_perf_sample_key(0, BASE + i * PG);
+		keys[i].tag = 0;
+	}
+	ctx->samples.buf = keys;
 	ctx->samples.cap = ARRAY_SIZE(keys);
 	ctx->samples.nr = ARRAY_SIZE(keys);
 	ctx->samples.seen = ARRAY_SIZE(keys);
+	damon_perf_regions_cut_ctx(ctx);	/* nothing in random mode */
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 10U);
 	damon_perf_regions_split_ctx(ctx);
 	/* every region of 409 pages is cut in two, as before */
 	KUNIT_EXPECT_EQ(test, t->nr_regions, 20U);
@@ -679,28 +698,34 @@ static void regions_split_ctx_should_cut_live_sampled_targets_only(
 						  BASE + 1024 * PG, 4);
 	struct damon_perf_target *b = target_with(test, BASE + 4096 * PG,
 						  BASE + 5120 * PG, 4);
-	u64 keys[64];
+	struct damon_perf_sample *keys;
 	unsigned int i;
 
+	keys = kunit_kcalloc(test, 64, sizeof(*keys), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
 	list_add_tail(&a->list, &ctx->targets);
 	list_add_tail(&b->list, &ctx->targets);
-	damon_perf_regions_split_ctx(ctx);	/* no buffer yet */
+	damon_perf_regions_cut_ctx(ctx);	/* no buffer yet */
 	KUNIT_EXPECT_EQ(test, a->nr_regions + b->nr_regions, 8U);
 	/* unsorted keys: 32 pages hot in each target */
 	for (i = 0; i < 32; i++) {
-		keys[2 * i] = damon_perf_sample_key(1, BASE + (4200 + i) * PG);
-		keys[2 * i + 1] = damon_perf_sample_key(0, BASE + (100 + i) * PG);
+		keys[2 * i].key = damon_perf_sample_key(1,
+				BASE + (4200 + i) * PG);
+		keys[2 * i + 1].key = damon_perf_sample_key(0,
+				BASE + (100 + i) * PG);
 	}
-	ctx->samples.keys = keys;
-	ctx->samples.cap = ARRAY_SIZE(keys);
-	ctx->samples.nr = ARRAY_SIZE(keys);
-	ctx->samples.seen = ARRAY_SIZE(keys);
+	ctx->samples.buf = keys;
+	ctx->samples.cap = 64;
+	ctx->samples.nr = 64;
+	ctx->samples.seen = 64;
 	a->dead = true;
-	damon_perf_regions_split_ctx(ctx);
+	damon_perf_regions_cut_ctx(ctx);
 	KUNIT_EXPECT_EQ(test, a->nr_regions, 4U);
 	KUNIT_EXPECT_EQ(test, b->nr_regions, 6U);	/* [4200, 4232) alone */
 	KUNIT_EXPECT_NOT_NULL(test, region_starting(b, BASE + 4200 * PG));
 	KUNIT_EXPECT_NOT_NULL(test, region_starting(b, BASE + 4232 * PG));
+	damon_perf_regions_split_ctx(ctx);	/* samples mode: drops them */
+	KUNIT_EXPECT_EQ(test, b->nr_regions, 6U);
 	KUNIT_EXPECT_EQ(test, ctx->samples.nr, 0U);
 	list_del(&a->list);
 	list_del(&b->list);
@@ -742,6 +767,151 @@ static void regions_merge_ctx_should_keep_unsampled_targets(
 	list_del(&b->list);
 }
 
+/*
+ * The pieces get the counters the aggregation would have given them:
+ * presence from the sample intervals in each piece, count mode and raw
+ * hits in proportion to their samples.
+ */
+static void regions_split_samples_should_recount_pieces(struct kunit *test)
+{
+	struct damon_perf_range range = { BASE, BASE + 1024 * PG };
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned long pg;
+	unsigned int mode;
+	struct keys ks;
+	u64 seq;
+
+	damon_perf_attrs_default(&attrs);
+	for (mode = 0; mode < 2; mode++) {
+		struct damon_perf_target *t = target_with(test, range.start,
+							  range.end, 1);
+
+		attrs.mode = mode ? DAMON_PERF_MODE_COUNT :
+				    DAMON_PERF_MODE_PRESENCE;
+		keys_init(test, &ks, 1024);
+		/* [100, 200): every page in 5 intervals, probe slot 1 */
+		for (seq = 10; seq < 15; seq++)
+			for (pg = 100; pg < 200; pg++)
+				keys_add_at(&ks, pg, seq, 1);
+		/* [600, 640): in interval 12 only, probe slot 0 */
+		for (pg = 600; pg < 640; pg++)
+			keys_add_at(&ks, pg, 12, 0);
+		keys_sort(&ks);
+		r = list_first_entry(&t->regions, struct damon_perf_region,
+				     list);
+		r->nr_accesses = mode ? 540 : 5;
+		r->probe_hits[0] = 40;
+		r->probe_hits[1] = 500;
+		KUNIT_ASSERT_GT(test, damon_perf_regions_split_samples(t,
+				&attrs, ks.k, ks.nr), 0U);
+		expect_cover(test, t, &range, 1);
+		damon_perf_for_each_region(r, t) {
+			bool hot = r->start == BASE + 100 * PG;
+			bool warm = r->start == BASE + 600 * PG;
+
+			if (hot) {
+				KUNIT_EXPECT_EQ(test, r->end, BASE + 200 * PG);
+				KUNIT_EXPECT_EQ(test, r->nr_accesses,
+						mode ? 500U : 5U);
+				KUNIT_EXPECT_EQ(test, r->probe_hits[1], 500ULL);
+				KUNIT_EXPECT_EQ(test, r->probe_hits[0], 0ULL);
+			} else if (warm) {
+				KUNIT_EXPECT_EQ(test, r->end, BASE + 640 * PG);
+				KUNIT_EXPECT_EQ(test, r->nr_accesses,
+						mode ? 40U : 1U);
+				KUNIT_EXPECT_EQ(test, r->probe_hits[0], 40ULL);
+			} else {
+				KUNIT_EXPECT_EQ(test, r->nr_accesses, 0U);
+				KUNIT_EXPECT_EQ(test, r->probe_hits[0] +
+						r->probe_hits[1], 0ULL);
+			}
+		}
+		damon_perf_regions_free(t);
+	}
+}
+
+/*
+ * One sample in a huge region describes its page, not the region. At a
+ * user-space-like address on 64-bit: page numbers above 32 bits.
+ */
+static void regions_split_samples_should_cut_out_a_lone_sample(
+		struct kunit *test)
+{
+	const unsigned long base = IS_ENABLED(CONFIG_64BIT) ?
+				   BASE << (BITS_PER_LONG / 4) : BASE;
+	struct damon_perf_range range = { base, base + 65536 * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 2);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	keys_init(test, &ks, 16);
+	ks.base = base;
+	keys_add(&ks, 1000);		/* alone in [0, 32768) */
+	keys_add(&ks, 40000);		/* and two far apart in the other */
+	keys_add(&ks, 60000);
+	keys_sort(&ks);
+	r = list_first_entry(&t->regions, struct damon_perf_region, list);
+	r->nr_accesses = 1;
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			2U);
+	expect_cover(test, t, &range, 1);
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 4U);
+	r = region_starting(t, base + 1000 * PG);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->end, base + 1001 * PG);
+	KUNIT_EXPECT_EQ(test, r->nr_accesses, 1U);
+	KUNIT_EXPECT_EQ(test, region_starting(t, base)->nr_accesses, 0U);
+}
+
+/*
+ * Cost of one aggregation's adjustment at the sample budget: 65536 samples
+ * (a 4 MiB hot range sampled 16 times, in random order) over a 1 GiB
+ * target of 1000 regions. Reports the time (debug kernel: KASAN and
+ * lockdep make it slower than production) and checks only the result,
+ * never the speed.
+ */
+static void regions_split_samples_cost_at_the_budget(struct kunit *test)
+{
+	struct damon_perf_range range = { BASE, BASE + 262144 * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 1000);
+	struct damon_perf_attrs attrs;
+	struct rnd_state rnd;
+	u64 t0, t1, t2;
+	unsigned int i, cuts;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	attrs.max_nr_regions = 2000;
+	prandom_seed_state(&rnd, 3);
+	/* 1 MiB: vmalloc, freed below (no assertion in between) */
+	ks.k = kvcalloc(DAMON_PERF_MAX_SPLIT_SAMPLES, sizeof(*ks.k),
+			GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ks.k);
+	ks.nr = 0;
+	ks.cap = DAMON_PERF_MAX_SPLIT_SAMPLES;
+	ks.base = BASE;
+	for (i = 0; i < DAMON_PERF_MAX_SPLIT_SAMPLES; i++)
+		keys_add_at(&ks, 100000 + prandom_u32_state(&rnd) % 1024,
+			    i % 100, 0);
+	t0 = ktime_get_ns();
+	keys_sort(&ks);
+	t1 = ktime_get_ns();
+	cuts = damon_perf_regions_split_samples(t, &attrs, ks.k, ks.nr);
+	t2 = ktime_get_ns();
+	kunit_info(test, "%u samples, 1000 regions: sort %llu us, cut %llu us, %u cuts\n",
+		   ks.nr, (t1 - t0) / 1000, (t2 - t1) / 1000, cuts);
+	kvfree(ks.k);
+	KUNIT_EXPECT_GE(test, cuts, 1U);
+	KUNIT_EXPECT_LE(test, t->nr_regions, 2000U);
+	expect_cover(test, t, &range, 1);
+}
+
 static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_evenly_should_cover_range),
 	KUNIT_CASE(regions_split_evenly_should_stop_at_page_granularity),
@@ -759,6 +929,9 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_samples_should_leave_uniform_regions),
 	KUNIT_CASE(regions_split_samples_should_respect_bounds),
 	KUNIT_CASE(regions_split_samples_should_ignore_keys_outside),
+	KUNIT_CASE(regions_split_samples_should_recount_pieces),
+	KUNIT_CASE(regions_split_samples_should_cut_out_a_lone_sample),
+	KUNIT_CASE(regions_split_samples_cost_at_the_budget),
 	KUNIT_CASE(regions_split_ctx_should_keep_random_mode),
 	KUNIT_CASE(regions_split_ctx_should_cut_live_sampled_targets_only),
 	KUNIT_CASE(regions_merge_ctx_should_keep_unsampled_targets),

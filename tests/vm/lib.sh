@@ -139,7 +139,8 @@ numa_balancing_fast() {
 	echo 200 > $_d/scan_period_max_ms
 }
 
-# start_workload ARGS...: start /bin/workload in the background; sets
+# start_workload ARGS...: start /bin/workload in the background (waiting
+# up to WORKLOAD_WAIT tenths of a second, default 100, for its line); sets
 # WORKLOAD_PID, WORKLOAD_HOT_START, WORKLOAD_HOT_END (hex) once it printed
 # its line. Output in /tmp/workload.out.
 start_workload() {
@@ -152,7 +153,7 @@ start_workload() {
 	_i=0
 	while ! grep -q '^WORKLOAD pid=' /tmp/workload.out 2>/dev/null; do
 		_i=$((_i + 1))
-		[ $_i -gt 100 ] && { cat /tmp/workload.out; return 1; }
+		[ $_i -gt "${WORKLOAD_WAIT:-100}" ] && { cat /tmp/workload.out; return 1; }
 		kill -0 "$WORKLOAD_PID" 2>/dev/null || { cat /tmp/workload.out; return 1; }
 		sleep 0.1
 	done

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where the density of a region's samples changes: the cut point of the
+ * samples split mode (regions.c). Pure code over a sorted sample array,
+ * built in the kernel and in userspace (Google Benchmark, tests/user).
+ */
+#include "density.h"
+
+#ifndef __KERNEL__
+#define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+
+static inline u64 div_u64(u64 a, u32 b)
+{
+	return a / b;
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)((__uint128_t)a * b / c);
+}
+
+static inline int ilog2(u32 n)
+{
+	return 31 - __builtin_clz(n);
+}
+#else
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#endif
+
+/* Fewer samples than this are no evidence (see best_cut()). */
+#define SPLIT_MIN_SAMPLES	8
+/* Deviation of the cumulative shares, in 1/2^16. */
+#define DEV_SHIFT		16
+/* Significance: dev^2 * n above (2 << DEV_SHIFT)^2, i.e. dev > 2/sqrt(n). */
+#define DEV_SIGNIFICANT		(4ULL << (2 * DEV_SHIFT))
+/* Smallest deviation worth a cut: 1/64 of the region's samples. */
+#define DEV_MIN			((1U << DEV_SHIFT) / 64)
+/* Fewer samples, all within 1/SPLIT_SPAN of the region: cut them out. */
+#define SPLIT_SPAN		1024
+
+struct cut {
+	u64 dev;		/* deviation in 1/2^32, or gap in pages */
+	unsigned long page;	/* first page of the right piece */
+	u32 mid;		/* first sample of the right piece */
+};
+
+static unsigned long smp_page(const struct damon_perf_sample *smp, u32 i)
+{
+	return (unsigned long)damon_perf_sample_page(smp[i].key);
+}
+
+/* Cut at @page, with @k of the @n samples on its left: is it the best? */
+static void consider(struct cut *best, unsigned long first, unsigned long len,
+		     unsigned long page, u32 k, u32 n, u32 mid)
+{
+	u64 share, uniform, dev;
+
+	if (page - first > len)
+		return;		/* unsorted input: never divide out of range */
+	share = div_u64((u64)k << 32, n);
+	uniform = mul_u64_u64_div_u64(page - first, 1ULL << 32, len);
+	dev = share > uniform ? share - uniform : uniform - share;
+	if (dev > best->dev) {
+		best->dev = dev;
+		best->page = page;
+		best->mid = mid;
+	}
+}
+
+/* The empty gap [@a, @b) pages: the longest so far? */
+static void gap(struct cut *g, unsigned long first, unsigned long a,
+		unsigned long b, u32 mid)
+{
+	if (b - a > g->dev) {
+		g->dev = b - a;
+		/* cut at the edge that lies inside the piece */
+		g->page = a > first ? a : b;
+		g->mid = mid;
+	}
+}
+
+/*
+ * Is an empty gap of @g of the @len pages unlikely among @n uniform
+ * samples? The chance that one exists is about n * exp(-n g / len); below
+ * 1/1000 when n g / len > ln n + 7 (ln n from ilog2, a little low).
+ */
+static bool gap_significant(u64 g, unsigned long len, u32 n)
+{
+	u64 frac = mul_u64_u64_div_u64(g, 1ULL << 32, len);
+
+	return frac * n * 10 > (u64)(7 * ilog2(n) + 70) << 32;
+}
+
+/*
+ * The page boundary inside [@first, @end) pages where the share of the
+ * samples [@lo, @hi) on its left differs most from the share of the pages
+ * (Kolmogorov-Smirnov); true when that difference is significant.
+ * Candidates are the edges of the sampled pages, where the difference
+ * peaks. Failing that, an edge of the longest empty gap between samples
+ * when such a gap is unlikely under a uniform spread (many small hot
+ * ranges look uniform from afar). O(@hi - @lo).
+ */
+static bool best_cut(const struct damon_perf_sample *smp, u32 lo, u32 hi,
+		     unsigned long first, unsigned long end, struct cut *best)
+{
+	unsigned long len = end - first, page, prev = first, last;
+	u32 n = hi - lo, i = lo, j;
+	struct cut g = {};
+	u64 dev;
+
+	best->dev = 0;
+	if (!n || len < 2)
+		return false;
+	if (n < SPLIT_MIN_SAMPLES) {
+		/*
+		 * Too few for a test; but a few samples on a tiny part of a
+		 * huge region (a stray one on a stack page next to a cold
+		 * mapping) describe that part, not the region: cut it out.
+		 */
+		page = smp_page(smp, lo);
+		last = smp_page(smp, hi - 1) + 1;
+		if ((u64)(last - page) * SPLIT_SPAN > len)
+			return false;
+		best->page = page > first ? page : last;
+		best->mid = page > first ? lo : hi;
+		return best->page < end;
+	}
+	while (i < hi) {
+		page = smp_page(smp, i);
+		for (j = i + 1; j < hi && smp_page(smp, j) == page; j++)
+			;
+		if (page > first)
+			consider(best, first, len, page, i - lo, n, i);
+		if (page + 1 < end)
+			consider(best, first, len, page + 1, j - lo, n, j);
+		if (page > prev)
+			gap(&g, first, prev, page, i);
+		prev = page + 1;
+		i = j;
+	}
+	if (end > prev)
+		gap(&g, first, prev, end, hi);
+	dev = best->dev >> (32 - DEV_SHIFT);
+	if (dev >= DEV_MIN &&
+	    dev * dev * min_t(u32, n, 1U << 24) > DEV_SIGNIFICANT)
+		return true;
+	if (g.dev && gap_significant(g.dev, len, n)) {
+		*best = g;
+		return true;
+	}
+	return false;
+}
+
+/**
+ * damon_perf_density_cut() - Where the density of a region's samples
+ * changes.
+ * @smp:	samples sorted by key.
+ * @lo:		first sample of the region.
+ * @hi:		one past its last sample.
+ * @first:	first page of the region.
+ * @end:	one past its last page.
+ * @page:	receives the first page of the right piece.
+ * @mid:	receives the first sample of the right piece.
+ *
+ * See best_cut(). O(@hi - @lo), no allocation.
+ *
+ * Context: any.
+ * Return: true when the region is to be cut at @page.
+ */
+bool damon_perf_density_cut(const struct damon_perf_sample *smp, u32 lo,
+			    u32 hi, unsigned long first, unsigned long end,
+			    unsigned long *page, u32 *mid)
+{
+	struct cut c = {};
+
+	if (!best_cut(smp, lo, hi, first, end, &c))
+		return false;
+	*page = c.page;
+	*mid = c.mid;
+	return true;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_density_cut);

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Samples kept for the samples split mode and the pure test of where their
+ * density changes (density.c). Builds in the kernel and in userspace
+ * through the portability shim of the pure code.
+ */
+#ifndef _DAMON_PERF_DENSITY_H
+#define _DAMON_PERF_DENSITY_H
+
+#include "spe_types.h"
+
+#ifndef __KERNEL__
+#define PAGE_SHIFT	12
+#define BITS_PER_LONG	(__SIZEOF_LONG__ * 8)
+#else
+#include <asm/page.h>
+#include <linux/bitops.h>
+#endif
+
+/**
+ * struct damon_perf_sample - One sample kept for the split.
+ * @key:	target position and page (damon_perf_sample_key()).
+ * @tag:	sample interval (low 30 bits of sample_seq) << 2 | probe slot.
+ */
+struct damon_perf_sample {
+	u64 key;
+	u32 tag;
+};
+
+/*
+ * A sample key: the position of the target in the context's list above
+ * the page number, so keys sort by target, then address.
+ */
+#define DAMON_PERF_SAMPLE_POS_SHIFT	(BITS_PER_LONG - PAGE_SHIFT)
+
+static inline u64 damon_perf_sample_key(unsigned int pos, unsigned long addr)
+{
+	return ((u64)pos << DAMON_PERF_SAMPLE_POS_SHIFT) | (addr >> PAGE_SHIFT);
+}
+
+static inline unsigned int damon_perf_sample_pos(u64 key)
+{
+	return (unsigned int)(key >> DAMON_PERF_SAMPLE_POS_SHIFT);
+}
+
+static inline unsigned long damon_perf_sample_page(u64 key)
+{
+	return (unsigned long)(key &
+			       ((1ULL << DAMON_PERF_SAMPLE_POS_SHIFT) - 1));
+}
+
+/* The tag of a sample: its sample interval and probe slot (0 .. 2). */
+static inline u32 damon_perf_sample_tag(u64 seq, unsigned int slot)
+{
+	return (u32)(seq & ((1U << 30) - 1)) << 2 | slot;
+}
+
+static inline unsigned int damon_perf_sample_slot(u32 tag)
+{
+	return tag & 3;
+}
+
+static inline u32 damon_perf_sample_interval(u32 tag)
+{
+	return tag >> 2;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+bool damon_perf_density_cut(const struct damon_perf_sample *smp, u32 lo,
+			    u32 hi, unsigned long first, unsigned long end,
+			    unsigned long *page, u32 *mid);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _DAMON_PERF_DENSITY_H */

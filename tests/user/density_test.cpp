@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+// GoogleTest of kmod/density.c built in userspace: where the samples split
+// mode cuts a region.
+#include <gtest/gtest.h>
+
+#include "density_common.hpp"
+
+using density::segment;
+using density::stream;
+
+TEST(Density, HotRangeInsideARegionGetsItsExactEdges)
+{
+	std::vector<damon_perf_sample> s;
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned long p = 70000; p < 70256; p++)
+			s.push_back(density::sample(p));
+	density::sort(s);
+	auto cuts = segment(s, 0, 262144);
+	EXPECT_EQ(cuts, (std::vector<unsigned long>{70000, 70256}));
+}
+
+TEST(Density, UniformSamplesAreNotCut)
+{
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		auto s = stream(8192, 16384, 0, 16384, 1.0, seed);
+		density::sort(s);
+		EXPECT_TRUE(segment(s, 0, 16384).empty()) << seed;
+	}
+}
+
+TEST(Density, SparseHotRangeWithNoiseIsFoundWithinAFewPages)
+{
+	auto s = stream(300, 262144, 100000, 100256, 0.97, 7);
+	density::sort(s);
+	auto cuts = segment(s, 0, 262144);
+	ASSERT_GE(cuts.size(), 2u);
+	// the cuts around the hot range lie within 8 pages of its edges
+	bool left = false, right = false;
+	for (auto c : cuts) {
+		left |= c >= 100000 && c <= 100008;
+		right |= c >= 100248 && c <= 100256;
+	}
+	EXPECT_TRUE(left);
+	EXPECT_TRUE(right);
+}
+
+TEST(Density, FewSamplesAreCutOutOnlyWhenConcentrated)
+{
+	std::vector<damon_perf_sample> one{density::sample(5000)};
+	EXPECT_EQ(segment(one, 0, 65536),
+		  (std::vector<unsigned long>{5000, 5001}));
+	// a region only 1000 pages long: one sample is no evidence
+	EXPECT_TRUE(segment(one, 4500, 5500).empty());
+	std::vector<damon_perf_sample> spread{density::sample(10),
+					      density::sample(60000)};
+	EXPECT_TRUE(segment(spread, 0, 65536).empty());
+}
+
+TEST(Density, UnsortedInputNeverDividesOutOfRange)
+{
+	auto s = stream(4096, 16384, 1000, 2000, 0.9, 3);
+	std::reverse(s.begin(), s.end());
+	unsigned long page = 0;
+	uint32_t mid = 0;
+	// any answer, but no crash (SIGFPE) and a cut inside the region
+	if (damon_perf_density_cut(s.data(), 0, uint32_t(s.size()), 0, 16384,
+				   &page, &mid)) {
+		EXPECT_GT(page, 0u);
+		EXPECT_LT(page, 16384u);
+	}
+}
