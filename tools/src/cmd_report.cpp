@@ -80,6 +80,13 @@ void run_report(const ReportOptions &o)
 		for (auto &a : all)
 			if (wanted(o, a.ctx_name))
 				sel.push_back(a);
+		for (const auto &name : o.names)
+			if (std::none_of(all.begin(), all.end(),
+					 [&](const Aggregation &a) {
+						 return a.ctx_name == name;
+					 }))
+				throw UsageError("no context named '" + name +
+						 "' in " + o.input);
 		if (o.heatmap) {
 			std::map<uint32_t, std::vector<Aggregation>> by_ctx;
 			for (auto &a : sel)
@@ -107,7 +114,13 @@ void run_report(const ReportOptions &o)
 		throw UsageError("--heatmap draws a recording: give --input "
 				 "FILE (make one with damonctl record)");
 	auto t = connect();
-	for (const auto &c : t->ctx_list()) {
+	auto ctxs = t->ctx_list();
+	for (const auto &name : o.names)
+		if (std::none_of(
+			    ctxs.begin(), ctxs.end(),
+			    [&](const CtxInfo &c) { return c.name == name; }))
+			throw UsageError("no context named '" + name + "'");
+	for (const auto &c : ctxs) {
 		if (!wanted(o, c.name))
 			continue;
 		auto agg = t->snapshot(CtxRef::by_id(c.id));

@@ -181,16 +181,19 @@ json to_json(const Aggregation &a)
 				   {"age", r.age},
 				   {"rate", r.rate},
 				   {"probe_hits", r.probe_hits}});
-	return {{"ctx_id", a.ctx_id},
-		{"ctx_name", a.ctx_name},
-		{"seq", a.seq},
-		{"time_ns", a.time_ns},
-		{"aggr_us", a.aggr_us},
-		{"nr_regions", a.nr_regions},
-		{"truncated", a.truncated},
-		{"working_set_bytes", working_set_size(a)},
-		{"targets", targets},
-		{"regions", regions}};
+	json j = {{"ctx_id", a.ctx_id},
+		  {"ctx_name", a.ctx_name},
+		  {"seq", a.seq},
+		  {"time_ns", a.time_ns},
+		  {"aggr_us", a.aggr_us},
+		  {"nr_regions", a.nr_regions},
+		  {"truncated", a.truncated},
+		  {"working_set_bytes", working_set_size(a)},
+		  {"targets", targets},
+		  {"regions", regions}};
+	put_opt(j, "sample_us", a.sample_us);
+	put_opt(j, "update_us", a.update_us);
+	return j;
 }
 
 Aggregation aggregation_from_json(const json &j)
@@ -205,6 +208,10 @@ Aggregation aggregation_from_json(const json &j)
 	a.seq = get_u64(j, "seq");
 	a.time_ns = get_u64(j, "time_ns");
 	a.aggr_us = get_u64(j, "aggr_us", false);
+	if (j.contains("sample_us"))
+		a.sample_us = get_u64(j, "sample_us");
+	if (j.contains("update_us"))
+		a.update_us = get_u64(j, "update_us");
 	a.nr_regions = uint32_t(get_u64(j, "nr_regions", false));
 	a.truncated = j.value("truncated", false);
 	if (j.contains("targets") && j["targets"].is_array())
