@@ -45,5 +45,28 @@ expect 2 'recording line 1' convert /etc/hostname "$tmp/x.damo"
 expect 0 'converted 30 aggregations' convert "$rec" "$tmp/x.damo"
 expect 2 "term 'event' has a bad value '0X3c'" events --resolve 'cpu/event=0X3c/'
 
+# the text heatmap: ANSI colour on a terminal only, never with NO_COLOR
+expect 0 'address 0x555500000000 \(top\)' report -i "$rec" --heatmap --rows 5 --cols 10
+esc=$(printf '\033')
+if grep -q "$esc" "$tmp/out"; then
+	echo "not ok: heatmap to a file has ANSI escapes"; fails=$((fails + 1))
+else
+	passes=$((passes + 1))
+fi
+if command -v script > /dev/null; then
+	script -qec "$damonctl report -i $rec --heatmap --rows 5 --cols 10" /dev/null > "$tmp/tty" 2>&1
+	if grep -q "$esc\[38;5" "$tmp/tty"; then passes=$((passes + 1)); else
+		echo "not ok: heatmap on a terminal has no colour"; fails=$((fails + 1)); fi
+	NO_COLOR=1 script -qec "$damonctl report -i $rec --heatmap --rows 5 --cols 10" /dev/null > "$tmp/tty" 2>&1
+	if grep -q "$esc\[38;5" "$tmp/tty"; then
+		echo "not ok: NO_COLOR=1 heatmap on a terminal has colour"; fails=$((fails + 1))
+	else passes=$((passes + 1)); fi
+fi
+expect 2 'go with --heatmap' report -i "$rec" --range 0x0-0x1000
+expect 2 'svg or .png' report -i "$rec" --heatmap -o "$tmp/heat.jpg"
+expect 2 'END must be above START' report -i "$rec" --heatmap --range 0x2000-0x1000
+expect 0 'wrote .*heat.svg' report -i "$rec" --heatmap -o "$tmp/heat.svg"
+expect 0 'wrote .*heat.png' report -i "$rec" --heatmap -o "$tmp/heat.png" --range 0x7f0001000000-0x7f0001800000
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
