@@ -33,6 +33,12 @@
 #   # timeout: 300             (seconds, per run)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# the damo interop test (ctest damo_interop) runs the real damo: damo from
+# PATH, else $DAMO; the copy beside the clone when there is one
+if [ -z "${DAMO:-}" ] && [ -x "$top/../shared/tools/damo/damo" ]; then
+	DAMO=$(cd "$top/../shared/tools/damo" && pwd)/damo
+	export DAMO
+fi
 cd "$top"
 logs=$top/build/logs/check
 mkdir -p "$logs"

@@ -13,6 +13,7 @@ PKGS=(
 	qemu-system-x86 busybox-static
 	libnl-3-dev libnl-genl-3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
 	libgtest-dev libgmock-dev libbenchmark-dev valgrind
+	zlib1g-dev file libpng-dev librsvg2-bin
 	gcc-aarch64-linux-gnu
 )
 

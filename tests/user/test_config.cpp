@@ -194,6 +194,13 @@ const Bad BAD[] = {
 	    {"type": "write"}, {"type": "write"}, {"type": "write"},
 	    {"type": "write"}, {"type": "write"}, {"type": "write"}]})",
 	 "at most 8 filters"},
+	{"write_filter_on_a_software_event",
+	 R"({"filters": [{"type": "write"}]})",
+	 "software event 'page-faults' carries none"},
+	{"write_filter_with_one_software_probe",
+	 R"({"probes": ["cpu/mem-stores/", "faults"],
+	    "filters": [{"type": "write", "allow": false}]})",
+	 "software event 'faults' carries none"},
 };
 
 void PrintTo(const Bad &b, std::ostream *os)

@@ -203,7 +203,11 @@ TEST(Render, HeatmapLeavesGapsOutOfTheAddressAxis)
 	hi_r.end = hi_r.start + (1u << 20);
 	hi_r.nr_accesses = 0;
 	a.regions = {lo_r, hi_r};
-	std::string out = render_heatmap({a}, 4, 1);
+	HeatmapSpec spec;
+	spec.rows = 4;
+	spec.cols = 1;
+	spec.all_ranges = true; // by default the idle range is left out
+	std::string out = render_heatmap({a}, spec);
 	std::istringstream in(out);
 	std::string line;
 	std::vector<std::string> rows;

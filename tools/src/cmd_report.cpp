@@ -2,6 +2,8 @@
 // damonctl report: the latest aggregation of each context (regions table,
 // hottest regions, working-set size), or a recording read back (--input),
 // optionally drawn as an address-over-time heatmap.
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <unistd.h>
@@ -23,8 +25,11 @@ struct ReportOptions {
 	bool json = false;
 	std::string input;
 	bool heatmap = false;
-	size_t rows = 20;
-	size_t cols = 60;
+	std::optional<size_t> rows;
+	std::optional<size_t> cols;
+	std::string output;
+	std::string range;
+	bool all_ranges = false;
 	uint32_t wss_min = 1;
 };
 
@@ -70,9 +75,71 @@ void print(const ReportOptions &o, const std::vector<Aggregation> &latest)
 	}
 }
 
+// ANSI colour only on a terminal, and not when NO_COLOR is set
+// (no-color.org: present and not empty).
+bool use_color()
+{
+	const char *no = std::getenv("NO_COLOR");
+
+	return isatty(1) && !(no && *no);
+}
+
+HeatmapSpec heatmap_spec(const ReportOptions &o, size_t rows, size_t cols)
+{
+	HeatmapSpec spec;
+
+	spec.rows = o.rows.value_or(rows);
+	spec.cols = o.cols.value_or(cols);
+	spec.all_ranges = o.all_ranges;
+	if (!o.range.empty())
+		spec.range = parse_addr_range(o.range);
+	return spec;
+}
+
+bool ends_with(const std::string &s, const std::string &suffix)
+{
+	return s.size() >= suffix.size() &&
+	       s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// --output FILE.svg or FILE.png: one context per image.
+void write_image(const ReportOptions &o,
+		 const std::map<uint32_t, std::vector<Aggregation>> &by_ctx)
+{
+	bool png = ends_with(o.output, ".png");
+
+	if (!png && !ends_with(o.output, ".svg"))
+		throw UsageError("--output must name a .svg or .png file");
+	if (by_ctx.size() > 1)
+		throw UsageError("the recording has " +
+				 std::to_string(by_ctx.size()) +
+				 " contexts: name the one to draw");
+	if (by_ctx.empty())
+		return;
+	HeatGrid g =
+		heat_grid(by_ctx.begin()->second, heatmap_spec(o, 200, 400));
+	if (!g.rows)
+		throw UsageError("no regions to draw (none saw an access in "
+				 "the range; try --all-ranges)");
+	if (png) {
+		write_heatmap_png(o.output, g);
+	} else {
+		std::ofstream f(o.output, std::ios::trunc);
+		f << heatmap_svg(g);
+		if (!f.flush())
+			throw UsageError("cannot write '" + o.output + "'");
+	}
+	fmt::print(stderr, "wrote {} ({} rows x {} columns, {} covered)\n",
+		   o.output, g.rows, g.cols, human_size(g.covered));
+}
+
 void run_report(const ReportOptions &o)
 {
 	std::vector<Aggregation> latest;
+	if (!o.heatmap &&
+	    (!o.output.empty() || !o.range.empty() || o.all_ranges))
+		throw UsageError("--output, --range and --all-ranges go with "
+				 "--heatmap");
 
 	if (!o.input.empty()) {
 		auto all = read_recording_file(o.input);
@@ -80,18 +147,29 @@ void run_report(const ReportOptions &o)
 		for (auto &a : all)
 			if (wanted(o, a.ctx_name))
 				sel.push_back(a);
+		for (const auto &name : o.names)
+			if (std::none_of(all.begin(), all.end(),
+					 [&](const Aggregation &a) {
+						 return a.ctx_name == name;
+					 }))
+				throw UsageError("no context named '" + name +
+						 "' in " + o.input);
 		if (o.heatmap) {
 			std::map<uint32_t, std::vector<Aggregation>> by_ctx;
 			for (auto &a : sel)
 				by_ctx[a.ctx_id].push_back(a);
 			if (by_ctx.empty())
 				fmt::print("no aggregation in {}\n", o.input);
+			if (!o.output.empty()) {
+				write_image(o, by_ctx);
+				return;
+			}
+			HeatmapSpec spec = heatmap_spec(o, 20, 60);
 			for (auto &[id, aggs] : by_ctx) {
 				fmt::print("context {} \"{}\"\n", id,
 					   aggs.front().ctx_name);
-				fmt::print("{}",
-					   render_heatmap(aggs, o.rows, o.cols,
-							  isatty(1)));
+				fmt::print("{}", render_heatmap(aggs, spec,
+								use_color()));
 			}
 			return;
 		}
@@ -107,7 +185,13 @@ void run_report(const ReportOptions &o)
 		throw UsageError("--heatmap draws a recording: give --input "
 				 "FILE (make one with damonctl record)");
 	auto t = connect();
-	for (const auto &c : t->ctx_list()) {
+	auto ctxs = t->ctx_list();
+	for (const auto &name : o.names)
+		if (std::none_of(
+			    ctxs.begin(), ctxs.end(),
+			    [&](const CtxInfo &c) { return c.name == name; }))
+			throw UsageError("no context named '" + name + "'");
+	for (const auto &c : ctxs) {
 		if (!wanted(o, c.name))
 			continue;
 		auto agg = t->snapshot(CtxRef::by_id(c.id));
@@ -143,18 +227,29 @@ void setup_report(CLI::App &app)
 		->check(CLI::ExistingFile);
 	sub->add_flag("--heatmap", o->heatmap,
 		      "Draw address (rows) over time (columns) from --input");
-	sub->add_option("--rows", o->rows, "Heatmap rows")
-		->capture_default_str()
-		->check(CLI::Range(1, 500));
+	sub->add_option("--rows", o->rows,
+			"Heatmap rows (default: 20, images 200)")
+		->check(CLI::Range(1, 2000));
 	sub->add_option("--cols", o->cols,
-			"Heatmap columns (at most one "
-			"per aggregation)")
-		->capture_default_str()
-		->check(CLI::Range(1, 1000));
+			"Heatmap columns, at most one per aggregation "
+			"(default: 60, images 400)")
+		->check(CLI::Range(1, 2000));
+	sub->add_option("-o,--output", o->output,
+			"Write the heatmap as an image: FILE.svg or FILE.png");
+	sub->add_option("--range", o->range,
+			"Draw only the addresses START-END (hex or decimal)");
+	sub->add_flag("--all-ranges", o->all_ranges,
+		      "Draw every monitored range, also those that saw no "
+		      "access (default: only those that did)");
 	sub->footer("Examples:\n"
 		    "  damonctl report --hot 10\n"
 		    "  damonctl record -o rec.jsonl --duration 10 && "
-		    "damonctl report -i rec.jsonl --heatmap\n");
+		    "damonctl report -i rec.jsonl --heatmap\n"
+		    "  damonctl report -i rec.jsonl --heatmap -o heat.svg "
+		    "--range 0x7f0000000000-0x7f0004000000\n"
+		    "The heatmap leaves out the address space between the "
+		    "ranges it draws; text output has colour on a terminal "
+		    "unless NO_COLOR is set.\n");
 	sub->callback([o] { run_report(*o); });
 }
 

@@ -181,11 +181,13 @@ void setup_start(CLI::App &app)
 					"Perf event string (repeat for up to "
 					"3 probes; default page-faults)"));
 	flags.push_back(sub->add_option("--period", o->period,
-					"Sample period for every --event"));
+					"Sample period for every --event")
+				->check(CLI::PositiveNumber));
 	flags.push_back(sub->add_option("--freq", o->freq,
 					"Sample frequency (Hz) for every "
 					"--event")
-				->excludes("--period"));
+				->excludes("--period")
+				->check(CLI::PositiveNumber));
 	flags.push_back(
 		sub->add_option("--weight", o->weight,
 				"Credit weight of each probe's samples"));

@@ -482,6 +482,17 @@ void validate(const CtxConfig &cfg, const std::string &where)
 	for (const auto &f : cfg.filters)
 		if (f.tids.size() > MAX_TIDS)
 			fail(where, "at most 16 tids per filter");
+	for (const auto &f : cfg.filters)
+		for (const auto &p : cfg.probes)
+			if (f.type == FilterType::write &&
+			    p.type == PERF_TYPE_SOFTWARE)
+				fail(where,
+				     "a write filter needs probes with a data "
+				     "source (PEBS, IBS Op, SPE); software "
+				     "event "
+				     "'" + p.event +
+					     "' carries none, so none of its "
+					     "samples is a write");
 	if (a.sample_us && (*a.sample_us < DAMON_PERF_SAMPLE_US_MIN ||
 			    *a.sample_us > DAMON_PERF_SAMPLE_US_MAX))
 		fail(where,

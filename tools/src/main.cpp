@@ -55,6 +55,8 @@ int run_main(int argc, char **argv)
 	CLI::App app{"damonctl: configure and read damon_perf, hardware-"
 		     "sampled memory access monitoring"};
 
+	app.set_version_flag("--version",
+			     std::string("damonctl ") + DAMONCTL_VERSION);
 	app.require_subcommand(1);
 	app.fallthrough(false);
 	app.footer("Every command but `events` talks to the damon_perf module "
@@ -72,6 +74,7 @@ int run_main(int argc, char **argv)
 	setup_record(app);
 	setup_stats(app);
 	setup_events(app);
+	setup_convert(app);
 	setup_spe(app);
 	setup_spe_attach(*app.get_subcommand("spe"));
 	setup_debug(app);

@@ -137,9 +137,11 @@ bool operator==(const Region &a, const Region &b)
 bool operator==(const Aggregation &a, const Aggregation &b)
 {
 	return std::tie(a.ctx_id, a.ctx_name, a.seq, a.time_ns, a.aggr_us,
-			a.nr_regions, a.truncated, a.targets, a.regions) ==
+			a.sample_us, a.update_us, a.nr_regions, a.truncated,
+			a.targets, a.regions) ==
 	       std::tie(b.ctx_id, b.ctx_name, b.seq, b.time_ns, b.aggr_us,
-			b.nr_regions, b.truncated, b.targets, b.regions);
+			b.sample_us, b.update_us, b.nr_regions, b.truncated,
+			b.targets, b.regions);
 }
 
 bool operator==(const StatsRow &a, const StatsRow &b)

@@ -112,6 +112,9 @@ struct Aggregation {
 	uint64_t seq = 0;
 	uint64_t time_ns = 0;
 	uint64_t aggr_us = 0;
+	// the context's other intervals, when record knew them (userspace only)
+	std::optional<uint64_t> sample_us;
+	std::optional<uint64_t> update_us;
 	uint32_t nr_regions = 0;
 	bool truncated = false;
 	std::vector<Target> targets;

@@ -183,16 +183,19 @@ json to_json(const Aggregation &a)
 				   {"age", r.age},
 				   {"rate", r.rate},
 				   {"probe_hits", r.probe_hits}});
-	return {{"ctx_id", a.ctx_id},
-		{"ctx_name", a.ctx_name},
-		{"seq", a.seq},
-		{"time_ns", a.time_ns},
-		{"aggr_us", a.aggr_us},
-		{"nr_regions", a.nr_regions},
-		{"truncated", a.truncated},
-		{"working_set_bytes", working_set_size(a)},
-		{"targets", targets},
-		{"regions", regions}};
+	json j = {{"ctx_id", a.ctx_id},
+		  {"ctx_name", a.ctx_name},
+		  {"seq", a.seq},
+		  {"time_ns", a.time_ns},
+		  {"aggr_us", a.aggr_us},
+		  {"nr_regions", a.nr_regions},
+		  {"truncated", a.truncated},
+		  {"working_set_bytes", working_set_size(a)},
+		  {"targets", targets},
+		  {"regions", regions}};
+	put_opt(j, "sample_us", a.sample_us);
+	put_opt(j, "update_us", a.update_us);
+	return j;
 }
 
 Aggregation aggregation_from_json(const json &j)
@@ -207,6 +210,10 @@ Aggregation aggregation_from_json(const json &j)
 	a.seq = get_u64(j, "seq");
 	a.time_ns = get_u64(j, "time_ns");
 	a.aggr_us = get_u64(j, "aggr_us", false);
+	if (j.contains("sample_us"))
+		a.sample_us = get_u64(j, "sample_us");
+	if (j.contains("update_us"))
+		a.update_us = get_u64(j, "update_us");
 	a.nr_regions = uint32_t(get_u64(j, "nr_regions", false));
 	a.truncated = j.value("truncated", false);
 	if (j.contains("targets") && j["targets"].is_array())
@@ -383,144 +390,6 @@ std::string render_regions(const Aggregation &agg, size_t hot)
 			   "nr_accesses >= 1)\n",
 			   human_size(working_set_size(agg)),
 			   working_set_size(agg));
-	return out;
-}
-
-namespace {
-
-// The union of the address ranges a recording covers, as an axis without
-// the gaps between them: a process's address space is mostly unmapped, so
-// rows drawn over raw addresses would put every region in one row.
-class CoveredAxis {
-public:
-	explicit CoveredAxis(const std::vector<Aggregation> &aggs)
-	{
-		std::vector<std::pair<uint64_t, uint64_t>> all;
-		for (const auto &a : aggs)
-			for (const auto &r : a.regions)
-				if (r.start < r.end)
-					all.emplace_back(r.start, r.end);
-		std::sort(all.begin(), all.end());
-		for (const auto &iv : all) {
-			if (!spans_.empty() && iv.first <= spans_.back().end) {
-				spans_.back().end =
-					std::max(spans_.back().end, iv.second);
-				continue;
-			}
-			spans_.push_back({iv.first, iv.second, 0});
-		}
-		for (auto &sp : spans_) {
-			sp.offset = total_;
-			total_ += sp.end - sp.start;
-		}
-	}
-
-	uint64_t total() const { return total_; }
-	size_t nr_gaps() const
-	{
-		return spans_.empty() ? 0 : spans_.size() - 1;
-	}
-
-	// Axis position of an address inside the covered ranges.
-	uint64_t pos(uint64_t addr) const
-	{
-		auto it = std::upper_bound(spans_.begin(), spans_.end(), addr,
-					   [](uint64_t a, const Span &sp) {
-						   return a < sp.start;
-					   });
-		if (it == spans_.begin())
-			return 0;
-		--it;
-		return it->offset + std::min(addr, it->end) - it->start;
-	}
-
-	// Address at an axis position.
-	uint64_t addr(uint64_t pos) const
-	{
-		for (const auto &sp : spans_)
-			if (pos < sp.offset + (sp.end - sp.start))
-				return sp.start + (pos - sp.offset);
-		return spans_.empty() ? 0 : spans_.back().end;
-	}
-
-private:
-	struct Span {
-		uint64_t start;
-		uint64_t end;
-		uint64_t offset;
-	};
-	std::vector<Span> spans_;
-	uint64_t total_ = 0;
-};
-
-} // namespace
-
-std::string render_heatmap(const std::vector<Aggregation> &aggs, size_t rows,
-			   size_t cols, bool color)
-{
-	static const char SHADES[] = " .:-=+*#%@";
-	std::string out;
-
-	if (aggs.empty() || rows == 0 || cols == 0)
-		return "no regions to draw\n";
-	CoveredAxis axis(aggs);
-	if (axis.total() == 0)
-		return "no regions to draw\n";
-	rows = std::min<uint64_t>(rows, axis.total());
-	cols = std::min(cols, aggs.size());
-	// mean nr_accesses per byte of each cell, over the aggregations the
-	// column holds
-	std::vector<std::vector<double>> cell(rows,
-					      std::vector<double>(cols, 0));
-	std::vector<size_t> per_col(cols, 0);
-	auto edge = [&](size_t row) {
-		return double(axis.total()) * double(row) / double(rows);
-	};
-	for (size_t i = 0; i < aggs.size(); i++) {
-		size_t col = i * cols / aggs.size();
-		per_col[col]++;
-		for (const auto &r : aggs[i].regions) {
-			if (!r.nr_accesses || r.start >= r.end)
-				continue;
-			double lo = double(axis.pos(r.start));
-			double hi = lo + double(r.end - r.start);
-			for (size_t row = 0; row < rows; row++) {
-				double ov = std::min(edge(row + 1), hi) -
-					    std::max(edge(row), lo);
-				if (ov > 0)
-					cell[row][col] +=
-						r.nr_accesses * ov /
-						(edge(row + 1) - edge(row));
-			}
-		}
-	}
-	double maxv = 0;
-	for (auto &row : cell)
-		for (size_t c = 0; c < cols; c++) {
-			if (per_col[c])
-				row[c] /= double(per_col[c]);
-			maxv = std::max(maxv, row[c]);
-		}
-	out += fmt::format("address {} (top) .. {} (bottom), {} covered, {} "
-			   "gap(s) left out; time ->, {} aggregations; "
-			   "max {:.1f} accesses\n",
-			   hex(axis.addr(0)), hex(axis.addr(axis.total())),
-			   human_size(axis.total()), axis.nr_gaps(),
-			   aggs.size(), maxv);
-	for (size_t row = 0; row < rows; row++) {
-		out += fmt::format("{:>18} |",
-				   hex(axis.addr(uint64_t(edge(row)))));
-		for (size_t col = 0; col < cols; col++) {
-			double v = maxv > 0 ? cell[row][col] / maxv : 0;
-			int idx = int(std::lround(v * 9));
-			if (color && idx > 0)
-				out += fmt::format("\x1b[38;5;{}m{}\x1b[0m",
-						   232 + idx * 2, SHADES[idx]);
-			else
-				out += SHADES[idx];
-		}
-		out += "|\n";
-	}
 	return out;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "events.hpp"
+#include "heatmap.hpp"
 #include "model.hpp"
 
 namespace damonctl {
@@ -27,10 +28,6 @@ std::string render_status(const std::vector<CtxInfo> &ctxs);
 uint64_t working_set_size(const Aggregation &agg, uint32_t min_accesses = 1);
 // Regions table; @hot > 0 keeps the @hot most accessed regions.
 std::string render_regions(const Aggregation &agg, size_t hot = 0);
-// Address (rows) over time (columns) heatmap of nr_accesses.
-std::string render_heatmap(const std::vector<Aggregation> &aggs,
-			   size_t rows = 20, size_t cols = 60,
-			   bool color = false);
 
 std::string render_stats(const std::vector<StatsRow> &rows, bool per_cpu);
 std::string render_openmetrics(const std::vector<StatsRow> &rows);
