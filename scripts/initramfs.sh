@@ -20,6 +20,7 @@
 #   /bin/workload           tests/vm/workload.c, static
 #   /bin/<name>             every other tests/vm/*.c and tests/testpmu/*_user.c
 #   /tests/*.sh             tests/vm/*.sh (lib.sh included)
+#   /tests/bench/*.sh       tests/vm/bench/*.sh (make bench only)
 #   /etc/passwd, /etc/group root and nobody (65534), for EPERM tests
 #
 # The test to run and the kernel flavour come from the kernel command line
@@ -123,6 +124,11 @@ else
 fi
 
 cp "$top"/tests/vm/*.sh "$stage/tests/"
+# make bench's VM scenarios (not run by make check), as /tests/bench/*.sh.
+if [ -d "$top/tests/vm/bench" ]; then
+	mkdir -p "$stage/tests/bench"
+	cp "$top"/tests/vm/bench/*.sh "$stage/tests/bench/"
+fi
 
 cat > "$stage/init" <<'INIT'
 #!/bin/sh

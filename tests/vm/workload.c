@@ -1,21 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * workload: a memory access pattern with a known hot range, for the VM tests
- * and the demo.
+ * workload: a memory access pattern with known hot ranges, for the VM tests,
+ * the accuracy harness and the demo.
  *
  *   workload [-s TOTAL_MB] [-o HOT_OFF_MB] [-h HOT_MB] [-t SECONDS]
- *            [-n THREADS] [-w]
+ *            [-n THREADS] [-w] [-r RANGE]... [-m SECS:OFF_MB]
  *
  * Maps TOTAL_MB of anonymous memory (no transparent huge pages, so each 4 KiB
  * page is its own NUMA hinting fault; where madvise() is missing, the
- * caller sets /sys/kernel/mm/transparent_hugepage/enabled to never), touches all of it once, then loops
- * over [HOT_OFF_MB, HOT_OFF_MB + HOT_MB) with THREADS threads (default 2: a
- * single thread touching only pages local to it gets no NUMA hinting
- * faults) until SECONDS have passed (0: until killed). -w makes the loop
- * write instead of read.
+ * caller sets /sys/kernel/mm/transparent_hugepage/enabled to never), touches
+ * all of it once, then THREADS threads (default 2: a single thread touching
+ * only pages local to it gets no NUMA hinting faults) loop over the hot
+ * ranges until SECONDS have passed (0: until killed).
  *
- * Prints one parseable line before the loop starts, and flushes it:
+ * Without -r there is one hot range, [HOT_OFF_MB, HOT_OFF_MB + HOT_MB),
+ * read (written with -w), in page order, all the time. Each -r adds a hot
+ * range instead (at most 8):
+ *
+ *   -r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]
+ *
+ * in KiB from the start of the mapping (multiples of 4). WEIGHT 1..10 is
+ * its intensity: the range is touched in WEIGHT of every 10 slots of
+ * 100 ms (default 10: always); r reads and w writes it (default: -w);
+ * seq walks its pages in order, rand in a random order (default seq).
+ * -m SECS:OFF_MB moves the first range to OFF_MB after SECS seconds (a
+ * phase change).
+ *
+ * Ground truth, one parseable line each, flushed before the loop starts:
  *   WORKLOAD pid=123 base=0x7f.. size=0x.. hot_start=0x7f.. hot_end=0x7f..
+ *   WORKLOAD range i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq
+ *   ... one range line per hot range (hot_start/hot_end: range 0)
+ * at a phase change (t_ns: CLOCK_MONOTONIC, as damonctl's time_ns):
+ *   WORKLOAD move i=0 start=0x7f.. end=0x7f.. t_ns=123456789
+ * on SIGUSR1 (within 10 ms; the benchmarks' progress counter):
+ *   WORKLOAD progress pid=123 passes=N t_ns=123456789
  * and when it ends:
  *   WORKLOAD done pid=123 passes=N
  */
@@ -32,12 +50,23 @@
 #include <unistd.h>
 
 #define MB (1024UL * 1024UL)
+#define KB 1024UL
 #define PAGE 4096UL
+#define MAX_RANGES 8
+#define SLOT_MS 100
+#define SLOTS 10
 
-static volatile sig_atomic_t stop;
-static unsigned char *hot;
-static size_t hot_len;
-static int do_write;
+struct range {
+	unsigned char *start;	/* moves at a phase change: atomic pointer */
+	size_t len;
+	unsigned int weight;	/* active slots out of SLOTS */
+	int write;
+	int random;
+};
+
+static volatile sig_atomic_t stop, progress;
+static struct range ranges[MAX_RANGES];
+static unsigned int nr_ranges;
 static unsigned long passes[64];
 
 static void on_signal(int sig)
@@ -46,22 +75,83 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+static void on_progress(int sig)
+{
+	(void)sig;
+	progress = 1;
+}
+
+/* Passes so far, summed over the threads (each counter is one writer's). */
+static unsigned long passes_now(unsigned long nthreads)
+{
+	unsigned long i, all = 0;
+
+	for (i = 0; i < nthreads; i++)
+		all += __atomic_load_n(&passes[i], __ATOMIC_RELAXED);
+	return all;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int active(const struct range *r)
+{
+	if (r->weight >= SLOTS)
+		return 1;
+	return (now_ns() / (SLOT_MS * 1000000ULL)) % SLOTS < r->weight;
+}
+
+/* One pass over @r: every page once, one cache line per page. */
+static unsigned long walk(struct range *r, unsigned long idx, uint64_t *rnd)
+{
+	volatile unsigned char *p =
+		__atomic_load_n(&r->start, __ATOMIC_ACQUIRE);
+	size_t pages = r->len / PAGE, i, off;
+	unsigned long sum = 0;
+
+	for (i = 0; i < pages && !stop; i++) {
+		if (r->random) {
+			/* xorshift64: a different page order every pass */
+			*rnd ^= *rnd << 13;
+			*rnd ^= *rnd >> 7;
+			*rnd ^= *rnd << 17;
+			off = (*rnd % pages) * PAGE;
+		} else {
+			off = i * PAGE;
+		}
+		if (r->write)
+			p[off] = (unsigned char)(off + idx);
+		else
+			sum += p[off];
+	}
+	return sum;
+}
+
 static void *loop(void *arg)
 {
 	unsigned long idx = (unsigned long)arg;
-	volatile unsigned char *p = hot;
+	uint64_t rnd = 0x9e3779b97f4a7c15ULL * (idx + 1);
 	unsigned long sum = 0;
-	size_t off;
+	unsigned int i;
+	int any;
 
 	while (!stop) {
-		/* Every page, one cache line per page, in page order. */
-		for (off = 0; off < hot_len && !stop; off += PAGE) {
-			if (do_write)
-				p[off] = (unsigned char)(off + idx);
-			else
-				sum += p[off];
+		any = 0;
+		for (i = 0; i < nr_ranges && !stop; i++) {
+			if (!active(&ranges[i]))
+				continue;
+			sum += walk(&ranges[i], idx, &rnd);
+			any = 1;
 		}
-		passes[idx]++;
+		if (any)
+			passes[idx]++;
+		else
+			usleep(1000);
 	}
 	return (void *)sum;
 }
@@ -80,17 +170,75 @@ static unsigned long arg_ul(const char *s, const char *what)
 	return v;
 }
 
+struct spec {
+	unsigned long off_kb, size_kb, weight;
+	int write, random;
+};
+
+/* OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]] */
+static void parse_range(char *s, struct spec *sp, int dflt_write)
+{
+	char *f[5] = { NULL }, *tok;
+	int n = 0;
+
+	sp->weight = SLOTS;
+	sp->write = dflt_write;
+	sp->random = 0;
+	for (tok = strtok(s, ","); tok && n < 5; tok = strtok(NULL, ","))
+		f[n++] = tok;
+	if (n < 2 || tok) {
+		fprintf(stderr, "workload: -r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]\n");
+		exit(2);
+	}
+	sp->off_kb = arg_ul(f[0], "range offset");
+	sp->size_kb = arg_ul(f[1], "range size");
+	if (f[2])
+		sp->weight = arg_ul(f[2], "range weight");
+	if (f[3] && strcmp(f[3], "r") && strcmp(f[3], "w")) {
+		fprintf(stderr, "workload: range access must be r or w\n");
+		exit(2);
+	}
+	if (f[3])
+		sp->write = !strcmp(f[3], "w");
+	if (f[4] && strcmp(f[4], "seq") && strcmp(f[4], "rand")) {
+		fprintf(stderr, "workload: range order must be seq or rand\n");
+		exit(2);
+	}
+	if (f[4])
+		sp->random = !strcmp(f[4], "rand");
+	if (!sp->size_kb || sp->off_kb % 4 || sp->size_kb % 4 ||
+	    !sp->weight || sp->weight > SLOTS) {
+		fprintf(stderr, "workload: range offset and size in 4 KiB "
+			"multiples, size > 0, weight 1..10\n");
+		exit(2);
+	}
+}
+
+static void print_range(const char *what, unsigned int i)
+{
+	const struct range *r = &ranges[i];
+
+	printf("WORKLOAD %s i=%u start=%p end=%p weight=%u access=%s "
+	       "order=%s", what, i, (void *)r->start,
+	       (void *)(r->start + r->len), r->weight, r->write ? "w" : "r",
+	       r->random ? "rand" : "seq");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long total_mb = 64, hot_off_mb = 16, hot_mb = 8, secs = 10;
-	unsigned long nthreads = 2, i, all = 0;
+	unsigned long nthreads = 2, i, all = 0, move_secs = 0, move_off_mb = 0;
+	struct spec specs[MAX_RANGES];
+	unsigned int nr_specs = 0;
+	int do_write = 0, move = 0;
 	pthread_t tids[64];
 	struct sigaction sa;
 	unsigned char *base;
+	char *colon;
 	size_t size;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:o:h:t:n:w")) != -1) {
+	while ((opt = getopt(argc, argv, "s:o:h:t:n:wr:m:")) != -1) {
 		switch (opt) {
 		case 's': total_mb = arg_ul(optarg, "size"); break;
 		case 'o': hot_off_mb = arg_ul(optarg, "hot offset"); break;
@@ -98,15 +246,61 @@ int main(int argc, char **argv)
 		case 't': secs = arg_ul(optarg, "duration"); break;
 		case 'n': nthreads = arg_ul(optarg, "threads"); break;
 		case 'w': do_write = 1; break;
+		case 'r':
+			if (nr_specs == MAX_RANGES) {
+				fprintf(stderr, "workload: at most 8 ranges\n");
+				return 2;
+			}
+			/* -w applies to ranges given after it, too */
+			parse_range(optarg, &specs[nr_specs++], -1);
+			break;
+		case 'm':
+			colon = strchr(optarg, ':');
+			if (!colon) {
+				fprintf(stderr, "workload: -m SECS:OFF_MB\n");
+				return 2;
+			}
+			*colon = '\0';
+			move_secs = arg_ul(optarg, "move time");
+			move_off_mb = arg_ul(colon + 1, "move offset");
+			move = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-s TOTAL_MB] [-o HOT_OFF_MB] "
-				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w]\n",
-				argv[0]);
+				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w] "
+				"[-r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]]... "
+				"[-m SECS:OFF_MB]\n", argv[0]);
 			return 2;
 		}
 	}
-	if (!total_mb || !hot_mb || hot_off_mb + hot_mb > total_mb ||
-	    !nthreads || nthreads > 64) {
+	if (!nr_specs) {
+		specs[0].off_kb = hot_off_mb * 1024;
+		specs[0].size_kb = hot_mb * 1024;
+		specs[0].weight = SLOTS;
+		specs[0].write = do_write;
+		specs[0].random = 0;
+		nr_specs = 1;
+		if (!hot_mb) {
+			fprintf(stderr, "workload: need 0 < hot range within "
+				"total, 1..64 threads\n");
+			return 2;
+		}
+	}
+	for (i = 0; i < nr_specs; i++) {
+		if (specs[i].write < 0)
+			specs[i].write = do_write;
+		if (specs[i].off_kb + specs[i].size_kb > total_mb * 1024) {
+			fprintf(stderr, "workload: need 0 < hot range within "
+				"total, 1..64 threads\n");
+			return 2;
+		}
+	}
+	if (move && move_off_mb * 1024 + specs[0].size_kb > total_mb * 1024) {
+		fprintf(stderr, "workload: the moved range must stay within "
+			"total\n");
+		return 2;
+	}
+	if (!total_mb || !nthreads || nthreads > 64) {
 		fprintf(stderr, "workload: need 0 < hot range within total, "
 			"1..64 threads\n");
 		return 2;
@@ -126,17 +320,29 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(base, 1, size);
-	hot = base + hot_off_mb * MB;
-	hot_len = hot_mb * MB;
+	for (i = 0; i < nr_specs; i++) {
+		ranges[i].start = base + specs[i].off_kb * KB;
+		ranges[i].len = specs[i].size_kb * KB;
+		ranges[i].weight = specs[i].weight;
+		ranges[i].write = specs[i].write;
+		ranges[i].random = specs[i].random;
+	}
+	nr_ranges = nr_specs;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_progress;
+	sigaction(SIGUSR1, &sa, NULL);
 
 	printf("WORKLOAD pid=%d base=%p size=0x%zx hot_start=%p hot_end=%p\n",
-	       (int)getpid(), (void *)base, size, (void *)hot,
-	       (void *)(hot + hot_len));
+	       (int)getpid(), (void *)base, size, (void *)ranges[0].start,
+	       (void *)(ranges[0].start + ranges[0].len));
+	for (i = 0; i < nr_ranges; i++) {
+		print_range("range", i);
+		printf("\n");
+	}
 	fflush(stdout);
 
 	for (i = 0; i < nthreads; i++) {
@@ -145,17 +351,33 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (secs) {
-		struct timespec end, now;
+	{
+		uint64_t start = now_ns(), t;
 
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += secs;
-		do {
-			usleep(100 * 1000);
-			clock_gettime(CLOCK_MONOTONIC, &now);
-		} while (!stop && (now.tv_sec < end.tv_sec ||
-			 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec)));
-		stop = 1;
+		while (!stop) {
+			usleep(10 * 1000);
+			t = now_ns() - start;
+			if (move && t >= move_secs * 1000000000ULL) {
+				__atomic_store_n(&ranges[0].start,
+						 base + move_off_mb * MB,
+						 __ATOMIC_RELEASE);
+				print_range("move", 0);
+				printf(" t_ns=%llu\n",
+				       (unsigned long long)now_ns());
+				fflush(stdout);
+				move = 0;
+			}
+			if (progress) {
+				progress = 0;
+				printf("WORKLOAD progress pid=%d passes=%lu "
+				       "t_ns=%llu\n", (int)getpid(),
+				       passes_now(nthreads),
+				       (unsigned long long)now_ns());
+				fflush(stdout);
+			}
+			if (secs && t >= secs * 1000000000ULL)
+				stop = 1;
+		}
 	}
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(tids[i], NULL);
