@@ -9,11 +9,24 @@
 #   BENCH_MIN_TIME=1 scripts/bench.sh longer runs per benchmark (s; 0.2)
 #   BENCH_FILTER=Drain scripts/bench.sh   only matching benchmarks
 #   BENCH_CALLGRIND=0 scripts/bench.sh    no instruction counts
+#   BENCH_NATIVE=0 scripts/bench.sh       only the VM part
+#   BENCH_VM=0 scripts/bench.sh           only the native part
+#   BENCH_VM_SIZES="64 256 1024" BENCH_VM_PERIODS="1 10 100"
+#   BENCH_VM_WINDOW=10 BENCH_VM_SNAPSHOTS=5 scripts/bench.sh
+#                                     the VM matrix (mapping MiB, probe
+#                                     periods, seconds, snapshots)
 #
 # Writes build/bench/results.txt (summary: times, ratios, instruction
 # counts), kmod_bench.json and spe_bench.json (Google Benchmark's JSON),
 # callgrind.txt (instructions per operation, from valgrind's callgrind:
 # repeatable on a loaded machine, unlike times).
+#
+# Then the VM part: tests/vm/bench/damon.sh booted once (scripts/vm.sh
+# --kernel trixie --numa: Debian 13's stock 6.12 kernel, DAMON built in)
+# runs the workload with no monitoring, with in-kernel DAMON (sysfs) and
+# with damon_perf (damonctl) and prints one BENCH line per run; the table
+# of those is appended to results.txt (raw lines in vm-damon.txt, console
+# in vm-damon.log).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -25,6 +38,7 @@ mkdir -p "$out"
 
 "$top/scripts/deps.sh" >&2
 
+if [ "${BENCH_NATIVE:-1}" = 1 ]; then
 cmake -S tests/user/bench -B "$out" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$out" -j"$jobs" >/dev/null
 
@@ -202,3 +216,76 @@ print("  target: >= 1 GiB/s (1024 MiB/s)")
 PY
 cat "$out/results.txt"
 echo "bench: results in $out/results.txt, JSON in $out/kmod_bench.json and $out/spe_bench.json" >&2
+else
+	: >"$out/results.txt"
+fi
+
+# --- VM part: damon_perf against in-kernel DAMON ------------------------
+[ "${BENCH_VM:-1}" = 1 ] || exit 0
+sizes=${BENCH_VM_SIZES:-64 256 1024}
+periods=${BENCH_VM_PERIODS:-1 10 100}
+window=${BENCH_VM_WINDOW:-10}
+snaps=${BENCH_VM_SNAPSHOTS:-5}
+# The largest mapping plus DAMON's regions and the page tables.
+mem=$(( $(echo "$sizes" | tr ' ,' '\n\n' | sort -n | tail -n 1) + 1024 ))
+[ $mem -ge 1024 ] || mem=1024
+echo "bench: damonctl (build/tools)" >&2
+cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
+echo "bench: VM: DAMON side by side on trixie, mappings $sizes MiB, periods $periods" >&2
+set +e
+"$top/scripts/vm.sh" --kernel trixie --numa --mem "$mem" --timeout 7200 --quiet \
+	--log "$out/vm-damon.log" \
+	--append "BENCH_SIZES=${sizes// /,} BENCH_PERIODS=${periods// /,} BENCH_WINDOW=$window BENCH_SNAPSHOTS=$snaps" \
+	tests/vm/bench/damon.sh
+vrc=$?
+set -e
+grep '^BENCH damon ' "$out/vm-damon.log" >"$out/vm-damon.txt" || true
+python3 - "$out/vm-damon.txt" "$window" "$snaps" "$mem" >>"$out/results.txt" <<'PY'
+import sys
+path, window, snaps, mem = sys.argv[1:5]
+rows = []
+with open(path) as f:
+    for line in f:
+        kv = dict(p.split("=", 1) for p in line.split()[2:] if "=" in p)
+        rows.append(kv)
+names = {"none": "no monitoring", "damon": "DAMON, 10..1000 regions",
+         "damon_page": "DAMON, page granularity"}
+def name(m):
+    if m in names:
+        return names[m]
+    p = m[4:].split("_")[0]
+    return "damon_perf, period %s, %s regions" % (p, "10..10000" if m.endswith("_10k") else "10..1000")
+print()
+print("5. DAMON side by side (VM: 2 NUMA nodes under TCG, Debian 13 stock 6.12,")
+print("   %s MiB guest; sample 10 ms, aggregation 1 s; %s s window per run;" % (mem, window))
+print("   workload: 2 threads reading the hot set; precision/recall: mean over %s" % snaps)
+print("   snapshots after the window, 'seen' = snapshots with any accessed region)")
+hdr = "  %-40s %10s %8s %11s %7s %6s %6s %6s" % ("", "passes/s", "vs none", "kdamond ms", "CPU %", "prec", "recall", "seen")
+base = {}
+for r in rows:
+    pps = int(r["passes"]) * 1e9 / max(int(r["window_ns"]), 1)
+    r["pps"] = pps
+    if r["mon"] == "none":
+        base[(r["size"], r["hot"])] = pps
+last = None
+for r in rows:
+    key = (r["size"], r["hot"])
+    if key != last:
+        print()
+        print("  %s MiB mapping, %s hot set (%s MiB, %s)" % (r["size"], r["hot"], r["hot_mb"],
+              "page order" if r["hot"] == "small" else "random order"))
+        print(hdr)
+        last = key
+    b = base.get(key)
+    kd = r["kdamond_ms"]
+    cpu = "-" if kd == "-" else "%.2f" % (100.0 * int(kd) / (int(r["window_ns"]) / 1e6))
+    print("  %-40s %10.0f %8s %11s %7s %6s %6s %6s" % (
+        name(r["mon"]), r["pps"], "-" if not b else "%.2f" % (r["pps"] / b), kd, cpu,
+        r["prec"], r["rec"], r["seen"]))
+if not rows:
+    print("  (no BENCH lines: see vm-damon.log)")
+PY
+cat "$out/results.txt"
+echo "bench: VM table appended to $out/results.txt (console $out/vm-damon.log)" >&2
+exit $vrc

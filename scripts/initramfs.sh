@@ -22,6 +22,7 @@
 #   /tests/*.sh             tests/vm/*.sh (lib.sh included)
 #   /tests/uapi.sh          include/uapi/linux/damon_perf.h's numbers as
 #                           shell variables (scripts/lib/uapi-sh.sh)
+#   /tests/bench/*.sh       tests/vm/bench/*.sh (make bench only)
 #   /etc/passwd, /etc/group root and nobody (65534), for EPERM tests
 #
 # The test to run and the kernel flavour come from the kernel command line
@@ -127,6 +128,11 @@ fi
 cp "$top"/tests/vm/*.sh "$stage/tests/"
 # The uapi numbers as shell variables (CMD_CTX_NEW=1 ...), for lib.sh.
 "$top/scripts/lib/uapi-sh.sh" > "$stage/tests/uapi.sh"
+# make bench's VM scenarios (not run by make check), as /tests/bench/*.sh.
+if [ -d "$top/tests/vm/bench" ]; then
+	mkdir -p "$stage/tests/bench"
+	cp "$top"/tests/vm/bench/*.sh "$stage/tests/bench/"
+fi
 
 cat > "$stage/init" <<'INIT'
 #!/bin/sh

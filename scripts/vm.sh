@@ -53,10 +53,13 @@ tests=
 for script in "${scripts[@]}"; do
 	[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
 	[ -f "$script" ] || { echo "vm: no such test script $script" >&2; exit 2; }
-	case "$(cd "$(dirname "$script")" && pwd)" in "$top/tests/vm") ;; *)
-		echo "vm: $script: only scripts in tests/vm/ go into the image" >&2; exit 2 ;;
+	# tests/vm/bench/ (make bench) goes into the image as /tests/bench/.
+	case "$(cd "$(dirname "$script")" && pwd)" in
+	"$top/tests/vm") sub= ;;
+	"$top/tests/vm/bench") sub=bench/ ;;
+	*) echo "vm: $script: only scripts in tests/vm/ and tests/vm/bench/ go into the image" >&2; exit 2 ;;
 	esac
-	tests+=${tests:+,}$(basename "$script")
+	tests+=${tests:+,}$sub$(basename "$script")
 done
 if [ ${#scripts[@]} -eq 1 ]; then
 	name=$(basename "${scripts[0]}" .sh)

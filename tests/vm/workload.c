@@ -34,6 +34,8 @@
  *   ... one range line per hot range (hot_start/hot_end: range 0)
  * at a phase change (t_ns: CLOCK_MONOTONIC, as damonctl's time_ns):
  *   WORKLOAD move i=0 start=0x7f.. end=0x7f.. t_ns=123456789
+ * on SIGUSR1 (within 10 ms; the benchmarks' progress counter):
+ *   WORKLOAD progress pid=123 passes=N t_ns=123456789
  * and when it ends:
  *   WORKLOAD done pid=123 passes=N
  */
@@ -64,7 +66,7 @@ struct range {
 	int random;
 };
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, progress;
 static struct range ranges[MAX_RANGES];
 static unsigned int nr_ranges;
 static unsigned long passes[64];
@@ -74,6 +76,22 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static void on_progress(int sig)
+{
+	(void)sig;
+	progress = 1;
+}
+
+/* Passes so far, summed over the threads (each counter is one writer's). */
+static unsigned long passes_now(unsigned long nthreads)
+{
+	unsigned long i, all = 0;
+
+	for (i = 0; i < nthreads; i++)
+		all += __atomic_load_n(&passes[i], __ATOMIC_RELAXED);
+	return all;
 }
 
 static uint64_t now_ns(void)
@@ -322,6 +340,8 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_progress;
+	sigaction(SIGUSR1, &sa, NULL);
 
 	printf("WORKLOAD pid=%d base=%p size=0x%zx hot_start=%p hot_end=%p\n",
 	       (int)getpid(), (void *)base, size, (void *)ranges[0].start,
@@ -353,6 +373,14 @@ int main(int argc, char **argv)
 				       (unsigned long long)now_ns());
 				fflush(stdout);
 				move = 0;
+			}
+			if (progress) {
+				progress = 0;
+				printf("WORKLOAD progress pid=%d passes=%lu "
+				       "t_ns=%llu\n", (int)getpid(),
+				       passes_now(nthreads),
+				       (unsigned long long)now_ns());
+				fflush(stdout);
 			}
 			if (secs && t >= secs * 1000000000ULL)
 				stop = 1;

@@ -1,0 +1,236 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kernels: trixie
+# numa: yes
+# timeout: 3000
+# make bench, VM part: damon_perf against in-kernel DAMON on the same
+# workload in the same VM (2 NUMA nodes, Debian 13's stock 6.12 kernel,
+# which has DAMON, DAMON_VADDR, DAMON_PADDR and DAMON_SYSFS built in).
+# Not part of make check (tests/vm/bench/ is not among the scripts
+# scripts/check.sh runs); scripts/bench.sh boots it and tabulates its lines.
+#
+# For each mapping size (BENCH_SIZES, MiB, default "64 256 1024") and hot
+# set (small: 2 MiB in page order; large: a quarter of the mapping, at most
+# 256 MiB, in random page order), one fresh /bin/workload (2 threads, reads)
+# runs under each monitor in turn:
+#   none        no monitoring
+#   damon       DAMON through /sys/kernel/mm/damon/admin, vaddr, sample
+#               10 ms, aggregation 1 s, 10..1000 regions
+#   damon_page  the same at page granularity (min = max = pages of the
+#               mapping + 256, so no two pages merge)
+#   dp_pN       damon_perf (damonctl start), page-fault probe at period N
+#               (BENCH_PERIODS, default "1 10 100"), same intervals,
+#               10..1000 regions
+#   dp_p1_10k   the same at period 1 with 10..10000 regions (the module's
+#               largest)
+# and prints one line per run:
+#   BENCH damon size=MiB hot=small|large mon=NAME passes=N window_ns=N
+#         kdamond_ms=N prec=F rec=F seen=K/S nr_regions=N
+# passes: workload passes (its progress counter, SIGUSR1) over the window
+# of BENCH_WINDOW seconds (default 10) that starts BENCH_WARMUP seconds
+# (default 2) after monitoring started; kdamond_ms: utime + stime of the
+# monitor's kdamond thread (/proc/PID/stat) over the same window; prec and
+# rec: the mean over S snapshots (BENCH_SNAPSHOTS, default 3, taken after
+# the window, one aggregation apart) of the hot-set precision (bytes of
+# regions with nr_accesses >= 1 inside the hot range / bytes of those
+# regions) and recall (bytes of the hot range such regions cover / hot
+# range), K of the S snapshots had any region with nr_accesses >= 1;
+# nr_regions: regions with nr_accesses >= 1 in the last snapshot. DAMON's
+# regions come from its tried_regions (a stat scheme matching
+# nr_accesses >= 1, update_schemes_tried_regions), damon_perf's from
+# `damonctl report --json`.
+. /tests/lib.sh
+
+sizes=${BENCH_SIZES:-64 256 1024}
+sizes=$(echo "$sizes" | tr ',' ' ')
+periods=$(echo "${BENCH_PERIODS:-1 10 100}" | tr ',' ' ')
+window=${BENCH_WINDOW:-10}
+warmup=${BENCH_WARMUP:-2}
+snaps=${BENCH_SNAPSHOTS:-3}
+hots=$(echo "${BENCH_HOTS:-small large}" | tr ',' ' ')
+D=/sys/kernel/mm/damon/admin/kdamonds
+
+check "NUMA balancing on with fast scans" numa_balancing_fast
+have_damon=1
+[ -d $D ] || { have_damon=0; skip "DAMON sysfs" "no $D in $(uname -r)"; }
+[ -x /bin/damonctl ] || { not_ok "damonctl in the image"; finish; }
+load_module damon_perf || finish
+
+# cpu_ms PID: utime + stime of PID in ms (USER_HZ 100)
+cpu_ms() {
+	awk '{ sub(/^.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# progress: send SIGUSR1 to the workload, wait for its new progress line,
+# set P_PASSES and P_NS.
+_prog_n=0
+progress() {
+	kill -USR1 "$WORKLOAD_PID"
+	_prog_n=$((_prog_n + 1))
+	_i=0
+	while [ "$(grep -c '^WORKLOAD progress' /tmp/workload.out)" -lt $_prog_n ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 200 ] && return 1
+		sleep 0.05
+	done
+	_l=$(grep '^WORKLOAD progress' /tmp/workload.out | tail -n 1)
+	P_PASSES=$(echo "$_l" | sed 's/.*passes=\([0-9]*\).*/\1/')
+	P_NS=$(echo "$_l" | sed 's/.*t_ns=\([0-9]*\).*/\1/')
+}
+
+# score FILE: FILE has "start end nr_accesses" lines (decimal); prints
+# "precision recall nr_regions" of the regions with nr_accesses >= 1
+# against [HS, HE) ("- 0 0" when there is none).
+score() {
+	awk -v hs="$HS" -v he="$HE" '
+		$3 >= 1 { n++; b += $2 - $1
+			s = $1 > hs ? $1 : hs; e = $2 < he ? $2 : he
+			if (e > s) in_hot += e - s }
+		END { if (!n) { print "- 0 0"; exit }
+			printf "%.3f %.3f %d\n", in_hot / b, in_hot / (he - hs), n }' "$1"
+}
+
+# damon_on PID MIN MAX: start DAMON on PID; sets KD_PID.
+damon_on() {
+	echo 1 > $D/nr_kdamonds || return 1
+	k=$D/0
+	echo 1 > $k/contexts/nr_contexts || return 1
+	c=$k/contexts/0
+	echo vaddr > $c/operations || return 1
+	echo 10000 > $c/monitoring_attrs/intervals/sample_us
+	echo 1000000 > $c/monitoring_attrs/intervals/aggr_us
+	echo 1000000 > $c/monitoring_attrs/intervals/update_us
+	# max first: min may not exceed it
+	echo "$3" > $c/monitoring_attrs/nr_regions/max || return 1
+	echo "$2" > $c/monitoring_attrs/nr_regions/min || return 1
+	echo 1 > $c/targets/nr_targets
+	echo "$1" > $c/targets/0/pid_target || return 1
+	echo 1 > $c/schemes/nr_schemes
+	s=$c/schemes/0
+	echo stat > $s/action || return 1
+	echo 0 > $s/access_pattern/sz/min
+	echo 18446744073709551615 > $s/access_pattern/sz/max
+	echo 4294967295 > $s/access_pattern/nr_accesses/max
+	echo 1 > $s/access_pattern/nr_accesses/min
+	echo 4294967295 > $s/access_pattern/age/max
+	echo 0 > $s/access_pattern/age/min
+	echo on > $k/state || return 1
+	KD_PID=$(cat $k/pid)
+}
+
+# damon_snapshot FILE: the regions DAMON's stat scheme matched last.
+damon_snapshot() {
+	echo update_schemes_tried_regions > $D/0/state || return 1
+	: > "$1"
+	for r in $D/0/contexts/0/schemes/0/tried_regions/[0-9]*; do
+		[ -d "$r" ] || continue
+		read -r s < "$r/start"; read -r e < "$r/end"
+		read -r a < "$r/nr_accesses"
+		echo "$s $e $a" >> "$1"
+	done
+}
+
+damon_off() {
+	echo clear_schemes_tried_regions > $D/0/state 2>/dev/null
+	echo off > $D/0/state
+	echo 0 > $D/nr_kdamonds
+}
+
+# dp_snapshot FILE: the latest aggregation of damon_perf's context bench.
+dp_snapshot() {
+	damonctl report --json bench > /tmp/dp.json 2>&1 || return 1
+	awk '/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
+		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
+		/"nr_accesses":/ { gsub(/[^0-9]/, ""); print s, e, $0 }' /tmp/dp.json > "$1"
+}
+
+# run SIZE HOT MON: one workload under one monitor; prints its BENCH line.
+run() {
+	size=$1 hot=$2 mon=$3
+	if [ "$hot" = small ]; then
+		hot_mb=2
+		wargs="-s $size -o 16 -h 2"
+	else
+		hot_mb=$((size / 4))
+		[ $hot_mb -gt 256 ] && hot_mb=256
+		wargs="-s $size -r $((size / 4 * 1024)),$((hot_mb * 1024)),10,r,rand"
+	fi
+	_prog_n=0
+	# shellcheck disable=SC2086
+	start_workload $wargs -t 0 -n 2 >/dev/null || { not_ok "$size MiB $hot $mon: workload started"; return 1; }
+	HS=$((WORKLOAD_HOT_START)) HE=$((WORKLOAD_HOT_END))
+	KD_PID=
+	case $mon in
+	none) ;;
+	damon) damon_on "$WORKLOAD_PID" 10 1000 || { not_ok "$mon started"; stop_workload; return 1; } ;;
+	damon_page)
+		n=$((size * 256 + 256))
+		damon_on "$WORKLOAD_PID" $n $n || { not_ok "$mon started"; stop_workload; return 1; } ;;
+	dp_p*)
+		p=${mon#dp_p}; p=${p%_10k}; maxr=1000
+		case $mon in *_10k) maxr=10000 ;; esac
+		damonctl start -n bench -p "$WORKLOAD_PID" -e page-faults --period "$p" \
+			--exclude-kernel --sample-us 10000 --aggr-us 1000000 \
+			--update-us 1000000 --min-nr-regions 10 --max-nr-regions $maxr \
+			--ring-size 4096 >/dev/null || { not_ok "$mon started"; stop_workload; return 1; }
+		for t in /proc/[0-9]*; do
+			case "$(cat $t/comm 2>/dev/null)" in kdamond.*) KD_PID=${t#/proc/} ;; esac
+		done ;;
+	esac
+	sleep "$warmup"
+	c0=0
+	[ -n "$KD_PID" ] && c0=$(cpu_ms "$KD_PID")
+	progress || { not_ok "$size MiB $hot $mon: progress line"; return 1; }
+	p0=$P_PASSES t0=$P_NS
+	sleep "$window"
+	progress || { not_ok "$size MiB $hot $mon: progress line"; return 1; }
+	c1=0
+	[ -n "$KD_PID" ] && c1=$(cpu_ms "$KD_PID")
+	kd=-
+	[ -n "$KD_PID" ] && kd=$((c1 - c0))
+	prec=- rec=- seen=- nr=-
+	if [ "$mon" != none ]; then
+		sp=0 sr=0 k=0 i=0 pk=0
+		while [ $i -lt "$snaps" ]; do
+			i=$((i + 1))
+			case $mon in
+			damon*) damon_snapshot /tmp/regions ;;
+			*) sleep 1; dp_snapshot /tmp/regions ;;
+			esac
+			set -- $(score /tmp/regions)
+			nr=$3
+			if [ "$1" != - ]; then
+				k=$((k + 1))
+				sp=$(awk -v a="$sp" -v b="$1" 'BEGIN { print a + b }')
+				sr=$(awk -v a="$sr" -v b="$2" 'BEGIN { print a + b }')
+			fi
+		done
+		# means over every snapshot: one that saw nothing counts 0 recall;
+		# precision only over those that saw something
+		rec=$(awk -v a="$sr" -v n="$snaps" 'BEGIN { printf "%.3f", a / n }')
+		[ $k -gt 0 ] && prec=$(awk -v a="$sp" -v n="$k" 'BEGIN { printf "%.3f", a / n }')
+		seen=$k/$snaps
+	fi
+	case $mon in
+	damon*) damon_off ;;
+	dp_p*) damonctl stop bench >/dev/null ;;
+	esac
+	stop_workload
+	echo "BENCH damon size=$size hot=$hot hot_mb=$hot_mb mon=$mon passes=$((P_PASSES - p0))" \
+		"window_ns=$((P_NS - t0)) kdamond_ms=$kd prec=$prec rec=$rec seen=$seen nr_regions=$nr"
+	ok "$size MiB, $hot hot set, $mon"
+}
+
+mons="none"
+[ $have_damon -eq 1 ] && mons="$mons damon damon_page"
+for p in $periods; do mons="$mons dp_p$p"; done
+mons="$mons dp_p1_10k"
+for size in $sizes; do
+	for hot in $hots; do
+		for mon in $mons; do
+			run "$size" "$hot" "$mon"
+		done
+	done
+done
+unload_module damon_perf
+finish
