@@ -317,12 +317,20 @@ static bool apply(struct damon_perf_spe_record *rec,
  * records are consumed; a byte that starts no valid packet is skipped and
  * counted in @stats->errors, and the record it interrupted is discarded
  * (counted in @stats->dropped). A record is empty, and not passed to @fn,
- * when its END or TIMESTAMP follows no other packet.
+ * when its END or TIMESTAMP follows no other packet. A record that grows
+ * past DAMON_PERF_SPE_REC_MAX bytes is dropped (@stats->overlong) and
+ * everything up to and including the next END or TIMESTAMP is consumed
+ * unparsed: the resync point is the next record boundary. Should @buf end
+ * before that boundary, the skipped bytes are consumed all the same, and
+ * the next call starts a fresh record where this one stopped.
  *
  * Context: any; runs in time linear in @len and calls only @fn.
  * Return: the bytes consumed: everything up to the end of the last record
  * taken, plus padding and skipped bytes after it. The caller keeps
- * @buf[return value..@len) and passes it again with more data.
+ * @buf[return value..@len) and passes it again with more data. Unless @fn
+ * refused a record, or an alignment packet between records needs more
+ * bytes than @len holds, at most DAMON_PERF_SPE_REC_MAX +
+ * DAMON_PERF_SPE_PKT_MAX bytes stay unconsumed.
  */
 size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			    struct damon_perf_spe_stats *stats,
@@ -334,7 +342,7 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 	struct damon_perf_spe_record rec = { 0 };
 	struct damon_perf_spe_pkt pkt;
 	size_t pos = 0, start = 0;
-	bool in_rec = false;
+	bool in_rec = false, resync = false;
 	int ret;
 
 	if (!stats)
@@ -342,8 +350,20 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 	while (pos < len) {
 		ret = damon_perf_spe_get_packet(buf + pos, len - pos,
 						offset + pos, &pkt);
-		if (ret == DAMON_PERF_SPE_NEED_MORE)
+		if (ret == DAMON_PERF_SPE_NEED_MORE) {
+			/* only an alignment packet is longer than PKT_MAX */
+			if (len - pos <= DAMON_PERF_SPE_PKT_MAX)
+				break;
+			if (in_rec && len - start > DAMON_PERF_SPE_REC_MAX) {
+				stats->overlong++;
+				stats->dropped++;
+				resync = true;
+			}
+			/* padding of a dropped record goes with it */
+			if (resync)
+				start = len;
 			break;
+		}
 		if (ret < 0) {
 			stats->errors++;
 			if (in_rec)
@@ -352,6 +372,22 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			start = pos;
 			in_rec = false;
 			rec = (struct damon_perf_spe_record){ 0 };
+			continue;
+		}
+		if (in_rec && pos + (size_t)ret - start > DAMON_PERF_SPE_REC_MAX) {
+			/* no record is this long: drop it, find a boundary */
+			stats->overlong++;
+			stats->dropped++;
+			in_rec = false;
+			rec = (struct damon_perf_spe_record){ 0 };
+			resync = true;
+		}
+		if (resync) {
+			pos += (size_t)ret;
+			start = pos;
+			if (pkt.type == DAMON_PERF_SPE_PKT_END ||
+			    pkt.type == DAMON_PERF_SPE_PKT_TIMESTAMP)
+				resync = false;
 			continue;
 		}
 		if (pkt.type == DAMON_PERF_SPE_PKT_PAD) {

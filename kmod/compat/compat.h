@@ -28,4 +28,12 @@
 #define WQ_PERCPU 0
 #endif
 
+#ifdef DAMON_PERF_HAVE_GUP_VMAS
+#define damon_perf_pin_user_pages(start, nr, flags, pages) \
+	pin_user_pages(start, nr, flags, pages, NULL)
+#else
+#define damon_perf_pin_user_pages(start, nr, flags, pages) \
+	pin_user_pages(start, nr, flags, pages)
+#endif
+
 #endif /* _DAMON_PERF_COMPAT_H */
