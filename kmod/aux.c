@@ -606,6 +606,7 @@ err_unlock:
 	fput(args.file);
 	return ret;
 }
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_attach);
 
 /**
  * damon_perf_aux_drain() - Drain every AUX buffer attached to @ctx.

@@ -44,6 +44,7 @@
  * @pid:	tgid the event is bound to, 0 for CPU-wide.
  * @last_tid:	cache of the last CONTEXT id resolved to a tgid ...
  * @last_tgid:	... and that tgid.
+ * @resync:	@tail is inside a dropped overlong record (parser state).
  * @test:	@map is plain memory from a test, not pinned pages.
  * @bounce:	copy of a record that wraps around the end of the buffer.
  */
@@ -54,6 +55,7 @@ struct spe_buf {
 	pid_t pid;
 	pid_t last_tid;
 	pid_t last_tgid;
+	bool resync;
 	bool test;
 	u8 bounce[SPE_BOUNCE];
 };
@@ -250,10 +252,12 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	head = READ_ONCE(up->aux_head);
 	/* pairs with the PMU driver's barrier before perf_aux_output_end() */
 	smp_rmb();
+	st.resync = buf->resync;
 	if (head - tail > size) {
 		/* overwritten data (cannot happen in non-overwrite mode) */
 		pc->errors++;
 		tail = head;
+		st.resync = false;
 	}
 	while (tail != head && !st.refused) {
 		if (scanned >= SPE_DRAIN_BUDGET) {
@@ -289,6 +293,7 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		cond_resched();
 	}
 
+	buf->resync = st.resync;
 	pc->scanned += scanned;
 	pc->overlong += st.overlong;
 	pc->records += st.records;

@@ -321,8 +321,9 @@ static bool apply(struct damon_perf_spe_record *rec,
  * past DAMON_PERF_SPE_REC_MAX bytes is dropped (@stats->overlong) and
  * everything up to and including the next END or TIMESTAMP is consumed
  * unparsed: the resync point is the next record boundary. Should @buf end
- * before that boundary, the skipped bytes are consumed all the same, and
- * the next call starts a fresh record where this one stopped.
+ * before that boundary, the skipped bytes are consumed all the same and
+ * @stats->resync stays set, so that a call resuming there goes on
+ * skipping.
  *
  * Context: any; runs in time linear in @len and calls only @fn.
  * Return: the bytes consumed: everything up to the end of the last record
@@ -342,11 +343,14 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 	struct damon_perf_spe_record rec = { 0 };
 	struct damon_perf_spe_pkt pkt;
 	size_t pos = 0, start = 0;
-	bool in_rec = false, resync = false;
+	bool in_rec = false, resync;
 	int ret;
 
-	if (!stats)
+	if (!stats) {
+		dummy = (struct damon_perf_spe_stats){ 0 };
 		stats = &dummy;
+	}
+	resync = stats->resync;
 	while (pos < len) {
 		ret = damon_perf_spe_get_packet(buf + pos, len - pos,
 						offset + pos, &pkt);
@@ -354,14 +358,13 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			/* only an alignment packet is longer than PKT_MAX */
 			if (len - pos <= DAMON_PERF_SPE_PKT_MAX)
 				break;
+			/* it cannot end within the longest record: drop it */
 			if (in_rec && len - start > DAMON_PERF_SPE_REC_MAX) {
 				stats->overlong++;
 				stats->dropped++;
+				start = pos;
 				resync = true;
 			}
-			/* padding of a dropped record goes with it */
-			if (resync)
-				start = len;
 			break;
 		}
 		if (ret < 0) {
@@ -404,6 +407,7 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 		if (in_rec) {
 			if (fn && !fn(&rec, arg)) {
 				stats->refused++;
+				stats->resync = false;
 				return start;
 			}
 			stats->records++;
@@ -413,6 +417,7 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 		in_rec = false;
 		rec = (struct damon_perf_spe_record){ 0 };
 	}
+	stats->resync = resync;
 	return start;
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_spe_parse);

@@ -166,6 +166,11 @@ struct damon_perf_spe_record {
  * @overlong:	records dropped because they ran past
  *		DAMON_PERF_SPE_REC_MAX bytes without an END or TIMESTAMP
  *		(also counted in @dropped).
+ * @resync:	not a total but parser state, in and out: true while the
+ *		stream is skipped up to the next END or TIMESTAMP after an
+ *		overlong record. A caller that resumes the stream where the
+ *		parser stopped keeps it between calls (and clears it when it
+ *		jumps elsewhere in the stream).
  */
 struct damon_perf_spe_stats {
 	u64 records;
@@ -173,6 +178,7 @@ struct damon_perf_spe_stats {
 	u64 dropped;
 	u64 refused;
 	u64 overlong;
+	bool resync;
 };
 
 

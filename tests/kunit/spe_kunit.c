@@ -510,12 +510,21 @@ static void spe_drain_should_bound_its_work_per_drain(struct kunit *test)
 	fix_setup(test, &f, size, 256);
 	lin = vmalloc(size);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lin);
-	/* unterminated junk, with a load record every 64 KiB */
-	fill_unterminated(lin, size);
-	for (i = 1; i < size >> 16; i++) {
-		lin[(i << 16) - 1] = P_END;
-		memcpy(lin + (i << 16), spe_rec_load, sizeof(spe_rec_load));
-		lin[(i << 16) + sizeof(spe_rec_load)] = P_END;
+	/*
+	 * 64 KiB blocks of unterminated junk, each but the last ended by an
+	 * END at a packet boundary and followed by a load record.
+	 */
+	for (i = 0; i < size >> 16; i++) {
+		u8 *blk = lin + ((size_t)i << 16);
+		size_t off = 0, end = 1 << 16;
+
+		if (i) {
+			memcpy(blk, spe_rec_load, sizeof(spe_rec_load));
+			off = sizeof(spe_rec_load);
+		}
+		if (i + 1 < size >> 16)
+			blk[--end] = P_END;
+		fill_unterminated(blk + off, end - off);
 	}
 	aux_put(&f, 0, lin, size);
 	vfree(lin);

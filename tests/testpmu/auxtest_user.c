@@ -9,19 +9,32 @@
  * buffer as the module left them. Also checks that bad attach requests
  * fail.
  *
- *   auxtest_user SECONDS [AUX_PAGES] [--no-detach]
+ *   auxtest_user SECONDS [AUX_PAGES] [--no-detach | --race=N |
+ *                                      --memlock=KB]
  *
- * Prints "key=value" lines for tests/vm/spe_aux.sh.
+ * --race=N: while a second thread keeps replacing CPU 0's AUX mapping
+ * (munmap, an anonymous shared mapping full of records whose address is
+ * the harness's marker, munmap, the perf mapping again, with MAP_FIXED),
+ * attach CPU 0's buffer N times, drain and detach after each success;
+ * prints the attach results by errno. No drain may see a marker record.
+ * --memlock=KB: with RLIMIT_MEMLOCK lowered to KB and CAP_IPC_LOCK out of
+ * the effective set, attach CPU 0's buffer once; prints its result and
+ * VmLck before, during and after.
+ *
+ * Prints "key=value" lines for tests/vm/spe_aux.sh and aux_attack.sh.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -60,11 +73,171 @@ static void show_drain(const char *tag)
 	}
 }
 
+static void detach_all(void)
+{
+	int fd = open(DBG "detach", O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "1", 1) != 1)
+			printf("error=detach\n");
+		close(fd);
+	}
+}
+
+/* VmLck of this process in kB, -1 if unknown. */
+static long vmlck(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Drop (or raise again) CAP_IPC_LOCK in the effective set. */
+static int ipc_lock_effective(int on)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	if (on)
+		d[0].effective |= 1U << CAP_IPC_LOCK;
+	else
+		d[0].effective &= ~(1U << CAP_IPC_LOCK);
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+struct racer {
+	int fd;
+	void *aux;
+	size_t aux_size;
+	off_t aux_off;
+	volatile int stop;
+	unsigned long swaps;
+};
+
+/* Records whose data address is the harness's marker page. */
+static void fill_marker(unsigned char *p, size_t n)
+{
+	static const unsigned char rec[] = {
+		0xb2, 0x00, 0x40, 0x41, 0x41, 0x41, 0x00, 0x00, 0x00, 0x01,
+	};
+	size_t i;
+
+	for (i = 0; i + sizeof(rec) <= n; i += sizeof(rec))
+		memcpy(p + i, rec, sizeof(rec));
+	memset(p + i, 0, n - i);
+}
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	void *p;
+
+	while (!r->stop) {
+		munmap(r->aux, r->aux_size);
+		p = mmap(r->aux, r->aux_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p != MAP_FAILED)
+			fill_marker(p, r->aux_size);
+		munmap(r->aux, r->aux_size);
+		while (mmap(r->aux, r->aux_size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_FIXED, r->fd, r->aux_off) ==
+		       MAP_FAILED)
+			usleep(1000);
+		r->swaps++;
+	}
+	return NULL;
+}
+
+static int run_race(int n, int fd, void *up, void *aux, size_t aux_size,
+		    off_t aux_off)
+{
+	struct racer r = {
+		.fd = fd, .aux = aux, .aux_size = aux_size, .aux_off = aux_off,
+	};
+	int i, ok = 0, einval = 0, efault = 0, other = 0, err;
+	pthread_t t;
+
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	if (pthread_create(&t, NULL, race, &r)) {
+		printf("error=pthread_create\n");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		err = attach(0, fd, up, aux, aux_size);
+		if (!err) {
+			ok++;
+			usleep(2000);	/* let the PMU write a little */
+			show_drain("race");
+			detach_all();
+		} else if (err == -EINVAL) {
+			einval++;
+		} else if (err == -EFAULT) {
+			efault++;
+		} else {
+			other++;
+			printf("race_errno=%d\n", err);
+		}
+	}
+	r.stop = 1;
+	pthread_join(t, NULL);
+	printf("race_attempts=%d race_ok=%d race_einval=%d race_efault=%d "
+	       "race_other=%d race_swaps=%lu\n", n, ok, einval, efault, other,
+	       r.swaps);
+	show_drain("final");
+	return 0;
+}
+
+static int run_memlock(long kb, int fd, void *up, void *aux,
+		       size_t aux_size)
+{
+	struct rlimit old, rl;
+	long before, during, after;
+	int err, err2;
+
+	getrlimit(RLIMIT_MEMLOCK, &old);
+	rl = old;
+	rl.rlim_cur = (rlim_t)kb << 10;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || ipc_lock_effective(0)) {
+		printf("error=cannot lower RLIMIT_MEMLOCK or CAP_IPC_LOCK\n");
+		return 1;
+	}
+	before = vmlck();
+	err = attach(0, fd, up, aux, aux_size);
+	during = vmlck();
+	detach_all();
+	after = vmlck();
+	/* a second time: a failed or detached attach left no charge */
+	err2 = attach(0, fd, up, aux, aux_size);
+	detach_all();
+	ipc_lock_effective(1);
+	setrlimit(RLIMIT_MEMLOCK, &old);
+	printf("memlock_attach=%d memlock_again=%d\n", err, err2);
+	printf("vmlck_before=%ld vmlck_during=%ld vmlck_after=%ld\n", before,
+	       during, after);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : 3;
 	int aux_pages = argc > 2 ? atoi(argv[2]) : 4;
 	int detach = !(argc > 3 && !strcmp(argv[3], "--no-detach"));
+	int race_n = argc > 3 && !strncmp(argv[3], "--race=", 7) ?
+		     atoi(argv[3] + 7) : 0;
+	long memlock = argc > 3 && !strncmp(argv[3], "--memlock=", 10) ?
+		       atol(argv[3] + 10) : -1;
 	long ps = sysconf(_SC_PAGESIZE);
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t data_size = (1 + DATA_PAGES) * ps, aux_size = aux_pages * ps;
@@ -113,6 +286,12 @@ int main(int argc, char **argv)
 		ups[cpu] = up;
 	}
 
+	if (race_n)
+		return run_race(race_n, fds[0], ups[0], auxs[0], aux_size,
+				(off_t)data_size);
+	if (memlock >= 0)
+		return run_memlock(memlock, fds[0], ups[0], auxs[0], aux_size);
+
 	/* bad requests, each must fail with its errno */
 	printf("neg_badfd=%d\n", attach(0, 999, ups[0], auxs[0], aux_size));
 	i = open("/dev/null", O_RDONLY);
@@ -149,13 +328,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)up->aux_head,
 		       (unsigned long long)up->aux_tail);
 	}
-	if (detach) {
-		i = open(DBG "detach", O_WRONLY);
-		if (i >= 0) {
-			if (write(i, "1", 1) != 1)
-				printf("error=detach\n");
-			close(i);
-		}
-	}
+	if (detach)
+		detach_all();
 	return 0;
 }
