@@ -289,27 +289,25 @@ static void note_failure(struct damon_perf_source *src, int cpu, int err)
  * sync queued by that CPU's offline callback settle it.
  */
 /*
- * What perf_event_open() would check before it opened @attr CPU-wide, for
- * the credentials in force (the requester's, see get_counter()):
- * perf_allow_cpu(), and perf_allow_kernel() unless exclude_kernel.
+ * What perf_event_open() checks for @attr that the kernel-counter path
+ * does not, for the credentials in force (the requester's, see
+ * get_counter()).
  *
- * Both test perf_event_paranoid against perfmon_capable(), then call the
- * LSM perf_event_open hook. 6.1 exports neither sysctl_perf_event_paranoid
- * nor security_perf_event_open() (nor perf_allow_*(), which are inline),
- * so there the paranoid test is applied at its strictest, which is also
- * the default on Debian (perf_event_paranoid >= 2): CPU-wide and kernel
- * samples need perfmon_capable(). The LSM perf_event_open hook cannot be
- * called on 6.1. Where the kernel exports perf_allow_kernel(), it is
- * called too, and applies the sysctl and the hook for kernel samples; no
- * kernel exports the CPU-wide hook. The LSM perf_event_alloc hook, which
- * perf_event_create_kernel_counter() runs, sees the requester's
- * credentials because they are in force. Tracepoints are checked by the
- * tracepoint PMU itself (perf_trace_event_perm()), also at creation.
+ * The perf core applies perf_allow_cpu() to every CPU-wide counter, kernel
+ * ones included (find_get_context()): perf_event_paranoid against
+ * perfmon_capable(), then the LSM perf_event_open hook; and the LSM
+ * perf_event_alloc hook at allocation. Both use the current credentials,
+ * hence the override. What only perf_event_open() adds is
+ * perf_allow_kernel() unless exclude_kernel. Its paranoid test is implied
+ * by perf_allow_cpu() having passed (paranoid <= 0, or perfmon_capable());
+ * its LSM hook (PERF_SECURITY_KERNEL) cannot be called on 6.1, which
+ * exports neither security_perf_event_open() nor perf_allow_kernel() (an
+ * inline there). Where the kernel exports perf_allow_kernel(), it is
+ * called. Tracepoints are checked by the tracepoint PMU itself
+ * (perf_trace_event_perm()), at creation, with these credentials too.
  */
 static int may_open(const struct perf_event_attr *attr)
 {
-	if (!perfmon_capable())
-		return -EACCES;
 #ifdef DAMON_PERF_HAVE_PERF_ALLOW_KERNEL
 	if (!attr->exclude_kernel)
 		return perf_allow_kernel();
@@ -324,7 +322,10 @@ static void get_counter(struct damon_perf_source *src, int cpu, bool arming)
 	const struct cred *old;
 	int state, err;
 
-	/* the sync work runs as a kworker: act as the requester */
+	/*
+	 * Every check perf makes uses the current credentials, and the sync
+	 * work (a CPU came online) runs as a kworker: act as the requester.
+	 */
 	old = override_creds(src->cred);
 	err = may_open(&src->attr);
 	if (err)

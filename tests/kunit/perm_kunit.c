@@ -2,19 +2,23 @@
 /*
  * KUnit: what a requester may make the module do on its behalf. Counters
  * get perf_event_open()'s permission checks under the requester's
- * credentials; an AUX attach accepts only a real perf file and a probe
+ * credentials, also those a kworker creates when a CPU comes back online;
+ * an AUX attach accepts only a real perf file and a probe
  * slot no perf probe uses; tid filters take ids of the caller's PID
  * namespace.
  */
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
 #include <linux/capability.h>
+#include <linux/cpu.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 
 #include "aux.h"
 #include "ctx.h"
@@ -77,10 +81,43 @@ static const struct cred *no_caps_cred(struct kunit *test)
 	return c;
 }
 
+#define PARANOID "/proc/sys/kernel/perf_event_paranoid"
+
+static int paranoid_get(int *v)
+{
+	struct file *f = filp_open(PARANOID, O_RDONLY, 0);
+	char buf[16] = {};
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0)
+		return n ? (int)n : -EIO;
+	return kstrtoint(strim(buf), 10, v);
+}
+
+static int paranoid_set(int v)
+{
+	struct file *f = filp_open(PARANOID, O_WRONLY, 0);
+	char buf[16];
+	loff_t pos = 0;
+	ssize_t n;
+	int len = snprintf(buf, sizeof(buf), "%d\n", v);
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, buf, len, &pos);
+	filp_close(f, NULL);
+	return n == len ? 0 : -EIO;
+}
+
 /*
  * perf_event_open() refuses CPU-wide counters to a task without
- * CAP_PERFMON (perf_event_paranoid >= 1); before the check, a kernel
- * counter was created whatever the requester could do.
+ * CAP_PERFMON (perf_event_paranoid >= 1); so does the start of a context
+ * for such a requester.
  */
 static void arm_should_refuse_a_requester_without_perfmon(struct kunit *test)
 {
@@ -88,14 +125,17 @@ static void arm_should_refuse_a_requester_without_perfmon(struct kunit *test)
 	const struct cred *nocaps = no_caps_cred(test);
 	struct netlink_ext_ack extack = {};
 	const struct cred *old;
-	int ret;
+	int ret, saved;
 
+	KUNIT_ASSERT_EQ(test, paranoid_get(&saved), 0);
+	KUNIT_ASSERT_EQ(test, paranoid_set(2), 0);
 	old = override_creds(nocaps);
 	mutex_lock(&damon_perf_lock);
 	ret = damon_perf_ctx_start(ctx, &extack);
 	mutex_unlock(&damon_perf_lock);
 	revert_creds(old);
 	put_cred(nocaps);
+	KUNIT_EXPECT_EQ(test, paranoid_set(saved), 0);
 	KUNIT_EXPECT_EQ(test, ret, -EACCES);
 	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
 	KUNIT_EXPECT_NE(test, READ_ONCE(ctx->state),
@@ -106,6 +146,58 @@ static void arm_should_refuse_a_requester_without_perfmon(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(ctx, NULL), 0);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
 	mutex_unlock(&damon_perf_lock);
+}
+
+/*
+ * A requester allowed CPU-wide counters (perf_event_paranoid -1) starts
+ * a context, then the sysctl forbids them (2) and CPU 1 goes offline and
+ * back: the counter the sync work creates for it must be refused as the
+ * requester's perf_event_open() would be. It used to be created with the
+ * kworker's (kernel) credentials, which pass every check.
+ */
+static void cpu_online_should_create_counters_as_the_requester(
+	struct kunit *test)
+{
+	struct damon_perf_ctx *ctx;
+	const struct cred *nocaps, *old;
+	struct damon_perf_probe_status st = {};
+	int saved, ret, i;
+
+	if (num_online_cpus() < 2 || !cpu_online(1))
+		kunit_skip(test, "needs CPU 1 online");
+	KUNIT_ASSERT_EQ(test, paranoid_get(&saved), 0);
+	KUNIT_ASSERT_EQ(test, paranoid_set(-1), 0);
+	ctx = probe_ctx(test, "kunit-online");
+	nocaps = no_caps_cred(test);
+	old = override_creds(nocaps);
+	mutex_lock(&damon_perf_lock);
+	ret = damon_perf_ctx_start(ctx, NULL);
+	mutex_unlock(&damon_perf_lock);
+	revert_creds(old);
+	put_cred(nocaps);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, paranoid_set(2), 0);
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, remove_cpu(1), 0);
+		KUNIT_EXPECT_EQ(test, add_cpu(1), 0);
+		/* the sync work runs after the hotplug operation */
+		for (i = 0; i < 100; i++) {
+			mutex_lock(&damon_perf_lock);
+			damon_perf_probe_status(ctx, 1, &st);
+			mutex_unlock(&damon_perf_lock);
+			if (st.nr_failed || st.nr_active == num_online_cpus())
+				break;
+			msleep(100);
+		}
+		KUNIT_EXPECT_EQ(test, st.nr_failed, 1U);
+		KUNIT_EXPECT_EQ(test, st.last_err, -EACCES);
+		KUNIT_EXPECT_EQ(test, st.last_err_cpu, 1);
+		KUNIT_EXPECT_EQ(test, st.nr_active, num_online_cpus() - 1);
+		mutex_lock(&damon_perf_lock);
+		KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+		mutex_unlock(&damon_perf_lock);
+	}
+	KUNIT_EXPECT_EQ(test, paranoid_set(saved), 0);
 }
 
 /* With CAP_PERFMON alone (no CAP_SYS_ADMIN) it is allowed. */
@@ -202,6 +294,7 @@ static void tid_filter_should_resolve_tids(struct kunit *test)
 static struct kunit_case perm_cases[] = {
 	KUNIT_CASE(arm_should_refuse_a_requester_without_perfmon),
 	KUNIT_CASE(arm_should_allow_perfmon_alone),
+	KUNIT_CASE(cpu_online_should_create_counters_as_the_requester),
 	KUNIT_CASE(aux_should_not_take_a_file_for_perf_by_its_name),
 	KUNIT_CASE(aux_attach_should_refuse_a_perf_probe_slot),
 	KUNIT_CASE(tid_filter_should_resolve_tids),

@@ -66,10 +66,10 @@ set -- $(sed -n 's/^NSPROBE pid=\([0-9]*\) tid=\([0-9]*\).*/\1 \2/p' /tmp/ns.pro
 echo "$1 $2" > /tmp/ns.ids
 i=0
 while [ ! -s /tmp/ns.gtid ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
-damonctl start -n ns -p "$1" -f "tid:$2" $START > /tmp/ns.start 2>&1
-echo $? > /tmp/ns.start.rc
 damonctl start -n nsbad -p "$1" -f "tid:$(cat /tmp/ns.gtid)" $START > /tmp/ns.bad 2>&1
 echo $? > /tmp/ns.bad.rc
+damonctl start -n ns -p "$1" -f "tid:$2" $START > /tmp/ns.start 2>&1
+echo $? > /tmp/ns.start.rc
 damonctl status ns > /tmp/ns.status 2>&1
 touch /tmp/ns.ready
 while [ ! -e /tmp/ns.stop ]; do sleep 0.1; done
