@@ -15,8 +15,10 @@
  * --race=N: while a second thread keeps replacing CPU 0's AUX mapping
  * (munmap, an anonymous shared mapping full of records whose address is
  * the harness's marker, munmap, the perf mapping again, with MAP_FIXED),
- * attach CPU 0's buffer N times, drain and detach after each success;
- * prints the attach results by errno. No drain may see a marker record.
+ * attach CPU 0's buffer N times, with aux_head set a full buffer ahead of
+ * aux_tail each time, drain and detach after each success; prints the
+ * attach results by errno and the bytes the drains parsed. No drain may
+ * see a marker record.
  * --memlock=KB: with RLIMIT_MEMLOCK lowered to KB and CAP_IPC_LOCK out of
  * the effective set, attach CPU 0's buffer once; prints its result and
  * VmLck before, during and after.
@@ -57,20 +59,27 @@ static int attach(int cpu, int fd, void *up, void *aux, size_t size)
 	return err;
 }
 
-static void show_drain(const char *tag)
+/* Drain, print the totals after @tag; returns the "scanned" total. */
+static unsigned long long show_drain(const char *tag)
 {
+	unsigned long long scanned = 0;
 	char buf[512];
+	const char *p;
 	ssize_t n;
 	int fd = open(DBG "drain", O_RDONLY);
 
 	if (fd < 0)
-		return;
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n > 0) {
 		buf[n] = 0;
 		printf("%s %s", tag, buf);
+		p = strstr(buf, " scanned ");
+		if (p)
+			sscanf(p, " scanned %llu", &scanned);
 	}
+	return scanned;
 }
 
 static void detach_all(void)
@@ -156,6 +165,7 @@ static void *race(void *arg)
 		       MAP_FAILED)
 			usleep(1000);
 		r->swaps++;
+		usleep(200);	/* the perf mapping, for a while */
 	}
 	return NULL;
 }
@@ -167,19 +177,25 @@ static int run_race(int n, int fd, void *up, void *aux, size_t aux_size,
 		.fd = fd, .aux = aux, .aux_size = aux_size, .aux_off = aux_off,
 	};
 	int i, ok = 0, einval = 0, efault = 0, other = 0, err;
+	struct perf_event_mmap_page *u = up;
+	unsigned long long scanned = 0;
 	pthread_t t;
 
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	/*
+	 * The event stays disabled: the head is set by hand to a full
+	 * buffer ahead of the tail before every attach, so each drain
+	 * parses every page the attach pinned, whatever it pinned.
+	 */
 	if (pthread_create(&t, NULL, race, &r)) {
 		printf("error=pthread_create\n");
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
+		u->aux_head = u->aux_tail + aux_size;
 		err = attach(0, fd, up, aux, aux_size);
 		if (!err) {
 			ok++;
-			usleep(2000);	/* let the PMU write a little */
-			show_drain("race");
+			scanned += show_drain("race");
 			detach_all();
 		} else if (err == -EINVAL) {
 			einval++;
@@ -193,8 +209,8 @@ static int run_race(int n, int fd, void *up, void *aux, size_t aux_size,
 	r.stop = 1;
 	pthread_join(t, NULL);
 	printf("race_attempts=%d race_ok=%d race_einval=%d race_efault=%d "
-	       "race_other=%d race_swaps=%lu\n", n, ok, einval, efault, other,
-	       r.swaps);
+	       "race_other=%d race_swaps=%lu race_scanned=%llu\n", n, ok,
+	       einval, efault, other, r.swaps, scanned);
 	show_drain("final");
 	return 0;
 }

@@ -46,7 +46,12 @@ if [ "${other:-1}" = 0 ] &&
 else
 	not_ok "attach results: other errnos ($other)"
 fi
-marked=$(fin marked)
+marked=$(fin marked); scanned=$(val race_scanned)
+if [ "${okn:-0}" -gt 0 ] && [ "${scanned:-0}" -ge $((okn * 16384)) ]; then
+	ok "each of the $okn drains parsed every pinned page ($scanned bytes)"
+else
+	not_ok "the drains parsed the pinned pages (ok=$okn scanned=$scanned)"
+fi
 if [ "${marked:-1}" = 0 ]; then
 	ok "no drain parsed the process's own memory (marked=0)"
 else
