@@ -43,7 +43,8 @@
 #define DBG "/sys/kernel/debug/damon_perf_auxtest/"
 #define DATA_PAGES 1
 
-static int attach(int cpu, int fd, void *up, void *aux, size_t size)
+static int attach_pid(int cpu, int fd, void *up, void *aux, size_t size,
+		      int pid)
 {
 	char line[200];
 	int dfd, n, err = 0;
@@ -51,12 +52,17 @@ static int attach(int cpu, int fd, void *up, void *aux, size_t size)
 	dfd = open(DBG "attach", O_WRONLY);
 	if (dfd < 0)
 		return -errno;
-	n = snprintf(line, sizeof(line), "%d %d %lx %lx %zx 0", cpu, fd,
-		     (unsigned long)up, (unsigned long)aux, size);
+	n = snprintf(line, sizeof(line), "%d %d %lx %lx %zx %d", cpu, fd,
+		     (unsigned long)up, (unsigned long)aux, size, pid);
 	if (write(dfd, line, n) != n)
 		err = -errno;
 	close(dfd);
 	return err;
+}
+
+static int attach(int cpu, int fd, void *up, void *aux, size_t size)
+{
+	return attach_pid(cpu, fd, up, aux, size, 0);
 }
 
 /* Drain, print the totals after @tag; returns the "scanned" total. */
@@ -320,6 +326,11 @@ int main(int argc, char **argv)
 					  aux_size));
 	printf("neg_badsize=%d\n", attach(0, fds[0], ups[0], auxs[0],
 					  aux_size * 2));
+	/* a CPU-wide event does not follow this (or any) process */
+	printf("neg_wrongpid=%d\n", attach_pid(0, fds[0], ups[0], auxs[0],
+						aux_size, (int)getpid()));
+	printf("neg_nopid=%d\n", attach_pid(0, fds[0], ups[0], auxs[0],
+					     aux_size, 4000000));
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		int err = attach(cpu, fds[cpu], ups[cpu], auxs[cpu], aux_size);
