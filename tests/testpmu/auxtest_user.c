@@ -137,7 +137,7 @@ struct racer {
 	void *aux;
 	size_t aux_size;
 	off_t aux_off;
-	volatile int stop;
+	int stop;	/* __atomic: set by the main thread */
 	unsigned long swaps;
 };
 
@@ -159,7 +159,7 @@ static void *race(void *arg)
 	struct racer *r = arg;
 	void *p;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		munmap(r->aux, r->aux_size);
 		p = mmap(r->aux, r->aux_size, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
@@ -212,11 +212,12 @@ static int run_race(int n, int fd, void *up, void *aux, size_t aux_size,
 			printf("race_errno=%d\n", err);
 		}
 	}
-	r.stop = 1;
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
-	printf("race_attempts=%d race_ok=%d race_einval=%d race_efault=%d "
-	       "race_other=%d race_swaps=%lu race_scanned=%llu\n", n, ok,
-	       einval, efault, other, r.swaps, scanned);
+	printf("race_attempts=%d race_ok=%d race_einval=%d ", n, ok, einval);
+	printf("race_efault=%d race_other=%d race_swaps=%lu ", efault, other,
+	       r.swaps);
+	printf("race_scanned=%llu\n", scanned);
 	show_drain("final");
 	return 0;
 }

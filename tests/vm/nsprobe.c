@@ -28,7 +28,7 @@
 #define PAGE 4096UL
 
 static unsigned long secs = 30;
-static volatile pid_t worker_tid;
+static pid_t worker_tid;	/* __atomic: set by the worker */
 
 static void *worker(void *arg)
 {
@@ -43,7 +43,8 @@ static void *worker(void *arg)
 		perror("nsprobe: mmap");
 		exit(1);
 	}
-	worker_tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&worker_tid, (pid_t)syscall(SYS_gettid),
+			 __ATOMIC_RELEASE);
 	while (time(NULL) < end) {
 		for (off = 0; off < SIZE; off += PAGE)
 			p[off] = (unsigned char)off;
@@ -74,9 +75,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nsprobe: pthread_create failed\n");
 		return 1;
 	}
-	while (!worker_tid)
+	while (!__atomic_load_n(&worker_tid, __ATOMIC_ACQUIRE))
 		usleep(1000);
-	printf("NSPROBE pid=%d tid=%d\n", (int)getpid(), (int)worker_tid);
+	printf("NSPROBE pid=%d tid=%d\n", (int)getpid(),
+	       (int)__atomic_load_n(&worker_tid, __ATOMIC_ACQUIRE));
 	fflush(stdout);
 	if (leader_exits)
 		pthread_exit(NULL);
