@@ -13,12 +13,17 @@
 #include <linux/cpu.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -352,16 +357,54 @@ unsigned int damon_perf_aux_report_batch(struct damon_perf_aux_event *event,
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_report_batch);
 
-/* A perf event file: an anon inode named as perf_event_open() names it. */
-static bool is_perf_file(struct file *file)
-{
-	struct inode *inode = file_inode(file);
+/*
+ * perf_event_open()'s file operations, once one perf file was recognised.
+ * The kernel exports neither perf_fops nor a lookup that tests for it
+ * (perf_event_get() and perf_get_event() are not exported on 6.1), so the
+ * first candidate is identified by what its operations are: the core
+ * kernel's perf_release, perf_mmap and perf_ioctl (kallsyms names a
+ * module's function "name [module]", so a module cannot pass), and no
+ * owning module. Every later file is compared with the pointer.
+ */
+static const struct file_operations *perf_fops_seen;
 
-	return inode && inode->i_sb &&
-	       inode->i_sb->s_magic == ANON_INODE_FS_MAGIC &&
-	       !strcmp(file_dentry(file)->d_name.name, "[perf_event]") &&
-	       file->private_data;
+static bool is_core_fn(const void *fn, const char *name)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	if (!fn)
+		return false;
+	sprint_symbol_no_offset(sym, (unsigned long)fn);
+	return !strcmp(sym, name);
 }
+
+/**
+ * damon_perf_aux_is_perf_file() - Whether @file is a perf event's file.
+ * @file: an open file.
+ *
+ * Recognises perf_event_open()'s file operations, not a name: any code
+ * can create an anon inode called "[perf_event]".
+ *
+ * Context: any process context.
+ * Return: true for a perf event file, whose private_data is the event.
+ */
+bool damon_perf_aux_is_perf_file(struct file *file)
+{
+	const struct file_operations *fops = file->f_op;
+	const struct file_operations *seen = READ_ONCE(perf_fops_seen);
+
+	if (!fops || !file->private_data)
+		return false;
+	if (seen)
+		return fops == seen;
+	if (fops->owner || !is_core_fn(fops->release, "perf_release") ||
+	    !is_core_fn(fops->mmap, "perf_mmap") ||
+	    !is_core_fn(fops->unlocked_ioctl, "perf_ioctl"))
+		return false;
+	WRITE_ONCE(perf_fops_seen, fops);
+	return true;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_is_perf_file);
 
 static struct damon_perf_aux_event *find_event(struct damon_perf_ctx *ctx,
 					       u8 probe_idx, u32 portid)
@@ -375,6 +418,45 @@ static struct damon_perf_aux_event *find_event(struct damon_perf_ctx *ctx,
 	return NULL;
 }
 
+/* Whether a buffer of @ctx's probe @probe_idx for @cpu exists (any port). */
+static bool cpu_taken(struct damon_perf_ctx *ctx, u8 probe_idx, int cpu)
+{
+	struct damon_perf_aux_event *event;
+
+	list_for_each_entry(event, &aux_events, list)
+		if (event->ctx == ctx && event->probe_idx == probe_idx &&
+		    cpumask_test_cpu(cpu, &event->aux_cpumask))
+			return true;
+	return false;
+}
+
+/*
+ * The global tgid of the task a per-task perf event follows, 0 for a
+ * CPU-wide event. hw.target is set at creation and never changes.
+ */
+static pid_t event_tgid(struct perf_event *event)
+{
+	struct task_struct *task = event->hw.target;
+
+	if (!(event->attach_state & PERF_ATTACH_TASK) || !task)
+		return 0;
+	return task_tgid_nr(task);
+}
+
+/* @pid of the caller's PID namespace as a global tgid; 0 if none. */
+static pid_t global_tgid(pid_t pid)
+{
+	struct task_struct *task;
+	pid_t tgid = 0;
+
+	rcu_read_lock();
+	task = pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (task)
+		tgid = task_tgid_nr(task);
+	rcu_read_unlock();
+	return tgid;
+}
+
 /**
  * damon_perf_aux_args_get() - Resolve an attach request's perf event.
  * @req:	the request.
@@ -382,9 +464,13 @@ static struct damon_perf_aux_event *find_event(struct damon_perf_ctx *ctx,
  * @extack:	error message.
  *
  * The fd must be a perf event of the calling process bound to @req->cpu.
+ * @req->pid is a pid of the caller's PID namespace, 0 for a CPU-wide
+ * event; it must name the thread group a per-task event follows, and
+ * @args->pid gets its global tgid, the id SPE CONTEXT packets and the
+ * drain use.
  *
  * Context: process context of the requesting task.
- * Return: 0, or -EBADF / -EINVAL with @extack set.
+ * Return: 0, or -EBADF / -EINVAL / -ESRCH with @extack set.
  */
 int damon_perf_aux_args_get(const struct damon_perf_aux_req *req,
 			    struct damon_perf_aux_args *args,
@@ -400,7 +486,7 @@ int damon_perf_aux_args_get(const struct damon_perf_aux_req *req,
 		NL_SET_ERR_MSG(extack, "AUX: bad file descriptor");
 		return -EBADF;
 	}
-	if (!is_perf_file(args->file)) {
+	if (!damon_perf_aux_is_perf_file(args->file)) {
 		NL_SET_ERR_MSG(extack, "AUX: fd is not a perf event");
 		goto err;
 	}
@@ -410,10 +496,21 @@ int damon_perf_aux_args_get(const struct damon_perf_aux_req *req,
 			       "AUX: perf event is not bound to this CPU");
 		goto err;
 	}
+	args->pid = req->pid ? global_tgid(req->pid) : 0;
+	if (req->pid && !args->pid) {
+		NL_SET_ERR_MSG(extack, "AUX: no process with this pid");
+		fput(args->file);
+		args->file = NULL;
+		return -ESRCH;
+	}
+	if (args->pid != event_tgid(args->event)) {
+		NL_SET_ERR_MSG(extack,
+			       "AUX: pid is not the process the perf event follows (0: CPU-wide)");
+		goto err;
+	}
 	args->user_page = req->user_page;
 	args->aux_addr = req->aux_addr;
 	args->aux_size = req->aux_size;
-	args->pid = req->pid;
 	return 0;
 err:
 	fput(args->file);
@@ -432,6 +529,10 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_args_get);
  * The fd must be a perf event bound to @req->cpu whose PMU has AUX
  * tracing and a backend; @req->user_page and @req->aux_addr must be that
  * event's own data and AUX mappings, read-write, in the calling process.
+ * The probe slot must be one no perf probe of @ctx uses (its reports
+ * would be scaled by that probe's period), and each CPU has at most one
+ * buffer per slot, whichever socket attached it: a context holds at most
+ * nr_cpu_ids * DAMON_PERF_MAX_PROBES buffers.
  *
  * Context: process context of the requesting task, may sleep.
  * Return: 0 or a negative errno with @extack set.
@@ -449,15 +550,32 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 		NL_SET_ERR_MSG(extack, "AUX: probe index out of range");
 		return -EINVAL;
 	}
+	if (ctx && ctx->probes[req->probe_idx - 1].used) {
+		NL_SET_ERR_MSG(extack,
+			       "AUX: probe slot is a perf probe's; attach to a free slot");
+		return -EBUSY;
+	}
 	ret = damon_perf_aux_args_get(req, &args, extack);
 	if (ret)
 		return ret;
 
 	mutex_lock(&aux_lock);
+	if (cpu_taken(ctx, req->probe_idx, req->cpu)) {
+		NL_SET_ERR_MSG(extack,
+			       "AUX: this CPU has a buffer for the probe already");
+		ret = -EEXIST;
+		goto err_unlock;
+	}
 	event = find_event(ctx, req->probe_idx, portid);
+	if (event && event->pid != args.pid) {
+		NL_SET_ERR_MSG(extack,
+			       "AUX: the probe's buffers follow another pid");
+		ret = -EINVAL;
+		goto err_unlock;
+	}
 	if (!event) {
 		event = damon_perf_aux_event_new(ctx, req->probe_idx, portid,
-						 req->pid);
+						 args.pid);
 		if (!event) {
 			ret = -ENOMEM;
 			goto err_unlock;
@@ -469,6 +587,9 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 		if (ret == -EOPNOTSUPP)
 			NL_SET_ERR_MSG(extack,
 				       "AUX: PMU has no AUX tracing backend");
+		else if (ret == -ENOMEM)
+			NL_SET_ERR_MSG(extack,
+				       "AUX: pinning the buffer exceeds RLIMIT_MEMLOCK (or out of memory)");
 		else
 			NL_SET_ERR_MSG(extack, "AUX: cannot map this buffer");
 		if (created)
@@ -485,6 +606,7 @@ err_unlock:
 	fput(args.file);
 	return ret;
 }
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_attach);
 
 /**
  * damon_perf_aux_drain() - Drain every AUX buffer attached to @ctx.
@@ -576,44 +698,46 @@ static struct notifier_block aux_netlink_nb = {
 };
 
 /*
- * Pin @nr pages at @addr, the first @nr_write of them for writing, and
- * map them contiguously; NULL on failure. Perf refuses write faults on
- * every page of its mappings but the user page.
+ * Pin @nr pages at @addr, mmap_read_lock() held: the caller checked the
+ * VMAs under the same hold, so the pages are the perf buffer's and no
+ * munmap() or MAP_FIXED can replace them in between. FOLL_LONGTERM, as
+ * the pins last as long as the attachment. No FOLL_WRITE: perf refuses
+ * write faults on all its pages but the user page, and newer kernels
+ * refuse FOLL_LONGTERM | FOLL_WRITE on shared mappings with page_mkwrite;
+ * the mapping is shared (checked VM_SHARED), so there is no copy on
+ * write, and the kernel's writes (aux_tail, data_tail) land in the very
+ * page the process maps.
  */
-static void *pin_map(unsigned long addr, unsigned int nr,
-		     unsigned int nr_write, struct page ***pagesp,
-		     pgprot_t prot)
+static int pin_locked(unsigned long addr, unsigned int nr,
+		      struct page ***pagesp)
 {
 	struct page **pages;
-	long got = 0, more;
-	void *base;
+	long got;
 
 	pages = kvcalloc(nr, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
-		return NULL;
-	if (nr_write) {
-		got = pin_user_pages_fast(addr, nr_write, FOLL_WRITE, pages);
-		if (got != nr_write)
-			goto err;
+		return -ENOMEM;
+	got = damon_perf_pin_user_pages(addr, nr, FOLL_LONGTERM, pages);
+	if (got != nr) {
+		if (got > 0)
+			unpin_user_pages(pages, got);
+		kvfree(pages);
+		return got < 0 ? (int)got : -EFAULT;
 	}
-	if (nr > nr_write) {
-		more = pin_user_pages_fast(addr + (got << PAGE_SHIFT),
-					   nr - got, 0, pages + got);
-		if (more > 0)
-			got += more;
-		if (got != nr)
-			goto err;
-	}
-	base = vmap(pages, nr, VM_MAP, prot);
-	if (!base)
-		goto err;
 	*pagesp = pages;
-	return base;
-err:
-	if (got > 0)
-		unpin_user_pages(pages, got);
-	kvfree(pages);
-	return NULL;
+	return 0;
+}
+
+/* The VMA at @addr if it is exactly a shared, writable one of @file. */
+static struct vm_area_struct *perf_vma(struct mm_struct *mm,
+				       unsigned long addr, struct file *file)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+
+	if (!vma || vma->vm_file != file || vma->vm_start != addr ||
+	    (vma->vm_flags & (VM_WRITE | VM_SHARED)) != (VM_WRITE | VM_SHARED))
+		return NULL;
+	return vma;
 }
 
 /**
@@ -621,26 +745,36 @@ err:
  * @map:	filled in.
  * @args:	the buffer, mapped by the calling process.
  *
- * Checks that both addresses start VMAs of @args->file, read-write: the
- * data mapping at page offset 0 (the user page and a power-of-two data
- * ring), the AUX mapping at the user page's aux_offset with its aux_size.
- * Pins the user page for writing (aux_tail, data_tail), the data ring and
- * the AUX pages for reading, and maps each mapping contiguously. The pins
- * keep the pages alive even after the process unmaps them or exits.
- * FOLL_LONGTERM is not used: newer kernels refuse it for writable shared
- * mappings with page_mkwrite, which perf mappings are, and these
- * kernel-allocated perf pages are never migrated anyway.
+ * Checks that both addresses start VMAs of @args->file, shared and
+ * read-write: the data mapping at page offset 0 (the user page and a
+ * power-of-two data ring), the AUX mapping at the user page's aux_offset
+ * with its aux_size. With mmap_read_lock() held from those checks to the
+ * last pin (another thread may munmap() or MAP_FIXED over the range the
+ * moment the lock drops), pins every page FOLL_LONGTERM; then maps each
+ * mapping contiguously. The pins keep the pages alive even after the
+ * process unmaps them or exits.
  *
- * Context: process context of the mapping task, may sleep.
- * Return: 0 or a negative errno; nothing is left pinned on error.
+ * The pinned pages are charged to the process's locked_vm and count
+ * against its RLIMIT_MEMLOCK (unless CAP_IPC_LOCK), as perf charges the
+ * AUX pages it allocates beyond perf_event_mlock_kb; the charge is
+ * returned at unpin, even after the process exited. perf_event_mlock_kb
+ * itself (sysctl_perf_event_mlock) is not exported on 6.1, so a module
+ * cannot apply the per-user perf allowance; RLIMIT_MEMLOCK is the limit.
+ *
+ * Context: process context of the mapping task, may sleep; takes the
+ * mmap lock.
+ * Return: 0, -EINVAL (mappings that are not the event's), -ENOMEM (over
+ * RLIMIT_MEMLOCK, or no memory), -EFAULT (pages could not be pinned);
+ * nothing is left pinned or charged on error.
  */
 int damon_perf_aux_map_pin(struct damon_perf_aux_map *map,
 			   const struct damon_perf_aux_args *args)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
-	unsigned long aux_pgoff = 0, nr_data = 0;
-	int ret = -EINVAL;
+	unsigned long aux_pgoff, nr_data, nr_aux, charge;
+	struct perf_event_mmap_page *up;
+	int ret;
 
 	memset(map, 0, sizeof(*map));
 	if (!mm || !args->file || args->aux_size < PAGE_SIZE ||
@@ -648,48 +782,65 @@ int damon_perf_aux_map_pin(struct damon_perf_aux_map *map,
 	    !is_power_of_2(args->aux_size) ||
 	    !PAGE_ALIGNED(args->user_page) || !PAGE_ALIGNED(args->aux_addr))
 		return -EINVAL;
-
+	nr_aux = args->aux_size >> PAGE_SHIFT;
+	/* a first look for the size of the charge, checked again below */
 	mmap_read_lock(mm);
-	vma = vma_lookup(mm, args->user_page);
-	if (!vma || vma->vm_file != args->file || vma->vm_pgoff ||
-	    vma->vm_start != args->user_page || !(vma->vm_flags & VM_WRITE))
-		goto unlock;
-	nr_data = vma_pages(vma);
-	if (nr_data > DAMON_PERF_AUX_MAX_DATA_PAGES ||
-	    (nr_data > 1 && !is_power_of_2(nr_data - 1)))
-		goto unlock;
-	vma = vma_lookup(mm, args->aux_addr);
-	if (!vma || vma->vm_file != args->file ||
-	    vma->vm_start != args->aux_addr ||
-	    vma->vm_end - vma->vm_start != args->aux_size ||
-	    !(vma->vm_flags & VM_WRITE))
-		goto unlock;
-	aux_pgoff = vma->vm_pgoff;
-	ret = 0;
-unlock:
+	vma = perf_vma(mm, args->user_page, args->file);
+	nr_data = vma ? vma_pages(vma) : 0;
 	mmap_read_unlock(mm);
+	if (!nr_data || nr_data > DAMON_PERF_AUX_MAX_DATA_PAGES ||
+	    (nr_data > 1 && !is_power_of_2(nr_data - 1)))
+		return -EINVAL;
+	/* charged before locking: account_locked_vm() takes the mmap lock */
+	charge = nr_data + nr_aux;
+	ret = account_locked_vm(mm, charge, true);
 	if (ret)
 		return ret;
 
-	map->up = pin_map(args->user_page, nr_data, 1, &map->data_pages,
-			  PAGE_KERNEL);
-	if (!map->up)
-		return -EFAULT;
+	mmap_read_lock(mm);
+	ret = -EINVAL;
+	vma = perf_vma(mm, args->user_page, args->file);
+	if (!vma || vma->vm_pgoff || vma_pages(vma) != nr_data)
+		goto unlock;
+	vma = perf_vma(mm, args->aux_addr, args->file);
+	if (!vma || vma->vm_end - vma->vm_start != args->aux_size)
+		goto unlock;
+	aux_pgoff = vma->vm_pgoff;
+
+	ret = pin_locked(args->user_page, nr_data, &map->data_pages);
+	if (ret)
+		goto unlock;
 	map->nr_data = nr_data;
+	/* the user page as the process sees it now, before pinning more */
+	up = page_address(map->data_pages[0]);
+	if (READ_ONCE(up->aux_size) != args->aux_size ||
+	    READ_ONCE(up->aux_offset) != (u64)aux_pgoff << PAGE_SHIFT) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	ret = pin_locked(args->aux_addr, nr_aux, &map->pages);
+	if (ret)
+		goto unlock;
+	map->nr_pages = nr_aux;
+unlock:
+	mmap_read_unlock(mm);
+	/* keep only the charge of what was pinned */
+	account_locked_vm(mm, charge - map->nr_data - map->nr_pages, false);
+	mmgrab(mm);
+	map->mm = mm;
+	map->charged = map->nr_data + map->nr_pages;
+	if (ret)
+		goto err;
+
+	ret = -ENOMEM;
+	map->up = vmap(map->data_pages, nr_data, VM_MAP, PAGE_KERNEL);
+	if (!map->up)
+		goto err;
 	map->data = (u8 *)map->up + PAGE_SIZE;
 	map->data_size = (nr_data - 1) << PAGE_SHIFT;
-	if (READ_ONCE(map->up->aux_size) != args->aux_size ||
-	    READ_ONCE(map->up->aux_offset) != (u64)aux_pgoff << PAGE_SHIFT) {
-		ret = -EINVAL;
+	map->base = vmap(map->pages, nr_aux, VM_MAP, PAGE_KERNEL_RO);
+	if (!map->base)
 		goto err;
-	}
-	map->base = pin_map(args->aux_addr, args->aux_size >> PAGE_SHIFT, 0,
-			    &map->pages, PAGE_KERNEL_RO);
-	if (!map->base) {
-		ret = -EFAULT;
-		goto err;
-	}
-	map->nr_pages = args->aux_size >> PAGE_SHIFT;
 	map->size = args->aux_size;
 	return 0;
 
@@ -706,15 +857,21 @@ err:
  */
 void damon_perf_aux_map_unpin(struct damon_perf_aux_map *map)
 {
-	if (map->base) {
+	if (map->base)
 		vunmap(map->base);
+	if (map->pages) {
 		unpin_user_pages(map->pages, map->nr_pages);
 		kvfree(map->pages);
 	}
-	if (map->up) {
+	if (map->up)
 		vunmap(map->up);
+	if (map->data_pages) {
 		unpin_user_pages(map->data_pages, map->nr_data);
 		kvfree(map->data_pages);
+	}
+	if (map->mm) {
+		account_locked_vm(map->mm, map->charged, false);
+		mmdrop(map->mm);
 	}
 	memset(map, 0, sizeof(*map));
 }

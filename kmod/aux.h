@@ -35,7 +35,7 @@ struct damon_perf_aux_event;
  * @user_page:	address of the mmapped &struct perf_event_mmap_page.
  * @aux_addr:	address of the mmapped AUX area.
  * @aux_size:	its size in bytes, a power of two number of pages.
- * @pid:	thread group the event is bound to, 0 for a CPU-wide event.
+ * @pid:	global tgid the event is bound to, 0 for a CPU-wide event.
  */
 struct damon_perf_aux_args {
 	struct file *file;
@@ -89,6 +89,9 @@ struct damon_perf_backend_ops {
  * @refused:	drains stopped by a full ring (data kept for the next one).
  * @errors:	bytes the parser skipped.
  * @restarts:	times the event was re-enabled after a truncation.
+ * @scanned:	bytes handed to the parser (work done, for the bound).
+ * @overlong:	records dropped for running past the longest record.
+ * @budget_stops: drains that stopped at their work bound with data left.
  */
 struct damon_perf_aux_cpu {
 	struct work_struct work;
@@ -102,6 +105,9 @@ struct damon_perf_aux_cpu {
 	u64 refused;
 	u64 errors;
 	u64 restarts;
+	u64 scanned;
+	u64 overlong;
+	u64 budget_stops;
 };
 
 /**
@@ -113,7 +119,7 @@ struct damon_perf_aux_cpu {
  * @rings:	report rings, set only while a drain runs.
  * @portid:	netlink port of the attaching process; its release tears
  *		the event down.
- * @pid:	thread group the events are bound to, 0 for CPU-wide.
+ * @pid:	global tgid the events are bound to, 0 for CPU-wide.
  * @probe_idx:	1-based probe index carried by the reports.
  * @list:	in the global event list.
  */
@@ -136,7 +142,8 @@ struct damon_perf_aux_event {
  * @user_page:	address of its mmapped first page.
  * @aux_addr:	address of its mmapped AUX area.
  * @aux_size:	size of the AUX area.
- * @pid:	tgid the event is bound to, 0 for CPU-wide.
+ * @pid:	tgid the event is bound to in the requester's PID namespace,
+ *		0 for CPU-wide.
  * @probe_idx:	1-based probe index for the reports.
  */
 struct damon_perf_aux_req {
@@ -161,6 +168,8 @@ struct damon_perf_aux_req {
  * @nr_pages:	number of @pages.
  * @base:	contiguous read-only kernel mapping of @pages.
  * @size:	AUX size in bytes (power of two).
+ * @mm:		address space the pages are charged to (mmgrab()bed).
+ * @charged:	pages charged to @mm's locked_vm.
  */
 struct damon_perf_aux_map {
 	struct page **data_pages;
@@ -172,6 +181,8 @@ struct damon_perf_aux_map {
 	unsigned int nr_pages;
 	void *base;
 	unsigned long size;
+	struct mm_struct *mm;
+	unsigned long charged;
 };
 
 /* Largest data mapping (user page + ring) a backend maps: 1 + 256 pages. */
@@ -209,6 +220,7 @@ unsigned int damon_perf_aux_report_batch(struct damon_perf_aux_event *event,
 					 struct damon_perf_report *reports,
 					 unsigned int nr);
 
+bool damon_perf_aux_is_perf_file(struct file *file);
 int damon_perf_aux_args_get(const struct damon_perf_aux_req *req,
 			    struct damon_perf_aux_args *args,
 			    struct netlink_ext_ack *extack);

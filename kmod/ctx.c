@@ -16,6 +16,9 @@
 #include <linux/kthread.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -628,21 +631,62 @@ int damon_perf_target_del(struct damon_perf_ctx *ctx, u32 target_id,
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_target_del);
 
+/* @tid of the caller's PID namespace as a global thread id, 0 if none. */
+static pid_t global_tid(pid_t tid)
+{
+	struct pid *pid;
+	pid_t nr = 0;
+
+	if (tid <= 0)
+		return 0;
+	rcu_read_lock();
+	pid = find_vpid(tid);
+	if (pid && pid_task(pid, PIDTYPE_PID))
+		nr = pid_nr(pid);
+	rcu_read_unlock();
+	return nr;
+}
+
+/**
+ * damon_perf_tid_vnr() - A global thread id as the caller sees it.
+ * @tid: a global (initial PID namespace) id, as filters store them.
+ *
+ * Context: process context of the reader.
+ * Return: the id in the caller's PID namespace, 0 when the thread is gone
+ * or invisible from there.
+ */
+pid_t damon_perf_tid_vnr(pid_t tid)
+{
+	pid_t nr = 0;
+
+	rcu_read_lock();
+	nr = pid_vnr(find_pid_ns(tid, &init_pid_ns));
+	rcu_read_unlock();
+	return nr;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_tid_vnr);
+
 /**
  * damon_perf_ctx_set_filters() - Replace the sample filters.
  * @ctx:	a stopped context.
- * @filters:	the new filters, in evaluation order.
+ * @filters:	the new filters, in evaluation order; tid filter values are
+ *		thread ids of the caller's PID namespace.
  * @nr:		their number, up to DAMON_PERF_MAX_FILTERS; 0 removes all.
  * @extack:	receives the reason of a rejection, may be NULL.
  *
+ * Tids are stored as global ids, which is what reports carry; a tid that
+ * names no thread the caller can see is refused.
+ *
  * Context: process context, damon_perf_lock held.
- * Return: 0, -EINVAL (bad filter), -E2BIG (too many), -EBUSY (running).
+ * Return: 0, -EINVAL (bad filter), -E2BIG (too many), -EBUSY (running),
+ * -ESRCH (no such thread), -ENOMEM.
  */
 int damon_perf_ctx_set_filters(struct damon_perf_ctx *ctx,
 			       const struct damon_perf_filter *filters,
 			       unsigned int nr, struct netlink_ext_ack *extack)
 {
-	unsigned int i;
+	struct damon_perf_filter *copy = NULL;
+	unsigned int i, j;
 
 	lockdep_assert_held(&damon_perf_lock);
 	if (refuse_running(ctx, extack))
@@ -676,8 +720,29 @@ int damon_perf_ctx_set_filters(struct damon_perf_ctx *ctx,
 			return -EINVAL;
 		}
 	}
+	if (nr) {
+		copy = kmemdup(filters, nr * sizeof(*filters), GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		struct damon_perf_filter *f = &copy[i];
+
+		if (f->type != DAMON_PERF_FILTER_TID)
+			continue;
+		for (j = 0; j < f->nr_tids; j++) {
+			f->tids[j] = global_tid(f->tids[j]);
+			if (!f->tids[j]) {
+				kfree(copy);
+				NL_SET_ERR_MSG(extack,
+					       "tid filter: no thread with this tid");
+				return -ESRCH;
+			}
+		}
+	}
 	if (nr)
-		memcpy(ctx->filters, filters, nr * sizeof(*filters));
+		memcpy(ctx->filters, copy, nr * sizeof(*copy));
+	kfree(copy);
 	ctx->nr_filters = nr;
 	return 0;
 }

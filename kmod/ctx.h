@@ -149,7 +149,7 @@ struct damon_perf_probe_attr {
  * @type:	cpumask, tid or write.
  * @allow:	allow (true) or reject (false) what matches.
  * @cpus:	cpumask filter: CPUs that match.
- * @tids:	tid filter: thread ids that match.
+ * @tids:	tid filter: thread ids that match (global ids once set).
  * @nr_tids:	length of @tids.
  */
 struct damon_perf_filter {
@@ -296,6 +296,7 @@ void damon_perf_attrs_default(struct damon_perf_attrs *attrs);
 int damon_perf_ctx_set_attrs(struct damon_perf_ctx *ctx,
 			     const struct damon_perf_attrs *attrs,
 			     struct netlink_ext_ack *extack);
+pid_t damon_perf_tid_vnr(pid_t tid);
 int damon_perf_target_add_pid(struct damon_perf_ctx *ctx, pid_t pid,
 			      struct netlink_ext_ack *extack);
 int damon_perf_target_add_range(struct damon_perf_ctx *ctx,

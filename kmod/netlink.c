@@ -290,7 +290,9 @@ static int fill_target(struct sk_buff *skb, const struct damon_perf_target *t)
 
 	if (!nest ||
 	    nla_put_u32(skb, DAMON_PERF_TARGET_A_ID, t->id) ||
-	    (t->pid && nla_put_u32(skb, DAMON_PERF_TARGET_A_PID, t->pid)) ||
+	    /* the pid as the reader's PID namespace sees it, 0 if it cannot */
+	    (t->pid && nla_put_u32(skb, DAMON_PERF_TARGET_A_PID,
+				   pid_vnr(t->pid_ref))) ||
 	    (!t->pid &&
 	     (put_u64(skb, DAMON_PERF_TARGET_A_START, t->start,
 		      DAMON_PERF_TARGET_A_PAD) ||
@@ -366,7 +368,8 @@ static int fill_filter(struct sk_buff *skb, const struct damon_perf_filter *f)
 			return ret;
 	}
 	for (i = 0; i < f->nr_tids && i < DAMON_PERF_MAX_FILTER_TIDS; i++)
-		if (nla_put_u32(skb, DAMON_PERF_FILTER_A_TID, f->tids[i]))
+		if (nla_put_u32(skb, DAMON_PERF_FILTER_A_TID,
+				damon_perf_tid_vnr(f->tids[i])))
 			return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

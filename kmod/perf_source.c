@@ -22,7 +22,9 @@
  */
 #include <linux/atomic.h>
 #include <linux/cpu.h>
+#include <linux/capability.h>
 #include <linux/cpuhotplug.h>
+#include <linux/cred.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -73,6 +75,9 @@ struct src_cpu {
  * @last_err:	last creation error.
  * @last_err_cpu: CPU of @last_err.
  * @node:	cpuhp instance.
+ * @cred:	credentials of the task that armed the probe; every counter,
+ *		also one created when a CPU comes back online, is checked
+ *		and created with them.
  * @sync:	work that creates and releases the per-CPU counters.
  * @lock:	serializes @sync with arm and disarm; protects @cpu and the
  *		counts. Taken outside cpus_read_lock(), never in cpuhp
@@ -90,6 +95,7 @@ struct damon_perf_source {
 	int last_err;
 	int last_err_cpu;
 	struct hlist_node node;
+	const struct cred *cred;
 	struct work_struct sync;
 	struct mutex lock;
 };
@@ -421,14 +427,52 @@ static void note_failure(struct damon_perf_source *src, int cpu, int err)
  * (perf's own teardown runs before cpu_online() turns false), and lets the
  * sync queued by that CPU's offline callback settle it.
  */
+/*
+ * What perf_event_open() checks for @attr that the kernel-counter path
+ * does not, for the credentials in force (the requester's, see
+ * get_counter()).
+ *
+ * The perf core applies perf_allow_cpu() to every CPU-wide counter, kernel
+ * ones included (find_get_context()): perf_event_paranoid against
+ * perfmon_capable(), then the LSM perf_event_open hook; and the LSM
+ * perf_event_alloc hook at allocation. Both use the current credentials,
+ * hence the override. What only perf_event_open() adds is
+ * perf_allow_kernel() unless exclude_kernel. Its paranoid test is implied
+ * by perf_allow_cpu() having passed (paranoid <= 0, or perfmon_capable());
+ * its LSM hook (PERF_SECURITY_KERNEL) cannot be called on 6.1, which
+ * exports neither security_perf_event_open() nor perf_allow_kernel() (an
+ * inline there). Where the kernel exports perf_allow_kernel(), it is
+ * called. Tracepoints are checked by the tracepoint PMU itself
+ * (perf_trace_event_perm()), at creation, with these credentials too.
+ */
+static int may_open(const struct perf_event_attr *attr)
+{
+#ifdef DAMON_PERF_HAVE_PERF_ALLOW_KERNEL
+	if (!attr->exclude_kernel)
+		return perf_allow_kernel();
+#endif
+	return 0;
+}
+
 static void get_counter(struct damon_perf_source *src, int cpu, bool arming)
 {
 	struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
 	struct perf_event *event;
-	int state;
+	const struct cred *old;
+	int state, err;
 
-	event = perf_event_create_kernel_counter(&src->attr, cpu, NULL,
-						 overflow, src);
+	/*
+	 * Every check perf makes uses the current credentials, and the sync
+	 * work (a CPU came online) runs as a kworker: act as the requester.
+	 */
+	old = override_creds(src->cred);
+	err = may_open(&src->attr);
+	if (err)
+		event = ERR_PTR(err);
+	else
+		event = perf_event_create_kernel_counter(&src->attr, cpu, NULL,
+							 overflow, src);
+	revert_creds(old);
 	if (IS_ERR(event)) {
 		if (PTR_ERR(event) != -ENODEV || (arming && cpu_online(cpu)))
 			note_failure(src, cpu, PTR_ERR(event));
@@ -759,6 +803,7 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_status);
 
 static void free_source(struct damon_perf_source *src)
 {
+	put_cred(src->cred);
 	mutex_destroy(&src->lock);
 	damon_perf_observe_event_free(src->cpu_state);
 	free_percpu(src->cpu);
@@ -810,6 +855,7 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	}
 	src->owner = ctx;
 	src->probe_idx = idx;
+	src->cred = get_current_cred();
 	mutex_init(&src->lock);
 	INIT_WORK(&src->sync, sync_work);
 	build_attr(&probe->attr, &src->attr);

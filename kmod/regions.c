@@ -32,8 +32,11 @@
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/pid.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
@@ -295,17 +298,27 @@ int damon_perf_regions_vma_ranges(struct mm_struct *mm,
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_vma_ranges);
 
-/* The mm of a live vaddr target, or NULL once its process is gone. */
+/*
+ * The mm of a live vaddr target, or NULL once its process is gone. The
+ * thread-group leader may have called pthread_exit(): it then stays a
+ * zombie without an mm while its other threads run on, so any live
+ * thread's mm (they all share it) stands for the process.
+ */
 static struct mm_struct *target_mm(struct damon_perf_target *t)
 {
-	struct task_struct *task;
-	struct mm_struct *mm;
+	struct task_struct *leader, *thread;
+	struct mm_struct *mm = NULL;
 
-	task = get_pid_task(t->pid_ref, PIDTYPE_TGID);
-	if (!task)
-		return NULL;
-	mm = get_task_mm(task);
-	put_task_struct(task);
+	rcu_read_lock();
+	leader = pid_task(t->pid_ref, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, thread) {
+			mm = get_task_mm(thread);
+			if (mm)
+				break;
+		}
+	}
+	rcu_read_unlock();
 	return mm;
 }
 

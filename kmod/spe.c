@@ -25,8 +25,16 @@
 #include "spe.h"
 #include "spe_parse.h"
 
-/* Longer than any SPE record the architecture defines. */
-#define SPE_BOUNCE	256
+/* Holds any record the parser accepts, and the packet that overruns it. */
+#define SPE_BOUNCE	(DAMON_PERF_SPE_REC_MAX + DAMON_PERF_SPE_PKT_MAX)
+/*
+ * One drain parses at most SPE_DRAIN_BUDGET bytes of one CPU's buffer, in
+ * slices of SPE_SLICE with a scheduling point between them; the rest
+ * waits for the next sample interval. A slice is longer than a bounce, so
+ * each one consumes something unless a record is still being written.
+ */
+#define SPE_SLICE	(16UL << 10)
+#define SPE_DRAIN_BUDGET (4UL << 20)
 
 /**
  * struct spe_buf - One CPU's SPE buffer.
@@ -36,6 +44,7 @@
  * @pid:	tgid the event is bound to, 0 for CPU-wide.
  * @last_tid:	cache of the last CONTEXT id resolved to a tgid ...
  * @last_tgid:	... and that tgid.
+ * @resync:	@tail is inside a dropped overlong record (parser state).
  * @test:	@map is plain memory from a test, not pinned pages.
  * @bounce:	copy of a record that wraps around the end of the buffer.
  */
@@ -46,6 +55,7 @@ struct spe_buf {
 	pid_t pid;
 	pid_t last_tid;
 	pid_t last_tgid;
+	bool resync;
 	bool test;
 	u8 bounce[SPE_BOUNCE];
 };
@@ -230,45 +240,62 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
 	struct spe_buf *buf = pc->priv;
 	struct perf_event_mmap_page *up = buf->map.up;
-	unsigned long size = buf->map.size;
+	unsigned long size = buf->map.size, off;
 	struct damon_perf_spe_stats st = { 0 };
 	struct spe_drain d = { .event = event, .buf = buf };
-	u64 head, tail = buf->tail, avail, chunk;
+	u64 head, tail = buf->tail, avail, chunk, scanned = 0;
 	bool truncated;
 	size_t used;
 
+	BUILD_BUG_ON(SPE_SLICE <= SPE_BOUNCE);
 	truncated = scan_data(buf);
 	head = READ_ONCE(up->aux_head);
 	/* pairs with the PMU driver's barrier before perf_aux_output_end() */
 	smp_rmb();
+	st.resync = buf->resync;
 	if (head - tail > size) {
 		/* overwritten data (cannot happen in non-overwrite mode) */
 		pc->errors++;
 		tail = head;
+		st.resync = false;
 	}
 	while (tail != head && !st.refused) {
+		if (scanned >= SPE_DRAIN_BUDGET) {
+			pc->budget_stops++;
+			break;
+		}
 		avail = head - tail;
-		chunk = min_t(u64, avail, size - (tail & (size - 1)));
-		used = damon_perf_spe_parse(buf->map.base + (tail & (size - 1)),
-					    chunk, tail, &st, spe_record, &d);
-		tail += used;
-		if (used == chunk || st.refused)
-			continue;
-		if (chunk == avail)
-			break;		/* a record still being written */
-		/* a record cut by the end of the buffer, none of it consumed */
-		avail = head - tail;
-		used = parse_wrapped(buf, tail, avail, &st, &d);
+		off = tail & (size - 1);
+		chunk = min3(avail, (u64)(size - off), (u64)SPE_SLICE);
+		used = damon_perf_spe_parse(buf->map.base + off, chunk, tail,
+					    &st, spe_record, &d);
+		scanned += chunk;
 		if (!used && !st.refused) {
-			if (avail <= SPE_BOUNCE)
-				break;
-			/* longer than any record: skip a byte */
-			pc->errors++;
-			used = 1;
+			if (chunk == avail)
+				break;		/* a record still being written */
+			if (off + chunk == size && chunk < SPE_BOUNCE) {
+				/* a record cut by the end of the buffer */
+				used = parse_wrapped(buf, tail, avail, &st, &d);
+				scanned += min_t(u64, avail, SPE_BOUNCE);
+			}
+			if (!used && !st.refused) {
+				if (avail < SPE_BOUNCE)
+					break;	/* still being written */
+				/*
+				 * An alignment packet asking for more than a
+				 * slice: no record is that long, skip a byte.
+				 */
+				pc->errors++;
+				used = 1;
+			}
 		}
 		tail += used;
+		cond_resched();
 	}
 
+	buf->resync = st.resync;
+	pc->scanned += scanned;
+	pc->overlong += st.overlong;
 	pc->records += st.records;
 	pc->errors += st.errors;
 	pc->reports += d.accepted;

@@ -344,12 +344,21 @@ static bool apply(struct damon_perf_spe_record *rec,
  * records are consumed; a byte that starts no valid packet is skipped and
  * counted in @stats->errors, and the record it interrupted is discarded
  * (counted in @stats->dropped). A record is empty, and not passed to @fn,
- * when its END or TIMESTAMP follows no other packet.
+ * when its END or TIMESTAMP follows no other packet. A record that grows
+ * past DAMON_PERF_SPE_REC_MAX bytes is dropped (@stats->overlong) and
+ * everything up to and including the next END or TIMESTAMP is consumed
+ * unparsed: the resync point is the next record boundary. Should @buf end
+ * before that boundary, the skipped bytes are consumed all the same and
+ * @stats->resync stays set, so that a call resuming there goes on
+ * skipping.
  *
  * Context: any; runs in time linear in @len and calls only @fn.
  * Return: the bytes consumed: everything up to the end of the last record
  * taken, plus padding and skipped bytes after it. The caller keeps
- * @buf[return value..@len) and passes it again with more data.
+ * @buf[return value..@len) and passes it again with more data. Unless @fn
+ * refused a record, or an alignment packet between records needs more
+ * bytes than @len holds, at most DAMON_PERF_SPE_REC_MAX +
+ * DAMON_PERF_SPE_PKT_MAX bytes stay unconsumed.
  */
 size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			    struct damon_perf_spe_stats *stats,
@@ -361,24 +370,47 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 	struct damon_perf_spe_record rec = { 0 };
 	struct damon_perf_spe_pkt pkt;
 	size_t pos = 0, start = 0;
-	bool in_rec = false;
+	bool in_rec = false, resync;
 	int ret;
 
-	if (!stats)
+	if (!stats) {
+		dummy = (struct damon_perf_spe_stats){ 0 };
 		stats = &dummy;
+	}
+	resync = stats->resync;
 	while (pos < len) {
 		/* PAD runs fill records up to their alignment: skip them */
 		if (buf[pos] == DAMON_PERF_SPE_HDR_PAD) {
 			do
 				pos++;
 			while (pos < len && buf[pos] == DAMON_PERF_SPE_HDR_PAD);
-			if (!in_rec)
+			if (!in_rec) {
 				start = pos;
+			} else if (pos - start > DAMON_PERF_SPE_REC_MAX) {
+				/* no record is this long: drop it */
+				stats->overlong++;
+				stats->dropped++;
+				in_rec = false;
+				rec = (struct damon_perf_spe_record){ 0 };
+				start = pos;
+				resync = true;
+			}
 			continue;
 		}
 		ret = decode(buf + pos, len - pos, offset + pos, &pkt);
-		if (ret == DAMON_PERF_SPE_NEED_MORE)
+		if (ret == DAMON_PERF_SPE_NEED_MORE) {
+			/* only an alignment packet is longer than PKT_MAX */
+			if (len - pos <= DAMON_PERF_SPE_PKT_MAX)
+				break;
+			/* it cannot end within the longest record: drop it */
+			if (in_rec && len - start > DAMON_PERF_SPE_REC_MAX) {
+				stats->overlong++;
+				stats->dropped++;
+				start = pos;
+				resync = true;
+			}
 			break;
+		}
 		if (ret < 0) {
 			stats->errors++;
 			if (in_rec)
@@ -387,6 +419,22 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			start = pos;
 			in_rec = false;
 			rec = (struct damon_perf_spe_record){ 0 };
+			continue;
+		}
+		if (in_rec && pos + (size_t)ret - start > DAMON_PERF_SPE_REC_MAX) {
+			/* no record is this long: drop it, find a boundary */
+			stats->overlong++;
+			stats->dropped++;
+			in_rec = false;
+			rec = (struct damon_perf_spe_record){ 0 };
+			resync = true;
+		}
+		if (resync) {
+			pos += (size_t)ret;
+			start = pos;
+			if (pkt.type == DAMON_PERF_SPE_PKT_END ||
+			    pkt.type == DAMON_PERF_SPE_PKT_TIMESTAMP)
+				resync = false;
 			continue;
 		}
 		if (pkt.type == DAMON_PERF_SPE_PKT_PAD) {
@@ -403,6 +451,7 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 		if (in_rec) {
 			if (fn && !fn(&rec, arg)) {
 				stats->refused++;
+				stats->resync = false;
 				return start;
 			}
 			stats->records++;
@@ -412,6 +461,7 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 		in_rec = false;
 		rec = (struct damon_perf_spe_record){ 0 };
 	}
+	stats->resync = resync;
 	return start;
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_spe_parse);

@@ -57,6 +57,15 @@ extern "C" {
 /* Largest packet: two-byte header and an eight-byte payload. */
 #define DAMON_PERF_SPE_PKT_MAX		10
 
+/*
+ * Largest record, padding inside it included: 2 KiB, the largest
+ * PMSIDR_EL1.MaxSize Linux's arm_spe_pmu driver accepts. A record still
+ * unterminated past it is not one: the parser drops it and resyncs at the
+ * next END or TIMESTAMP, so no byte is parsed more than a bounded number
+ * of times however the stream was corrupted.
+ */
+#define DAMON_PERF_SPE_REC_MAX		2048
+
 /* damon_perf_spe_get_packet() results besides a positive length. */
 #define DAMON_PERF_SPE_NEED_MORE	0
 #define DAMON_PERF_SPE_BAD		(-1)
@@ -154,12 +163,22 @@ struct damon_perf_spe_record {
  * @errors:	bytes skipped because they started no valid packet.
  * @dropped:	partial records discarded because of such an error.
  * @refused:	times the record callback refused a record.
+ * @overlong:	records dropped because they ran past
+ *		DAMON_PERF_SPE_REC_MAX bytes without an END or TIMESTAMP
+ *		(also counted in @dropped).
+ * @resync:	not a total but parser state, in and out: true while the
+ *		stream is skipped up to the next END or TIMESTAMP after an
+ *		overlong record. A caller that resumes the stream where the
+ *		parser stopped keeps it between calls (and clears it when it
+ *		jumps elsewhere in the stream).
  */
 struct damon_perf_spe_stats {
 	u64 records;
 	u64 errors;
 	u64 dropped;
 	u64 refused;
+	u64 overlong;
+	bool resync;
 };
 
 

@@ -53,4 +53,12 @@
 #define DAMON_PERF_HAVE_LOCKLESS_PGTABLE_WALK
 #endif
 
+#ifdef DAMON_PERF_HAVE_GUP_VMAS
+#define damon_perf_pin_user_pages(start, nr, flags, pages) \
+	pin_user_pages(start, nr, flags, pages, NULL)
+#else
+#define damon_perf_pin_user_pages(start, nr, flags, pages) \
+	pin_user_pages(start, nr, flags, pages)
+#endif
+
 #endif /* _DAMON_PERF_COMPAT_H */

@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 #include "aux.h"
 #include "ring.h"
@@ -163,6 +164,61 @@ static void spe_parse_should_not_consume_a_refused_record(struct kunit *test)
 		      &(const struct damon_perf_spe_record)REC_STORE_EXPECT);
 }
 
+/* Fill @n bytes with DATA_VA ADDRESS packets (9 bytes) and PAD: no END. */
+static void fill_unterminated(u8 *buf, size_t n)
+{
+	static const u8 va[] = { P_VA(0x1000) };
+	size_t i;
+
+	for (i = 0; i + sizeof(va) <= n; i += sizeof(va))
+		memcpy(buf + i, va, sizeof(va));
+	memset(buf + i, P_PAD, n - i);
+}
+
+static void spe_parse_should_resync_after_an_overlong_record(struct kunit *test)
+{
+	const size_t junk = 3 * DAMON_PERF_SPE_REC_MAX;
+	const size_t n = junk + 1 + sizeof(spe_rec_load);
+	struct damon_perf_spe_stats st = { 0 };
+	struct spe_collect col = { 0 };
+	size_t used;
+	u8 *buf;
+
+	buf = kunit_kmalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	/* a record that never ends, an END, then a good load */
+	fill_unterminated(buf, junk);
+	buf[junk] = P_END;
+	memcpy(buf + junk + 1, spe_rec_load, sizeof(spe_rec_load));
+	used = damon_perf_spe_parse(buf, n, 0, &st, spe_collect_fn, &col);
+	KUNIT_EXPECT_EQ(test, used, n);
+	KUNIT_EXPECT_EQ(test, st.overlong, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.dropped, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.records, 1ULL);
+	KUNIT_ASSERT_EQ(test, col.nr, 1U);
+	expect_record(test, &col.recs[0],
+		      &(const struct damon_perf_spe_record)REC_LOAD_EXPECT);
+
+	/* cut before the END: everything is consumed, nothing delivered */
+	memset(&st, 0, sizeof(st));
+	memset(&col, 0, sizeof(col));
+	used = damon_perf_spe_parse(buf, junk, 0, &st, spe_collect_fn, &col);
+	KUNIT_EXPECT_EQ(test, used, junk);
+	KUNIT_EXPECT_EQ(test, st.overlong, 1ULL);
+	KUNIT_EXPECT_EQ(test, col.nr, 0U);
+
+	/* a record of exactly the longest size is still a record */
+	memset(&st, 0, sizeof(st));
+	memset(&col, 0, sizeof(col));
+	fill_unterminated(buf, DAMON_PERF_SPE_REC_MAX - 1);
+	buf[DAMON_PERF_SPE_REC_MAX - 1] = P_END;
+	used = damon_perf_spe_parse(buf, DAMON_PERF_SPE_REC_MAX, 0, &st,
+				    spe_collect_fn, &col);
+	KUNIT_EXPECT_EQ(test, used, (size_t)DAMON_PERF_SPE_REC_MAX);
+	KUNIT_EXPECT_EQ(test, st.overlong, 0ULL);
+	KUNIT_EXPECT_EQ(test, col.nr, 1U);
+}
+
 static struct kunit_case spe_parse_cases[] = {
 	KUNIT_CASE(spe_cases_should_have_the_documented_layout),
 	KUNIT_CASE_PARAM(spe_parse_should_decode_records_byte_exact,
@@ -171,6 +227,7 @@ static struct kunit_case spe_parse_cases[] = {
 			 spe_pkt_cases_gen_params),
 	KUNIT_CASE(spe_parse_should_keep_every_truncated_packet),
 	KUNIT_CASE(spe_parse_should_not_consume_a_refused_record),
+	KUNIT_CASE(spe_parse_should_resync_after_an_overlong_record),
 	{}
 };
 
@@ -194,6 +251,23 @@ struct drain_fix {
 	int cpu;
 };
 
+/* vzalloc() as a test resource: freed with the test, even on failure. */
+static int vz_init(struct kunit_resource *res, void *size)
+{
+	res->data = vzalloc(*(unsigned long *)size);
+	return res->data ? 0 : -ENOMEM;
+}
+
+static void vz_free(struct kunit_resource *res)
+{
+	vfree(res->data);
+}
+
+static void *kunit_vzalloc(struct kunit *test, unsigned long size)
+{
+	return kunit_alloc_resource(test, vz_init, vz_free, GFP_KERNEL, &size);
+}
+
 static void fix_setup(struct kunit *test, struct drain_fix *f,
 		      unsigned long aux_size, unsigned int ring_size)
 {
@@ -201,7 +275,7 @@ static void fix_setup(struct kunit *test, struct drain_fix *f,
 	f->aux_size = aux_size;
 	f->up = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	f->data = kunit_kzalloc(test, 256, GFP_KERNEL);
-	f->aux = kunit_kzalloc(test, aux_size, GFP_KERNEL);
+	f->aux = kunit_vzalloc(test, aux_size);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->up);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->data);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->aux);
@@ -383,12 +457,105 @@ static void spe_drain_should_skip_overwritten_data(struct kunit *test)
 	fix_teardown(&f);
 }
 
+/*
+ * A full buffer of valid but never-terminated packets, starting near the
+ * end so that it wraps: each drain consumes a bounded share of it, the
+ * work (bytes handed to the parser) stays linear in the data, and a few
+ * drains consume all of it. Before the resync a drain advanced a byte per
+ * pass over the rest of the buffer, and stopped for good at the wrap.
+ */
+static void spe_drain_should_consume_unterminated_data_in_linear_work(
+	struct kunit *test)
+{
+	const unsigned long size = 1UL << 20;	/* 1 MiB, 1/4 of a budget */
+	const u64 start = size - 1000;
+	unsigned int drains = 0;
+	struct drain_fix f;
+	u8 *lin;
+
+	fix_setup(test, &f, size, 16);
+	lin = vmalloc(size);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lin);
+	fill_unterminated(lin, size);
+	aux_put(&f, start, lin, size);
+	vfree(lin);
+	WRITE_ONCE(f.up->aux_tail, start);
+	WRITE_ONCE(f.up->aux_head, start + size);
+	fix_attach(test, &f);
+
+	while (READ_ONCE(f.up->aux_tail) != start + size && drains < 8) {
+		KUNIT_EXPECT_EQ(test,
+				damon_perf_aux_event_drain(f.event, &f.rings),
+				0U);
+		drains++;
+	}
+	KUNIT_EXPECT_EQ(test, f.up->aux_tail, start + size);
+	/* 1 MiB is a quarter of one drain's budget */
+	KUNIT_EXPECT_EQ(test, drains, 1U);
+	KUNIT_EXPECT_EQ(test, f.pc->records, 0ULL);
+	KUNIT_EXPECT_GE(test, f.pc->overlong, 1ULL);
+	/* every byte parsed about once: at most twice, plus one bounce */
+	KUNIT_EXPECT_LE(test, f.pc->scanned, 2 * (u64)size + 4096);
+	fix_teardown(&f);
+}
+
+/* More data than one drain's budget: the drain stops and resumes. */
+static void spe_drain_should_bound_its_work_per_drain(struct kunit *test)
+{
+	const unsigned long size = 8UL << 20;	/* twice the budget */
+	unsigned int drains = 0, i;
+	struct drain_fix f;
+	u8 *lin;
+
+	fix_setup(test, &f, size, 256);
+	lin = vmalloc(size);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lin);
+	/*
+	 * 64 KiB blocks of unterminated junk, each but the last ended by an
+	 * END at a packet boundary and followed by a load record.
+	 */
+	for (i = 0; i < size >> 16; i++) {
+		u8 *blk = lin + ((size_t)i << 16);
+		size_t off = 0, end = 1 << 16;
+
+		if (i) {
+			memcpy(blk, spe_rec_load, sizeof(spe_rec_load));
+			off = sizeof(spe_rec_load);
+		}
+		if (i + 1 < size >> 16)
+			blk[--end] = P_END;
+		fill_unterminated(blk + off, end - off);
+	}
+	aux_put(&f, 0, lin, size);
+	vfree(lin);
+	WRITE_ONCE(f.up->aux_head, size);
+	fix_attach(test, &f);
+
+	while (READ_ONCE(f.up->aux_tail) != size && drains < 8) {
+		damon_perf_aux_event_drain(f.event, &f.rings);
+		/* no drain parses much more than its budget */
+		KUNIT_EXPECT_LE(test, f.pc->scanned,
+				(u64)(drains + 1) * ((4UL << 20) + (16UL << 10)));
+		drains++;
+		damon_perf_ring_drain(&f.rings, f.cpu, ring_count_fn,
+				      &(struct ring_count){ .tgid_ok = true });
+	}
+	KUNIT_EXPECT_EQ(test, f.up->aux_tail, (u64)size);
+	KUNIT_EXPECT_GE(test, drains, 2U);
+	KUNIT_EXPECT_LE(test, drains, 3U);
+	KUNIT_EXPECT_GE(test, f.pc->budget_stops, 1ULL);
+	KUNIT_EXPECT_EQ(test, f.pc->records, (u64)(size >> 16) - 1);
+	fix_teardown(&f);
+}
+
 static struct kunit_case spe_drain_cases[] = {
 	KUNIT_CASE(spe_drain_should_parse_a_record_across_the_buffer_end),
 	KUNIT_CASE(spe_drain_should_keep_what_a_full_ring_refused),
 	KUNIT_CASE(spe_drain_should_wait_for_a_record_being_written),
 	KUNIT_CASE(spe_drain_should_see_truncation_in_the_data_ring),
 	KUNIT_CASE(spe_drain_should_skip_overwritten_data),
+	KUNIT_CASE(spe_drain_should_consume_unterminated_data_in_linear_work),
+	KUNIT_CASE(spe_drain_should_bound_its_work_per_drain),
 	{}
 };
 

@@ -13,6 +13,8 @@
  * Reports are classified by the module parameters hot_start/hot_len;
  * ring_size sets the report rings' size (a small one makes drains stop at
  * a full ring and keep the rest of the AUX data for the next drain).
+ * Reports on the page of marker count as "marked": records a process
+ * wrote into memory of its own, which no attach may ever pin.
  */
 #include <linux/debugfs.h>
 #include <linux/file.h>
@@ -32,6 +34,10 @@ static unsigned long hot_len = 64UL << 12;
 module_param(hot_len, ulong, 0644);
 MODULE_PARM_DESC(hot_len, "hot range length in bytes");
 
+static unsigned long marker = 0x4141414000UL;
+module_param(marker, ulong, 0644);
+MODULE_PARM_DESC(marker, "address of records no drain may ever see");
+
 static unsigned int ring_size = 4096;
 module_param(ring_size, uint, 0444);
 MODULE_PARM_DESC(ring_size, "report ring entries per CPU (power of two)");
@@ -43,7 +49,7 @@ static struct damon_perf_rings rings;
 static bool have_rings;
 
 static struct {
-	u64 reports, hot, other, writes, bad, drains;
+	u64 reports, hot, other, writes, bad, drains, marked;
 } tot;
 
 static void count(const struct damon_perf_report *r, void *arg)
@@ -55,6 +61,8 @@ static void count(const struct damon_perf_report *r, void *arg)
 		tot.other++;
 	if (r->is_write)
 		tot.writes++;
+	if ((r->vaddr & PAGE_MASK) == (marker & PAGE_MASK))
+		tot.marked++;
 	if (r->src != DAMON_PERF_SRC_AUX || r->probe_idx != 1 ||
 	    (r->vaddr & ~PAGE_MASK))
 		tot.bad++;
@@ -112,7 +120,8 @@ out:
 
 static int drain_show(struct seq_file *m, void *v)
 {
-	u64 records = 0, errors = 0, refused = 0;
+	u64 records = 0, errors = 0, refused = 0, scanned = 0, overlong = 0;
+	u64 stops = 0;
 	int cpu;
 
 	mutex_lock(&lock);
@@ -128,13 +137,18 @@ static int drain_show(struct seq_file *m, void *v)
 			records += pc->records;
 			errors += pc->errors;
 			refused += pc->refused;
+			scanned += pc->scanned;
+			overlong += pc->overlong;
+			stops += pc->budget_stops;
 		}
 	}
 	seq_printf(m, "drains %llu reports %llu hot %llu other %llu",
 		   tot.drains, tot.reports, tot.hot, tot.other);
 	seq_printf(m, " writes %llu bad %llu records %llu errors %llu",
 		   tot.writes, tot.bad, records, errors);
-	seq_printf(m, " refused %llu\n", refused);
+	seq_printf(m, " refused %llu scanned %llu overlong %llu", refused,
+		   scanned, overlong);
+	seq_printf(m, " budget_stops %llu marked %llu\n", stops, tot.marked);
 	mutex_unlock(&lock);
 	return 0;
 }

@@ -10,23 +10,39 @@
  * fail.
  *
  *   auxtest_user SECONDS [AUX_PAGES] [--no-detach] [--wraps=N]
+ *   auxtest_user SECONDS [AUX_PAGES] --race=N
+ *   auxtest_user SECONDS [AUX_PAGES] --memlock=KB
  *
  * --wraps=N: after SECONDS, go on until the module consumed N times the
  * AUX area on every CPU (its aux_tail reached N * AUX size), so what the
  * test checks is a count, whatever the speed of the machine; gives up
  * after WRAPS_MAX_S seconds and prints wraps_timeout=1.
  *
- * Prints "key=value" lines for tests/vm/spe_aux.sh.
+ * --race=N: while a second thread keeps replacing CPU 0's AUX mapping
+ * (munmap, an anonymous shared mapping full of records whose address is
+ * the harness's marker, munmap, the perf mapping again, with MAP_FIXED),
+ * attach CPU 0's buffer N times, with aux_head set a full buffer ahead of
+ * aux_tail each time, drain and detach after each success; prints the
+ * attach results by errno and the bytes the drains parsed. No drain may
+ * see a marker record.
+ * --memlock=KB: with RLIMIT_MEMLOCK lowered to KB and CAP_IPC_LOCK out of
+ * the effective set, attach CPU 0's buffer once; prints its result and
+ * VmLck before, during and after.
+ *
+ * Prints "key=value" lines for tests/vm/spe_aux.sh and aux_attack.sh.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,7 +64,8 @@ static int all_consumed(void **ups, int ncpu, unsigned long long want)
 	return 1;
 }
 
-static int attach(int cpu, int fd, void *up, void *aux, size_t size)
+static int attach_pid(int cpu, int fd, void *up, void *aux, size_t size,
+		      int pid)
 {
 	char line[200];
 	int dfd, n, err = 0;
@@ -56,35 +73,212 @@ static int attach(int cpu, int fd, void *up, void *aux, size_t size)
 	dfd = open(DBG "attach", O_WRONLY);
 	if (dfd < 0)
 		return -errno;
-	n = snprintf(line, sizeof(line), "%d %d %lx %lx %zx 0", cpu, fd,
-		     (unsigned long)up, (unsigned long)aux, size);
+	n = snprintf(line, sizeof(line), "%d %d %lx %lx %zx %d", cpu, fd,
+		     (unsigned long)up, (unsigned long)aux, size, pid);
 	if (write(dfd, line, n) != n)
 		err = -errno;
 	close(dfd);
 	return err;
 }
 
-static void show_drain(const char *tag)
+static int attach(int cpu, int fd, void *up, void *aux, size_t size)
 {
+	return attach_pid(cpu, fd, up, aux, size, 0);
+}
+
+/* Drain, print the totals after @tag; returns the "scanned" total. */
+static unsigned long long show_drain(const char *tag)
+{
+	unsigned long long scanned = 0;
 	char buf[512];
+	const char *p;
 	ssize_t n;
 	int fd = open(DBG "drain", O_RDONLY);
 
 	if (fd < 0)
-		return;
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n > 0) {
 		buf[n] = 0;
 		printf("%s %s", tag, buf);
+		p = strstr(buf, " scanned ");
+		if (p)
+			sscanf(p, " scanned %llu", &scanned);
 	}
+	return scanned;
+}
+
+static void detach_all(void)
+{
+	int fd = open(DBG "detach", O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "1", 1) != 1)
+			printf("error=detach\n");
+		close(fd);
+	}
+}
+
+/* VmLck of this process in kB, -1 if unknown. */
+static long vmlck(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Drop (or raise again) CAP_IPC_LOCK in the effective set. */
+static int ipc_lock_effective(int on)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	if (on)
+		d[0].effective |= 1U << CAP_IPC_LOCK;
+	else
+		d[0].effective &= ~(1U << CAP_IPC_LOCK);
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+struct racer {
+	int fd;
+	void *aux;
+	size_t aux_size;
+	off_t aux_off;
+	int stop;	/* __atomic: set by the main thread */
+	unsigned long swaps;
+};
+
+/* Records whose data address is the harness's marker page. */
+static void fill_marker(unsigned char *p, size_t n)
+{
+	static const unsigned char rec[] = {
+		0xb2, 0x00, 0x40, 0x41, 0x41, 0x41, 0x00, 0x00, 0x00, 0x01,
+	};
+	size_t i;
+
+	for (i = 0; i + sizeof(rec) <= n; i += sizeof(rec))
+		memcpy(p + i, rec, sizeof(rec));
+	memset(p + i, 0, n - i);
+}
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	void *p;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		munmap(r->aux, r->aux_size);
+		p = mmap(r->aux, r->aux_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p != MAP_FAILED)
+			fill_marker(p, r->aux_size);
+		munmap(r->aux, r->aux_size);
+		while (mmap(r->aux, r->aux_size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_FIXED, r->fd, r->aux_off) ==
+		       MAP_FAILED)
+			usleep(1000);
+		r->swaps++;
+		usleep(200);	/* the perf mapping, for a while */
+	}
+	return NULL;
+}
+
+static int run_race(int n, int fd, void *up, void *aux, size_t aux_size,
+		    off_t aux_off)
+{
+	struct racer r = {
+		.fd = fd, .aux = aux, .aux_size = aux_size, .aux_off = aux_off,
+	};
+	int i, ok = 0, einval = 0, efault = 0, other = 0, err;
+	struct perf_event_mmap_page *u = up;
+	unsigned long long scanned = 0;
+	pthread_t t;
+
+	/*
+	 * The event stays disabled: the head is set by hand to a full
+	 * buffer ahead of the tail before every attach, so each drain
+	 * parses every page the attach pinned, whatever it pinned.
+	 */
+	if (pthread_create(&t, NULL, race, &r)) {
+		printf("error=pthread_create\n");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		u->aux_head = u->aux_tail + aux_size;
+		err = attach(0, fd, up, aux, aux_size);
+		if (!err) {
+			ok++;
+			scanned += show_drain("race");
+			detach_all();
+		} else if (err == -EINVAL) {
+			einval++;
+		} else if (err == -EFAULT) {
+			efault++;
+		} else {
+			other++;
+			printf("race_errno=%d\n", err);
+		}
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	printf("race_attempts=%d race_ok=%d race_einval=%d ", n, ok, einval);
+	printf("race_efault=%d race_other=%d race_swaps=%lu ", efault, other,
+	       r.swaps);
+	printf("race_scanned=%llu\n", scanned);
+	show_drain("final");
+	return 0;
+}
+
+static int run_memlock(long kb, int fd, void *up, void *aux,
+		       size_t aux_size)
+{
+	struct rlimit old, rl;
+	long before, during, after;
+	int err, err2;
+
+	getrlimit(RLIMIT_MEMLOCK, &old);
+	rl = old;
+	rl.rlim_cur = (rlim_t)kb << 10;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || ipc_lock_effective(0)) {
+		printf("error=cannot lower RLIMIT_MEMLOCK or CAP_IPC_LOCK\n");
+		return 1;
+	}
+	before = vmlck();
+	err = attach(0, fd, up, aux, aux_size);
+	during = vmlck();
+	detach_all();
+	after = vmlck();
+	/* a second time: a failed or detached attach left no charge */
+	err2 = attach(0, fd, up, aux, aux_size);
+	detach_all();
+	ipc_lock_effective(1);
+	setrlimit(RLIMIT_MEMLOCK, &old);
+	printf("memlock_attach=%d memlock_again=%d\n", err, err2);
+	printf("vmlck_before=%ld vmlck_during=%ld vmlck_after=%ld\n", before,
+	       during, after);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : 3;
 	int aux_pages = argc > 2 ? atoi(argv[2]) : 4;
-	int detach = 1, wraps = 0;
+	int detach = 1, wraps = 0, race_n = 0;
+	long memlock = -1;
 	long ps = sysconf(_SC_PAGESIZE);
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t data_size = (1 + DATA_PAGES) * ps, aux_size = aux_pages * ps;
@@ -106,6 +300,10 @@ int main(int argc, char **argv)
 			detach = 0;
 		else if (!strncmp(argv[i], "--wraps=", 8))
 			wraps = atoi(argv[i] + 8);
+		else if (!strncmp(argv[i], "--race=", 7))
+			race_n = atoi(argv[i] + 7);
+		else if (!strncmp(argv[i], "--memlock=", 10))
+			memlock = atol(argv[i] + 10);
 	}
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
@@ -139,6 +337,12 @@ int main(int argc, char **argv)
 		ups[cpu] = up;
 	}
 
+	if (race_n)
+		return run_race(race_n, fds[0], ups[0], auxs[0], aux_size,
+				(off_t)data_size);
+	if (memlock >= 0)
+		return run_memlock(memlock, fds[0], ups[0], auxs[0], aux_size);
+
 	/* bad requests, each must fail with its errno */
 	printf("neg_badfd=%d\n", attach(0, 999, ups[0], auxs[0], aux_size));
 	i = open("/dev/null", O_RDONLY);
@@ -151,6 +355,11 @@ int main(int argc, char **argv)
 					  aux_size));
 	printf("neg_badsize=%d\n", attach(0, fds[0], ups[0], auxs[0],
 					  aux_size * 2));
+	/* a CPU-wide event does not follow this (or any) process */
+	printf("neg_wrongpid=%d\n", attach_pid(0, fds[0], ups[0], auxs[0],
+						aux_size, (int)getpid()));
+	printf("neg_nopid=%d\n", attach_pid(0, fds[0], ups[0], auxs[0],
+					     aux_size, 4000000));
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		int err = attach(cpu, fds[cpu], ups[cpu], auxs[cpu], aux_size);
@@ -183,13 +392,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)up->aux_head,
 		       (unsigned long long)up->aux_tail);
 	}
-	if (detach) {
-		i = open(DBG "detach", O_WRONLY);
-		if (i >= 0) {
-			if (write(i, "1", 1) != 1)
-				printf("error=detach\n");
-			close(i);
-		}
-	}
+	if (detach)
+		detach_all();
 	return 0;
 }

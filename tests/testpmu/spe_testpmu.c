@@ -8,6 +8,8 @@
  * hot_start + hot_len), the rest in [cold_start, cold_start + cold_len).
  * A full buffer ends the transaction with PERF_AUX_FLAG_TRUNCATED, which
  * disables the event until the consumer re-enables it, as on hardware.
+ * With unterminated=1 no record ever ends: a stream of valid packets that
+ * a parser must not take for one endless record.
  *
  * Events must be CPU-bound (perf_event_open(..., cpu >= 0)) and the AUX
  * area mapped read-write (no overwrite mode).
@@ -44,6 +46,10 @@ MODULE_PARM_DESC(batch, "records written per timer tick (<= 256)");
 static int ctx_pid;
 module_param(ctx_pid, int, 0644);
 MODULE_PARM_DESC(ctx_pid, "pid put in CONTEXT packets (0: none)");
+static bool unterminated;
+module_param(unterminated, bool, 0644);
+MODULE_PARM_DESC(unterminated,
+		 "write valid packets but never END or TIMESTAMP (an adversary)");
 
 struct tp_buf {
 	void **pages;
@@ -154,6 +160,8 @@ static unsigned int build(struct tp_cpu *st, u8 *rec)
 	n += pkt(rec + n, 0x52, 0x0006, 2);
 	if (ctx_pid)
 		n += pkt(rec + n, 0x65, ctx_pid, 4);
+	if (READ_ONCE(unterminated))
+		return n;
 	if (seq % 4)
 		n += pkt(rec + n, 0x71, local_clock(), 8);	/* TS */
 	else

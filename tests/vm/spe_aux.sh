@@ -38,6 +38,9 @@ expect "attach refuses a non-perf fd (EINVAL)" neg_notperf -22
 expect "attach refuses an event of another CPU (EINVAL)" neg_wrongcpu -22
 expect "attach refuses swapped data/AUX mappings (EINVAL)" neg_swapped -22
 expect "attach refuses a wrong AUX size (EINVAL)" neg_badsize -22
+expect "attach refuses a pid the CPU-wide event does not follow (EINVAL)" \
+	neg_wrongpid -22
+expect "attach refuses a pid with no process (ESRCH)" neg_nopid -3
 expect "attach of CPU 0 succeeds" attach_cpu0 0
 expect "attach of CPU 1 succeeds" attach_cpu1 0
 expect "a second buffer for CPU 0 is refused (EEXIST)" neg_twice -17

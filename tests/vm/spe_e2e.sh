@@ -82,10 +82,13 @@ refused "AUX_ATTACH with probe index 4" "ERANGE" $CTX "$(aux_nest 0 65536 4)"
 refused "AUX_ATTACH with an empty AUX area" "ERANGE" $CTX "$(aux_nest 0 0)"
 refused "AUX_ATTACH with an unknown AUX attribute" "EINVAL\|EOPNOTSUPP\|nknown" \
 	$CTX "$(aux_nest 0 65536 1 "$(nla_u32 $((AUX_A_MAX + 1)) 1)")"
+# slot 1 is the page-fault probe's: AUX requests name slot 2
+refused "AUX_ATTACH to a perf probe's slot" "perf probe" $CTX \
+	"$(aux_nest 1000 65536 1)"
 refused "AUX_ATTACH with a closed fd" "bad file descriptor" $CTX \
-	"$(aux_nest 1000 65536)"
+	"$(aux_nest 1000 65536 2)"
 refused "AUX_ATTACH with a non-perf fd" "not a perf event" $CTX \
-	"$(aux_nest 0 65536)"
+	"$(aux_nest 0 65536 2)"
 check "a second, configured context" \
 	raw CTX_NEW -a $A_CTX_NAME:str:idle
 refused "AUX_ATTACH to a context that is not running" "not running" idle \
