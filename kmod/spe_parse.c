@@ -368,7 +368,7 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 {
 	struct damon_perf_spe_stats dummy;
 	struct damon_perf_spe_record rec = { 0 };
-	struct damon_perf_spe_pkt pkt;
+	struct damon_perf_spe_pkt pkt = { 0 };
 	size_t pos = 0, start = 0;
 	bool in_rec = false, resync;
 	int ret;
