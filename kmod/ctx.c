@@ -846,6 +846,7 @@ static bool has_probes(struct damon_perf_ctx *ctx)
 int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 			 struct netlink_ext_ack *extack)
 {
+	bool took_ram = false;
 	int ret;
 
 	lockdep_assert_held(&damon_perf_lock);
@@ -861,13 +862,16 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 			NL_SET_ERR_MSG(extack, "a vaddr context needs a pid target");
 			return -EINVAL;
 		}
+		/* a failed start leaves no System RAM target behind */
+		took_ram = true;
 		ret = add_system_ram(ctx, extack);
 		if (ret)
-			return ret;
+			goto err_ram;
 	}
 	if (!try_module_get(THIS_MODULE)) {
 		NL_SET_ERR_MSG(extack, "module is unloading");
-		return -ENODEV;
+		ret = -ENODEV;
+		goto err_ram;
 	}
 	ret = init_targets(ctx, extack);
 	if (ret)
@@ -919,6 +923,13 @@ err_rings:
 	damon_perf_rings_free(&ctx->rings);
 err_module:
 	module_put(THIS_MODULE);
+err_ram:
+	if (took_ram) {
+		struct damon_perf_target *t, *next;
+
+		list_for_each_entry_safe(t, next, &ctx->targets, list)
+			target_del(ctx, t);
+	}
 	return ret;
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_start);
