@@ -710,6 +710,7 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_split);
 struct orig {
 	unsigned int nr_accesses;
 	u64 probe_hits[DAMON_PERF_MAX_PROBES];
+	u64 events;
 };
 
 static unsigned long smp_page(const struct damon_perf_sample *smp, u32 i)
@@ -774,7 +775,8 @@ static int cmp_interval(const void *a, const void *b)
 /*
  * The counters of the pieces [@first, @stop) of a cut region, whose
  * counters before the cut were @orig, from its samples [@lo, @hi): raw
- * probe hits and count-mode nr_accesses in proportion to the samples
+ * probe hits, the events they stand for and count-mode nr_accesses in
+ * proportion to the samples
  * (exact when the buffer holds every sample), presence-mode nr_accesses
  * from the sample intervals seen in each piece (sorting its samples by
  * interval, then back by key).
@@ -807,6 +809,7 @@ static void recount(struct damon_perf_region *first,
 			p->probe_hits[i] = tot[i] ?
 				mul_u64_u64_div_u64(o->probe_hits[i], cnt[i],
 						    tot[i]) : 0;
+		p->events = mul_u64_u64_div_u64(o->events, b - a, hi - lo);
 		if (mode == DAMON_PERF_MODE_COUNT) {
 			p->nr_accesses = div_u64((u64)o->nr_accesses * (b - a),
 						 hi - lo);
@@ -867,6 +870,7 @@ unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
 			o.nr_accesses = r->nr_accesses;
 			memcpy(o.probe_hits, r->probe_hits,
 			       sizeof(o.probe_hits));
+			o.events = r->events;
 			c = cut_region(t, r, smp, lo, hi, budget);
 			if (c)
 				recount(r, next, &o, attrs->mode, smp, lo, hi);

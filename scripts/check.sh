@@ -28,7 +28,8 @@
 #
 # A VM script can restrict or configure its runs with header comments:
 #   # kernels: debug           (default: debug stock; "stock" means
-#                              every stock kernel: stock trixie sid)
+#                              every stock kernel: stock trixie sid;
+#                              "bookworm" Debian 12's 6.1 alone)
 #   # numa: yes                (boot with two NUMA nodes)
 #   # timeout: 300             (seconds, per run)
 set -uo pipefail
@@ -279,7 +280,7 @@ if want vm; then
 		numa=0
 		grep -qiE '^# *numa: *yes' "$s" && numa=1
 		kernels=${kernels:-debug stock}
-		kernels=$(echo " $kernels " | sed 's/ stock / stock trixie sid /')
+		kernels=$(echo " $kernels " | sed 's/ stock / stock trixie sid /; s/ bookworm / stock /')
 		for k in $kernels; do
 			want_kernel "$k" || continue
 			if [ "${CHECK_BATCH:-1}" = 0 ]; then

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# kernels: stock
+# kernels: bookworm
 # numa: yes
 # timeout: 300
 # Accuracy of the regions against a workload's ground truth, per

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug bookworm
 # timeout: 900
 # Attack tiers on the netlink interface, driven by /bin/nlattack
 # (tests/vm/nlattack.c), which reads the family's policies from the kernel

@@ -208,7 +208,8 @@ expect_err() {
 # On the total row:
 #   enqueue == dequeue
 #   dequeue == match + stale + miss_* (every drained report, by outcome)
-#   callback == sample_* (every overflow callback, by class)
+#   callback == sample_* (every overflow callback, by class; not
+#     sample_translated, a note on samples classed elsewhere)
 #   sample_valid <= enqueue + overflow + busy_drop + no_probe + no_ring
 #     (every valid sample was queued or refused by reason; AUX and
 #     injected reports enqueue without a callback, hence <=)
@@ -222,7 +223,10 @@ stats_balanced() {
 			miss = 0; samples = 0
 			for (n in h) {
 				if (n ~ /^miss_/) miss += v[n]
-				if (n ~ /^sample_/) samples += v[n]
+				# sample_translated notes a translation of a
+				# sample classed elsewhere, not a class
+				if (n ~ /^sample_/ && n != "sample_translated")
+					samples += v[n]
 			}
 			drained = v["match"] + v["stale"] + miss
 			refused = v["overflow"] + v["busy_drop"] + v["no_probe"] + \
