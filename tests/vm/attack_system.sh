@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# kernels: debug
+# kernels: debug bookworm
 # timeout: 900
 # Attack tiers around the module (the netlink ones are attack_netlink.sh):
 #  - CPU hotplug torture: cpu1 offlined and onlined ATTACK_HOTPLUG times
