@@ -288,7 +288,7 @@ std::string heatmap_svg(const HeatGrid &g)
 	// address labels: the first and last rows, each gap (a row whose
 	// start address jumps by more than a row's bytes), about every 40 px
 	int last_y = -100;
-	const uint64_t row_bytes = g.covered / g.rows + 1;
+	const uint64_t row_bytes = g.rows ? g.covered / g.rows + 1 : 1;
 	for (size_t r = 0; r <= g.rows; r++) {
 		int y = L::TOP + int(r) * L::CELL_H;
 		bool edge = r == 0 || r == g.rows;
