@@ -204,11 +204,17 @@ std::string render_heatmap(const std::vector<Aggregation> &aggs,
 	HeatGrid g = heat_grid(aggs, spec);
 	std::string out;
 
+	if (!g.rows && !spec.all_ranges && !spec.range) {
+		// nothing saw an access: draw every monitored range
+		HeatmapSpec all = spec;
+		all.all_ranges = true;
+		g = heat_grid(aggs, all);
+		if (g.rows)
+			out += "no range saw an access; drawing every "
+			       "monitored range\n";
+	}
 	if (!g.rows)
-		return spec.all_ranges || spec.range
-			       ? "no regions to draw\n"
-			       : "no regions to draw (none saw an access; "
-				 "--all-ranges draws them anyway)\n";
+		return "no regions to draw\n";
 	out += fmt::format("address {} (top) .. {} (bottom), {} covered, {} "
 			   "gap(s) left out; time ->, {} aggregations; "
 			   "max {:.1f} accesses\n",
