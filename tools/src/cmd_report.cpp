@@ -116,11 +116,16 @@ void write_image(const ReportOptions &o,
 				 " contexts: name the one to draw");
 	if (by_ctx.empty())
 		return;
-	HeatGrid g =
-		heat_grid(by_ctx.begin()->second, heatmap_spec(o, 200, 400));
+	HeatmapSpec spec = heatmap_spec(o, 200, 400);
+	HeatGrid g = heat_grid(by_ctx.begin()->second, spec);
+	if (!g.rows && !spec.all_ranges && !spec.range) {
+		fmt::print(stderr, "no range saw an access; drawing every "
+				   "monitored range\n");
+		spec.all_ranges = true;
+		g = heat_grid(by_ctx.begin()->second, spec);
+	}
 	if (!g.rows)
-		throw UsageError("no regions to draw (none saw an access in "
-				 "the range; try --all-ranges)");
+		throw UsageError("no regions to draw (none in the range)");
 	if (png) {
 		write_heatmap_png(o.output, g);
 	} else {

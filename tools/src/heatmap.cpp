@@ -204,11 +204,17 @@ std::string render_heatmap(const std::vector<Aggregation> &aggs,
 	HeatGrid g = heat_grid(aggs, spec);
 	std::string out;
 
+	if (!g.rows && !spec.all_ranges && !spec.range) {
+		// nothing saw an access: draw every monitored range
+		HeatmapSpec all = spec;
+		all.all_ranges = true;
+		g = heat_grid(aggs, all);
+		if (g.rows)
+			out += "no range saw an access; drawing every "
+			       "monitored range\n";
+	}
 	if (!g.rows)
-		return spec.all_ranges || spec.range
-			       ? "no regions to draw\n"
-			       : "no regions to draw (none saw an access; "
-				 "--all-ranges draws them anyway)\n";
+		return "no regions to draw\n";
 	out += fmt::format("address {} (top) .. {} (bottom), {} covered, {} "
 			   "gap(s) left out; time ->, {} aggregations; "
 			   "max {:.1f} accesses\n",
@@ -288,7 +294,7 @@ std::string heatmap_svg(const HeatGrid &g)
 	// address labels: the first and last rows, each gap (a row whose
 	// start address jumps by more than a row's bytes), about every 40 px
 	int last_y = -100;
-	const uint64_t row_bytes = g.covered / g.rows + 1;
+	const uint64_t row_bytes = g.rows ? g.covered / g.rows + 1 : 1;
 	for (size_t r = 0; r <= g.rows; r++) {
 		int y = L::TOP + int(r) * L::CELL_H;
 		bool edge = r == 0 || r == g.rows;
