@@ -35,7 +35,8 @@
 # regions with nr_accesses >= 1 inside the hot range / bytes of those
 # regions) and recall (bytes of the hot range such regions cover / hot
 # range), K of the S snapshots had any region with nr_accesses >= 1;
-# nr_regions: regions with nr_accesses >= 1 in the last snapshot. DAMON's
+# nr_regions: regions with nr_accesses >= 1 in the last snapshot.
+# BENCH_MONS (comma-separated) runs only the monitors named. DAMON's
 # regions come from its tried_regions (a stat scheme matching
 # nr_accesses >= 1, update_schemes_tried_regions), damon_perf's from
 # `damonctl report --json`.
@@ -139,9 +140,13 @@ damon_off() {
 # dp_snapshot FILE: the latest aggregation of damon_perf's context bench.
 dp_snapshot() {
 	damonctl report --json bench > /tmp/dp.json 2>&1 || return 1
+	# The keys of a region come in alphabetical order (age, end,
+	# nr_accesses, ..., start, target_id): print at target_id.
 	awk '/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
 		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
-		/"nr_accesses":/ { gsub(/[^0-9]/, ""); print s, e, $0 }' /tmp/dp.json > "$1"
+		/"nr_accesses":/ { gsub(/[^0-9]/, ""); a = $0 }
+		/"target_id":/ { if (s != "" && e != "" && a != "") print s, e, a
+			s = e = a = "" }' /tmp/dp.json > "$1"
 }
 
 # run SIZE HOT MON: one workload under one monitor; prints its BENCH line.
@@ -156,8 +161,27 @@ run() {
 		wargs="-s $size -r $((size / 4 * 1024)),$((hot_mb * 1024)),10,r,rand"
 	fi
 	_prog_n=0
+	# start_workload waits 10 s for the ground-truth line; touching 1 GiB
+	# under TCG on a loaded host can take longer: wait here first.
+	_thp=/sys/kernel/mm/transparent_hugepage/enabled
+	[ -w $_thp ] && echo never > $_thp
 	# shellcheck disable=SC2086
-	start_workload $wargs -t 0 -n 2 >/dev/null || { not_ok "$size MiB $hot $mon: workload started"; return 1; }
+	/bin/workload $wargs -t 0 -n 2 > /tmp/workload.out 2>&1 &
+	WORKLOAD_PID=$!
+	_i=0
+	while ! grep -q '^WORKLOAD pid=' /tmp/workload.out 2>/dev/null; do
+		_i=$((_i + 1))
+		if [ $_i -gt 1200 ] || ! kill -0 "$WORKLOAD_PID" 2>/dev/null; then
+			cat /tmp/workload.out
+			not_ok "$size MiB $hot $mon: workload started"
+			stop_workload
+			return 1
+		fi
+		sleep 0.1
+	done
+	_line=$(grep '^WORKLOAD pid=' /tmp/workload.out)
+	WORKLOAD_HOT_START=$(echo "$_line" | sed 's/.*hot_start=\([^ ]*\).*/\1/')
+	WORKLOAD_HOT_END=$(echo "$_line" | sed 's/.*hot_end=\([^ ]*\).*/\1/')
 	HS=$((WORKLOAD_HOT_START)) HE=$((WORKLOAD_HOT_END))
 	KD_PID=
 	case $mon in
@@ -225,6 +249,8 @@ mons="none"
 [ $have_damon -eq 1 ] && mons="$mons damon damon_page"
 for p in $periods; do mons="$mons dp_p$p"; done
 mons="$mons dp_p1_10k"
+# BENCH_MONS=none,dp_p1,...: only these monitors
+[ -n "${BENCH_MONS:-}" ] && mons=$(echo "$BENCH_MONS" | tr ',' ' ')
 for size in $sizes; do
 	for hot in $hots; do
 		for mon in $mons; do
