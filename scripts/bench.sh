@@ -195,7 +195,7 @@ for b in kmod["benchmarks"]:
     if not b["name"].startswith("BM_RegionsAggregate/"):
         continue
     parts = dict(p.split(":") for p in b["name"].split("/")[1:] if ":" in p)
-    split = {"0": "random"}.get(parts.get("split"), parts.get("split"))
+    split = {"0": "random", "1": "samples"}.get(parts.get("split"), parts.get("split"))
     key = "aggr_%s_%s" % (parts.get("max"), parts.get("samples"))
     instr = cg.get(key) if parts.get("min") == "10" else None
     print("  %-8s %-6s %-6s %-8s %10s %10s %12s" % (
