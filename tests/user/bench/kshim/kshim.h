@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c and
- * regions.c include, so that the module's own sources build unchanged for
- * the native microbenchmarks (tests/user/bench). Every <linux/...> header
- * under kshim/linux/ includes only this file.
+ * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c,
+ * regions.c and density.c include, so that the module's own sources build
+ * unchanged for the native microbenchmarks (tests/user/bench). They build
+ * with __KERNEL__ defined, so the headers shared with userspace builds
+ * (spe_types.h, density.h) take their kernel branch. Every <linux/...> and
+ * <asm/...> header under kshim/ includes only this file.
  *
  * Single-threaded model of the kernel: a fixed number of possible CPUs, a
  * "current CPU" the benchmark sets (shim_cpu), per-CPU areas at a fixed
