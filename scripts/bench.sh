@@ -195,9 +195,10 @@ for b in kmod["benchmarks"]:
     if not b["name"].startswith("BM_RegionsAggregate/"):
         continue
     parts = dict(p.split(":") for p in b["name"].split("/")[1:] if ":" in p)
-    split = {"0": "random"}.get(parts.get("split"), parts.get("split"))
+    split = {"0": "random", "1": "samples"}.get(parts.get("split"), parts.get("split"))
     key = "aggr_%s_%s" % (parts.get("max"), parts.get("samples"))
-    instr = cg.get(key) if parts.get("min") == "10" else None
+    # bench_count drives the random split only
+    instr = cg.get(key) if parts.get("min") == "10" and parts.get("split") == "0" else None
     print("  %-8s %-6s %-6s %-8s %10s %10s %12s" % (
         split, parts.get("min"), parts.get("max"), parts.get("samples"),
         fmt(b["cpu_time"] / 1e3 if b.get("time_unit") == "ns" else None),

@@ -90,7 +90,7 @@ static const struct damon_perf_report one_report = {
 	.paddr = 0x12345000UL,
 	.vaddr = 0x7f0000001000UL,
 	.size = PAGE_SIZE,
-	.time_ns = 1,	/* the overflow handler passes local_clock() */
+	.time_ns = 1,	/* the overflow handler passes damon_perf_clock_ns() */
 	.cpu = 0,
 	.tid = BENCH_PID,
 	.tgid = BENCH_PID,
@@ -170,7 +170,7 @@ void bench_drain_fill_reports(struct bench_ctx *b, unsigned int n,
 		rep->paddr = addr;
 		rep->vaddr = addr;
 		rep->cpu = (int)(i % nr_cpu_ids);
-		rep->time_ns = 0;	/* report_access stamps local_clock() */
+		rep->time_ns = 0;	/* report_access stamps the clock */
 	}
 }
 
@@ -270,6 +270,8 @@ struct bench_ctx *bench_regions_new(unsigned long span, unsigned int min_nr,
 	struct bench_ctx *b = bench_alloc();
 
 	b->ctx.ops = DAMON_PERF_OPS_PADDR;
+	/* until the first bench_regions_aggregate() names the mode */
+	b->ctx.attrs.split = DAMON_PERF_SPLIT_RANDOM;
 	b->ctx.attrs.min_nr_regions = min_nr;
 	b->ctx.attrs.max_nr_regions = max_nr;
 	b->target.id = 1;
@@ -319,19 +321,22 @@ void bench_regions_aggregate(struct bench_ctx *b, enum bench_split_mode mode)
 	struct damon_perf_target *t;
 	unsigned int max_nr = 0;
 
+	switch (mode) {
+	case BENCH_SPLIT_SAMPLES:
+		ctx->attrs.split = DAMON_PERF_SPLIT_SAMPLES;
+		break;
+	case BENCH_SPLIT_RANDOM:
+	default:
+		ctx->attrs.split = DAMON_PERF_SPLIT_RANDOM;
+		break;
+	}
+	damon_perf_regions_cut_ctx(ctx);
 	damon_perf_for_each_target(t, ctx)
 		max_nr = max(max_nr, damon_perf_regions_max_nr_accesses(t));
+	damon_perf_regions_merge_ctx(ctx, max_nr);
 	damon_perf_for_each_target(t, ctx)
-		damon_perf_regions_adjust_merge(t, &ctx->attrs, max_nr);
-	damon_perf_for_each_target(t, ctx) {
 		damon_perf_regions_reset(t);
-		switch (mode) {
-		case BENCH_SPLIT_RANDOM:
-		default:
-			damon_perf_regions_adjust_split(t, &ctx->attrs);
-			break;
-		}
-	}
+	damon_perf_regions_split_ctx(ctx);
 }
 
 unsigned int bench_regions_nr(struct bench_ctx *b)

@@ -57,6 +57,7 @@ void bench_locked_or_batch(unsigned int n);
  */
 enum bench_split_mode {
 	BENCH_SPLIT_RANDOM, /* DAMON's random split (regions_adjust_split) */
+	BENCH_SPLIT_SAMPLES, /* where the samples' density changes */
 	BENCH_NR_SPLIT_MODES,
 };
 struct bench_ctx *bench_regions_new(unsigned long span, unsigned int min_nr,
@@ -69,7 +70,12 @@ struct bench_ctx *bench_regions_new(unsigned long span, unsigned int min_nr,
 void bench_regions_credit(struct bench_ctx *b, unsigned int nr,
 			  unsigned int intervals, unsigned long hot,
 			  unsigned int hot_pct, uint64_t seed);
-/* one aggregation: age and merge, reset, split (as kdamond_aggregate) */
+/*
+ * One aggregation as damon_perf_kdamond_aggregate(): cut by samples,
+ * age and merge, reset, split. @mode also holds for the next credit (the
+ * drain keeps samples only in samples mode), so the first aggregation
+ * after a change of mode has no samples to cut by.
+ */
 void bench_regions_aggregate(struct bench_ctx *b, enum bench_split_mode mode);
 unsigned int bench_regions_nr(struct bench_ctx *b);
 

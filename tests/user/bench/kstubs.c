@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the kernel provides to kmod/ring.c, drain.c and regions.c, for the
- * native microbenchmarks: allocation, per-CPU areas, local_clock(), the
- * out-of-line bsearch() of lib/bsearch.c, get_random_u32_below(), and the
+ * What the kernel provides to kmod/ring.c, drain.c, regions.c and
+ * density.c, for the native microbenchmarks: allocation, per-CPU areas,
+ * the monotonic clocks, the out-of-line bsearch() and sort() of lib/, get_random_u32_below(), and the
  * observe API of kmod/stats.c (same per-CPU increments and atomics, no
  * tracepoints, which are off unless enabled).
  */
@@ -68,12 +68,42 @@ void kvfree(const void *p)
 	free((void *)p);
 }
 
-u64 local_clock(void)
+void *kvmalloc_array(size_t n, size_t size, gfp_t gfp)
+{
+	size_t bytes;
+
+	(void)gfp;
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return NULL;
+	return malloc(bytes);
+}
+
+/*
+ * The kernel's clocks the module reads (local_clock(), ktime_get_ns(),
+ * ktime_get_mono_fast_ns() behind damon_perf_clock_ns()) are monotonic:
+ * the stale check of the drain compares them, so these must be too.
+ */
+static u64 mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+u64 local_clock(void)
+{
+	return mono_ns();
+}
+
+u64 ktime_get_ns(void)
+{
+	return mono_ns();
+}
+
+u64 ktime_get_mono_fast_ns(void)
+{
+	return mono_ns();
 }
 
 /* lib/bsearch.c: __inline_bsearch() behind an out-of-line bsearch() */
@@ -95,6 +125,65 @@ noinline void *shim_bsearch(const void *key, const void *base, size_t num,
 		num >>= 1;
 	}
 	return NULL;
+}
+
+/* lib/sort.c: an out-of-line heapsort (not stable); 64-bit word swaps
+ * for aligned multiples of 8 bytes (swap_words_64), bytes otherwise */
+static void sort_swap(char *a, char *b, size_t size)
+{
+	if (!(size % 8) && !(((uintptr_t)a | (uintptr_t)b) % 8)) {
+		u64 *x = (u64 *)a, *y = (u64 *)b;
+
+		for (size /= 8; size--; x++, y++) {
+			u64 t = *x;
+
+			*x = *y;
+			*y = t;
+		}
+		return;
+	}
+	while (size--) {
+		char t = *a;
+
+		*a++ = *b;
+		*b++ = t;
+	}
+}
+
+noinline void sort(void *base, size_t num, size_t size, cmp_func_t cmp,
+		   swap_func_t swap_fn)
+{
+	char *b = base;
+	size_t i, root, child, n;
+
+	if (num < 2)
+		return;
+	for (n = num, i = num / 2; ; ) {
+		if (i > 0) {
+			i--;		/* heapify */
+		} else {
+			n--;		/* sort: the max to the end */
+			if (swap_fn)
+				swap_fn(b, b + n * size, (int)size);
+			else
+				sort_swap(b, b + n * size, size);
+			if (n <= 1)
+				break;
+		}
+		for (root = i; (child = 2 * root + 1) < n; root = child) {
+			if (child + 1 < n &&
+			    cmp(b + child * size, b + (child + 1) * size) < 0)
+				child++;
+			if (cmp(b + root * size, b + child * size) >= 0)
+				break;
+			if (swap_fn)
+				swap_fn(b + root * size, b + child * size,
+					(int)size);
+			else
+				sort_swap(b + root * size, b + child * size,
+					  size);
+		}
+	}
 }
 
 /* prandom-quality xorshift; the kernel's is a per-CPU ChaCha batch */

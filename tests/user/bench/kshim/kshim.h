@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c and
- * regions.c include, so that the module's own sources build unchanged for
- * the native microbenchmarks (tests/user/bench). Every <linux/...> header
- * under kshim/linux/ includes only this file.
+ * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c,
+ * regions.c and density.c include, so that the module's own sources build
+ * unchanged for the native microbenchmarks (tests/user/bench). They build
+ * with __KERNEL__ defined, so the headers shared with userspace builds
+ * (spe_types.h, density.h) take their kernel branch. Every <linux/...> and
+ * <asm/...> header under kshim/ includes only this file.
  *
  * Single-threaded model of the kernel: a fixed number of possible CPUs, a
  * "current CPU" the benchmark sets (shim_cpu), per-CPU areas at a fixed
@@ -62,6 +64,8 @@ typedef unsigned int gfp_t;
 #define PAGE_SIZE (1UL << PAGE_SHIFT)
 #define NSEC_PER_USEC 1000ULL
 #define UINT_MAX (~0U)
+#define U32_MAX ((u32)~0U)
+#define U64_MAX ((u64)~0ULL)
 #define GFP_KERNEL 0U
 
 #define ALIGN_DOWN(x, a) ((x) & ~((typeof(x))(a) - 1))
@@ -72,6 +76,14 @@ typedef unsigned int gfp_t;
 #define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
 #define swap(a, b) do { typeof(a) __t = (a); (a) = (b); (b) = __t; } while (0)
 static inline u64 div64_u64(u64 a, u64 b) { return a / b; }
+static inline u64 div_u64(u64 a, u32 b) { return a / b; }
+/* x86-64: one mul and one div over the 128-bit product */
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)((unsigned __int128)a * b / c);
+}
+#define check_add_overflow(a, b, d) __builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d) __builtin_mul_overflow(a, b, d)
 static inline bool is_power_of_2(unsigned long n)
 {
 	return n && !(n & (n - 1));
@@ -132,7 +144,8 @@ void free_percpu(void *p);
 	((type *)shim_alloc_percpu(sizeof(type), __alignof__(type)))
 
 /* ---- cpumask ---- */
-#define BITS_PER_LONG 64
+/* spelled as kmod/density.h spells it outside the kernel */
+#define BITS_PER_LONG (__SIZEOF_LONG__ * 8)
 typedef struct cpumask {
 	unsigned long bits[(NR_CPUS + BITS_PER_LONG - 1) / BITS_PER_LONG];
 } cpumask_t;
@@ -188,8 +201,42 @@ static inline int shim_next_cpu(int cpu, const cpumask_t *m)
 	for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
 #define cpu_possible(cpu) ((unsigned int)(cpu) < nr_cpu_ids)
 
-/* ---- time ---- */
+/* ---- time: all CLOCK_MONOTONIC, as the kernel's clocks are monotonic ---- */
 u64 local_clock(void);
+u64 ktime_get_ns(void);
+u64 ktime_get_mono_fast_ns(void);
+
+/* ---- atomics (x86-64: locked RMWs) ---- */
+typedef struct { int counter; } atomic_t;
+typedef struct { s64 counter; } atomic64_t;
+#define ATOMIC_INIT(i) { (i) }
+#define atomic_read(v) READ_ONCE((v)->counter)
+#define atomic_set(v, i) WRITE_ONCE((v)->counter, (i))
+#define atomic_add(i, v) \
+	((void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_RELAXED))
+#define atomic_sub(i, v) \
+	((void)__atomic_fetch_sub(&(v)->counter, (i), __ATOMIC_RELAXED))
+#define atomic_inc(v) atomic_add(1, v)
+#define atomic_dec(v) atomic_sub(1, v)
+#define atomic_add_return(i, v) \
+	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_inc_return(v) atomic_add_return(1, v)
+#define atomic_dec_return(v) atomic_add_return(-1, v)
+#define atomic_dec_and_test(v) (atomic_dec_return(v) == 0)
+#define atomic_fetch_add(i, v) \
+	__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_xchg(v, i) \
+	__atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic64_read(v) atomic_read(v)
+#define atomic64_set(v, i) atomic_set(v, i)
+#define atomic64_add(i, v) atomic_add(i, v)
+#define atomic64_inc(v) atomic_inc(v)
+#define atomic64_add_return(i, v) atomic_add_return(i, v)
+
+/* ---- RCU: one thread, nothing to wait for ---- */
+#define rcu_read_lock() barrier()
+#define rcu_read_unlock() barrier()
+#define rcu_dereference(p) READ_ONCE(p)
 
 /* ---- locks, wait queues, irq_work: never contended here ---- */
 struct mutex { int locked; };
@@ -227,6 +274,7 @@ void *kvzalloc_node(size_t size, gfp_t gfp, int node);
 void *krealloc_array(void *p, size_t n, size_t size, gfp_t gfp);
 void kfree(const void *p);
 void kvfree(const void *p);
+void *kvmalloc_array(size_t n, size_t size, gfp_t gfp);
 
 /* ---- lists (include/linux/list.h) ---- */
 struct list_head {
@@ -304,6 +352,11 @@ void *shim_bsearch(const void *key, const void *base, size_t num,
 		   size_t size, cmp_func_t cmp);
 #define bsearch shim_bsearch
 
+/* ---- sort: lib/sort.c's heapsort, out of line, cmp an indirect call ---- */
+typedef void (*swap_func_t)(void *a, void *b, int size);
+void sort(void *base, size_t num, size_t size, cmp_func_t cmp,
+	  swap_func_t swap);
+
 /* ---- random ---- */
 u32 get_random_u32_below(u32 ceil);
 
@@ -345,6 +398,15 @@ static inline struct mm_struct *get_task_mm(struct task_struct *task)
 	(void)task;
 	return NULL;
 }
+static inline struct task_struct *pid_task(struct pid *pid,
+					   enum pid_type type)
+{
+	(void)pid;
+	(void)type;
+	return NULL;
+}
+/* no task is ever found, so no thread is walked */
+#define for_each_thread(p, t) for ((t) = (p); (t); (t) = NULL)
 #define put_task_struct(t) ((void)(t))
 #define mmput(mm) ((void)(mm))
 
