@@ -920,6 +920,12 @@ err_source:
 		ctx->source_armed = false;
 	}
 err_rings:
+	/*
+	 * Probes armed before the failure (damon_perf_source_arm() disarms
+	 * what it armed when a later probe fails) may have queued reports:
+	 * drained, so they are counted, not freed with the rings.
+	 */
+	damon_perf_drain_rings(ctx);
 	damon_perf_rings_free(&ctx->rings);
 err_module:
 	module_put(THIS_MODULE);

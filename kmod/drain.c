@@ -401,8 +401,9 @@ static void drain_one(const struct damon_perf_report *report, void *arg)
  * damon_perf_drain_rings() - Drain every pending ring of a context.
  * @ctx:	the context, with its rings.
  *
- * Context: the kdamond of @ctx, or damon_perf_ctx_stop() once the probes
- * are disarmed and the kdamond has ended (the last drain).
+ * Context: the kdamond of @ctx, or damon_perf_ctx_stop() (and a failed
+ * damon_perf_ctx_start()) once the probes are disarmed and no kdamond
+ * runs (the last drain).
  * Return: the number of reports consumed.
  */
 unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx)

@@ -32,7 +32,7 @@ raw TARGET_ADD -a "$A_CTX_NAME:str:bad" \
 # At probe add: the field is named.
 expect_err "software config that is no software event" EINVAL \
 	"config 99 is not a software event" probe_add bad 1 99 1
-expect_err "sample_period with bit 63 set" EINVAL "sample_period .* too large" \
+expect_err "sample_period with bit 63 set" EINVAL "sample_period .* out of range" \
 	probe_add bad 1 2 $((1 << 63))
 expect_err "sample_freq above the default max sample rate" EINVAL \
 	"sample_freq 200000 out of range" probe_add bad 1 2 200000 freq
