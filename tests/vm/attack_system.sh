@@ -154,8 +154,9 @@ worker() {
 			timeout 60 damonctl $_c > /dev/null 2>&1
 			_rc=$?
 			echo "$_w $_rc" >> /tmp/conc.rc
-			# stop of a context that is gone: exit 2 (damonctl names it)
-			case "$_rc:$_c" in 0:* | 1:* | 2:stop*) ;;
+			# stop or report of a context that is gone (or never
+			# started): exit 2, damonctl names it
+			case "$_rc:$_c" in 0:* | 1:* | 2:stop* | 2:report*) ;;
 			*) echo "worker $_w round $_r: damonctl $_c: exit $_rc" >> /tmp/conc.bad ;;
 			esac
 		done
