@@ -56,7 +56,7 @@ void bench_locked_or_batch(unsigned int n);
  * bench_regions_aggregate().
  */
 enum bench_split_mode {
-	BENCH_SPLIT_RANDOM, /* DAMON's random split (regions_adjust_split) */
+	BENCH_SPLIT_RANDOM,  /* DAMON's random split (regions_adjust_split) */
 	BENCH_SPLIT_SAMPLES, /* where the samples' density changes */
 	BENCH_NR_SPLIT_MODES,
 };

@@ -55,11 +55,12 @@ typedef unsigned int gfp_t;
 #define EXPORT_SYMBOL_GPL(sym)
 #define BUILD_BUG_ON(c) ((void)sizeof(char[1 - 2 * !!(c)]))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+#define container_of(ptr, type, member)                                        \
+	((type *)((char *)(ptr)-offsetof(type, member)))
 
 #define SMP_CACHE_BYTES 64
-#define ____cacheline_aligned_in_smp __attribute__((__aligned__(SMP_CACHE_BYTES)))
+#define ____cacheline_aligned_in_smp                                           \
+	__attribute__((__aligned__(SMP_CACHE_BYTES)))
 #define PAGE_SHIFT 12
 #define PAGE_SIZE (1UL << PAGE_SHIFT)
 #define NSEC_PER_USEC 1000ULL
@@ -68,15 +69,26 @@ typedef unsigned int gfp_t;
 #define U64_MAX ((u64)~0ULL)
 #define GFP_KERNEL 0U
 
-#define ALIGN_DOWN(x, a) ((x) & ~((typeof(x))(a) - 1))
+#define ALIGN_DOWN(x, a) ((x) & ~((typeof(x))(a)-1))
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define max(a, b) ((a) > (b) ? (a) : (b))
 #define min_t(t, a, b) min((t)(a), (t)(b))
 #define max_t(t, a, b) max((t)(a), (t)(b))
 #define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
-#define swap(a, b) do { typeof(a) __t = (a); (a) = (b); (b) = __t; } while (0)
-static inline u64 div64_u64(u64 a, u64 b) { return a / b; }
-static inline u64 div_u64(u64 a, u32 b) { return a / b; }
+#define swap(a, b)                                                             \
+	do {                                                                   \
+		typeof(a) __t = (a);                                           \
+		(a) = (b);                                                     \
+		(b) = __t;                                                     \
+	} while (0)
+static inline u64 div64_u64(u64 a, u64 b)
+{
+	return a / b;
+}
+static inline u64 div_u64(u64 a, u32 b)
+{
+	return a / b;
+}
 /* x86-64: one mul and one div over the 128-bit product */
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
@@ -89,7 +101,10 @@ static inline bool is_power_of_2(unsigned long n)
 	return n && !(n & (n - 1));
 }
 #define ilog2(n) (63 - __builtin_clzll((unsigned long long)(n)))
-static inline size_t array_size(size_t a, size_t b) { return a * b; }
+static inline size_t array_size(size_t a, size_t b)
+{
+	return a * b;
+}
 
 /* ---- compiler and memory barriers (x86-64 semantics) ---- */
 #define barrier() __asm__ __volatile__("" ::: "memory")
@@ -112,16 +127,16 @@ static inline size_t array_size(size_t a, size_t b) { return a * b; }
 
 /* ---- CPUs, per-CPU areas, preemption ---- */
 #define NR_CPUS 8
-#define SHIM_PCPU_STRIDE 4096	/* bytes between two CPUs' copies */
+#define SHIM_PCPU_STRIDE 4096 /* bytes between two CPUs' copies */
 extern unsigned int nr_cpu_ids;
-extern int shim_cpu;		/* the "current" CPU; the benchmark sets it */
+extern int shim_cpu; /* the "current" CPU; the benchmark sets it */
 extern int shim_preempt_count;
 
 #define smp_processor_id() shim_cpu
 #define raw_smp_processor_id() shim_cpu
 #define cpu_to_node(cpu) 0
-#define per_cpu_ptr(p, cpu) \
-	((typeof(p))((char *)(p) + (size_t)(cpu) * SHIM_PCPU_STRIDE))
+#define per_cpu_ptr(p, cpu)                                                    \
+	((typeof(p))((char *)(p) + (size_t)(cpu)*SHIM_PCPU_STRIDE))
 #define this_cpu_ptr(p) per_cpu_ptr(p, shim_cpu)
 /* this_cpu ops are single, non-mergeable RMWs of this CPU's copy */
 #define __shim_this(x) (*(volatile typeof(x) *)per_cpu_ptr(&(x), shim_cpu))
@@ -131,16 +146,22 @@ extern int shim_preempt_count;
 #define this_cpu_inc(x) this_cpu_add(x, 1)
 #define this_cpu_dec(x) this_cpu_add(x, -1)
 #define this_cpu_inc_return(x) (__shim_this(x) += 1)
-#define preempt_disable_notrace() \
-	do { shim_preempt_count++; barrier(); } while (0)
-#define preempt_enable_notrace() \
-	do { barrier(); shim_preempt_count--; } while (0)
+#define preempt_disable_notrace()                                              \
+	do {                                                                   \
+		shim_preempt_count++;                                          \
+		barrier();                                                     \
+	} while (0)
+#define preempt_enable_notrace()                                               \
+	do {                                                                   \
+		barrier();                                                     \
+		shim_preempt_count--;                                          \
+	} while (0)
 #define preempt_disable() preempt_disable_notrace()
 #define preempt_enable() preempt_enable_notrace()
 
 void *shim_alloc_percpu(size_t size, size_t align);
 void free_percpu(void *p);
-#define alloc_percpu(type) \
+#define alloc_percpu(type)                                                     \
 	((type *)shim_alloc_percpu(sizeof(type), __alignof__(type)))
 
 /* ---- cpumask ---- */
@@ -162,13 +183,15 @@ static inline bool cpumask_test_and_clear_cpu(int cpu, cpumask_t *m)
 	unsigned long bit = 1UL << (cpu % BITS_PER_LONG);
 
 	return __atomic_fetch_and(&m->bits[cpu / BITS_PER_LONG], ~bit,
-				  __ATOMIC_SEQ_CST) & bit;
+				  __ATOMIC_SEQ_CST) &
+	       bit;
 }
 
 static inline bool cpumask_test_cpu(int cpu, const cpumask_t *m)
 {
 	return (READ_ONCE(m->bits[cpu / BITS_PER_LONG]) >>
-		(cpu % BITS_PER_LONG)) & 1;
+		(cpu % BITS_PER_LONG)) &
+	       1;
 }
 
 static inline void cpumask_clear(cpumask_t *m)
@@ -194,10 +217,10 @@ static inline int shim_next_cpu(int cpu, const cpumask_t *m)
 	return (int)nr_cpu_ids;
 }
 
-#define for_each_cpu(cpu, m) \
-	for ((cpu) = shim_next_cpu(-1, m); (cpu) < (int)nr_cpu_ids; \
+#define for_each_cpu(cpu, m)                                                   \
+	for ((cpu) = shim_next_cpu(-1, m); (cpu) < (int)nr_cpu_ids;            \
 	     (cpu) = shim_next_cpu(cpu, m))
-#define for_each_possible_cpu(cpu) \
+#define for_each_possible_cpu(cpu)                                             \
 	for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
 #define cpu_possible(cpu) ((unsigned int)(cpu) < nr_cpu_ids)
 
@@ -207,25 +230,32 @@ u64 ktime_get_ns(void);
 u64 ktime_get_mono_fast_ns(void);
 
 /* ---- atomics (x86-64: locked RMWs) ---- */
-typedef struct { int counter; } atomic_t;
-typedef struct { s64 counter; } atomic64_t;
-#define ATOMIC_INIT(i) { (i) }
+typedef struct {
+	int counter;
+} atomic_t;
+typedef struct {
+	s64 counter;
+} atomic64_t;
+#define ATOMIC_INIT(i)                                                         \
+	{                                                                      \
+		(i)                                                            \
+	}
 #define atomic_read(v) READ_ONCE((v)->counter)
 #define atomic_set(v, i) WRITE_ONCE((v)->counter, (i))
-#define atomic_add(i, v) \
+#define atomic_add(i, v)                                                       \
 	((void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_RELAXED))
-#define atomic_sub(i, v) \
+#define atomic_sub(i, v)                                                       \
 	((void)__atomic_fetch_sub(&(v)->counter, (i), __ATOMIC_RELAXED))
 #define atomic_inc(v) atomic_add(1, v)
 #define atomic_dec(v) atomic_sub(1, v)
-#define atomic_add_return(i, v) \
+#define atomic_add_return(i, v)                                                \
 	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
 #define atomic_inc_return(v) atomic_add_return(1, v)
 #define atomic_dec_return(v) atomic_add_return(-1, v)
 #define atomic_dec_and_test(v) (atomic_dec_return(v) == 0)
-#define atomic_fetch_add(i, v) \
+#define atomic_fetch_add(i, v)                                                 \
 	__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_SEQ_CST)
-#define atomic_xchg(v, i) \
+#define atomic_xchg(v, i)                                                      \
 	__atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST)
 #define atomic64_read(v) atomic_read(v)
 #define atomic64_set(v, i) atomic_set(v, i)
@@ -239,15 +269,23 @@ typedef struct { s64 counter; } atomic64_t;
 #define rcu_dereference(p) READ_ONCE(p)
 
 /* ---- locks, wait queues, irq_work: never contended here ---- */
-struct mutex { int locked; };
-#define DEFINE_MUTEX(name) struct mutex name = { 0 }
+struct mutex {
+	int locked;
+};
+#define DEFINE_MUTEX(name) struct mutex name = {0}
 #define mutex_lock(m) ((m)->locked = 1)
 #define mutex_unlock(m) ((m)->locked = 0)
-typedef struct { int locked; } spinlock_t;
+typedef struct {
+	int locked;
+} spinlock_t;
 #define spin_lock(l) ((l)->locked = 1)
 #define spin_unlock(l) ((l)->locked = 0)
-typedef struct { int dummy; } wait_queue_head_t;
-struct kref { int refcount; };
+typedef struct {
+	int dummy;
+} wait_queue_head_t;
+struct kref {
+	int refcount;
+};
 
 struct irq_work {
 	void (*func)(struct irq_work *work);
@@ -265,7 +303,10 @@ static inline bool irq_work_queue(struct irq_work *w)
 	w->queued++;
 	return true;
 }
-static inline void irq_work_sync(struct irq_work *w) { (void)w; }
+static inline void irq_work_sync(struct irq_work *w)
+{
+	(void)w;
+}
 
 /* ---- allocation ---- */
 void *kmalloc(size_t size, gfp_t gfp);
@@ -334,22 +375,22 @@ static inline void list_splice(const struct list_head *list,
 }
 
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
-#define list_first_entry(ptr, type, member) \
+#define list_first_entry(ptr, type, member)                                    \
 	list_entry((ptr)->next, type, member)
-#define list_next_entry(pos, member) \
+#define list_next_entry(pos, member)                                           \
 	list_entry((pos)->member.next, typeof(*(pos)), member)
-#define list_for_each_entry(pos, head, member) \
-	for (pos = list_first_entry(head, typeof(*pos), member); \
+#define list_for_each_entry(pos, head, member)                                 \
+	for (pos = list_first_entry(head, typeof(*pos), member);               \
 	     &pos->member != (head); pos = list_next_entry(pos, member))
-#define list_for_each_entry_safe(pos, n, head, member) \
-	for (pos = list_first_entry(head, typeof(*pos), member), \
-	     n = list_next_entry(pos, member); &pos->member != (head); \
-	     pos = n, n = list_next_entry(n, member))
+#define list_for_each_entry_safe(pos, n, head, member)                         \
+	for (pos = list_first_entry(head, typeof(*pos), member),               \
+	    n = list_next_entry(pos, member);                                  \
+	     &pos->member != (head); pos = n, n = list_next_entry(n, member))
 
 /* ---- bsearch: lib/bsearch.c is out of line, cmp an indirect call ---- */
 typedef int (*cmp_func_t)(const void *a, const void *b);
-void *shim_bsearch(const void *key, const void *base, size_t num,
-		   size_t size, cmp_func_t cmp);
+void *shim_bsearch(const void *key, const void *base, size_t num, size_t size,
+		   cmp_func_t cmp);
 #define bsearch shim_bsearch
 
 /* ---- sort: lib/sort.c's heapsort, out of line, cmp an indirect call ---- */
@@ -365,14 +406,19 @@ struct pid;
 struct task_struct;
 struct netlink_ext_ack;
 enum pid_type { PIDTYPE_PID, PIDTYPE_TGID };
-struct mm_struct { int dummy; };
+struct mm_struct {
+	int dummy;
+};
 struct vm_area_struct {
 	unsigned long vm_start;
 	unsigned long vm_end;
 };
-struct vma_iterator { struct mm_struct *mm; unsigned long addr; };
-static inline void vma_iter_init(struct vma_iterator *vmi,
-				 struct mm_struct *mm, unsigned long addr)
+struct vma_iterator {
+	struct mm_struct *mm;
+	unsigned long addr;
+};
+static inline void vma_iter_init(struct vma_iterator *vmi, struct mm_struct *mm,
+				 unsigned long addr)
 {
 	vmi->mm = mm;
 	vmi->addr = addr;
@@ -382,8 +428,7 @@ static inline struct vm_area_struct *shim_vma_next(struct vma_iterator *vmi)
 	(void)vmi;
 	return NULL;
 }
-#define for_each_vma(vmi, vma) \
-	while (((vma) = shim_vma_next(&(vmi))) != NULL)
+#define for_each_vma(vmi, vma) while (((vma) = shim_vma_next(&(vmi))) != NULL)
 #define mmap_read_lock(mm) ((void)(mm))
 #define mmap_read_unlock(mm) ((void)(mm))
 static inline struct task_struct *get_pid_task(struct pid *pid,
@@ -398,8 +443,7 @@ static inline struct mm_struct *get_task_mm(struct task_struct *task)
 	(void)task;
 	return NULL;
 }
-static inline struct task_struct *pid_task(struct pid *pid,
-					   enum pid_type type)
+static inline struct task_struct *pid_task(struct pid *pid, enum pid_type type)
 {
 	(void)pid;
 	(void)type;
