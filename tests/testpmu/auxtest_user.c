@@ -12,6 +12,7 @@
  *   auxtest_user SECONDS [AUX_PAGES] [--no-detach] [--wraps=N]
  *   auxtest_user SECONDS [AUX_PAGES] --race=N
  *   auxtest_user SECONDS [AUX_PAGES] --memlock=KB
+ *   auxtest_user SECONDS [AUX_PAGES] --inject=N
  *
  * --wraps=N: after SECONDS, go on until the module consumed N times the
  * AUX area on every CPU (its aux_tail reached N * AUX size), so what the
@@ -28,6 +29,13 @@
  * --memlock=KB: with RLIMIT_MEMLOCK lowered to KB and CAP_IPC_LOCK out of
  * the effective set, attach CPU 0's buffer once; prints its result and
  * VmLck before, during and after.
+ * --inject=N: fault injection (failslab and fail_page_alloc armed by the
+ * caller): for n = 1, 2, ... up to N, the n-th fault site the kernel
+ * passes during CPU 0's attach fails (/proc/thread-self/fail-nth). Each
+ * attach either fails with an errno or absorbs the failure; after it, the
+ * process's VmLck is what it was before (a failed attach pins and charges
+ * nothing), and a retry without injection succeeds, drains and detaches.
+ * Stops at the first n the attach no longer reaches; prints the counts.
  *
  * Prints "key=value" lines for tests/vm/spe_aux.sh and aux_attack.sh.
  */
@@ -84,6 +92,37 @@ static int attach_pid(int cpu, int fd, void *up, void *aux, size_t size,
 static int attach(int cpu, int fd, void *up, void *aux, size_t size)
 {
 	return attach_pid(cpu, fd, up, aux, size, 0);
+}
+
+/*
+ * attach() with the n-th fault site failing: the debugfs file is opened
+ * first, so the count starts at the write that attaches. *@fired says
+ * whether the n-th site was reached (fail-nth read back as 0).
+ */
+static int attach_injected(int nth_fd, int n, int fd, void *up, void *aux,
+			   size_t size, int *fired)
+{
+	char line[200], s[16] = { 0 };
+	int dfd, len, sl, err = 0;
+
+	dfd = open(DBG "attach", O_WRONLY);
+	if (dfd < 0)
+		return -errno;
+	len = snprintf(line, sizeof(line), "%d %d %lx %lx %zx %d", 0, fd,
+		       (unsigned long)up, (unsigned long)aux, size, 0);
+	sl = snprintf(s, sizeof(s), "%d", n);
+	if (pwrite(nth_fd, s, (size_t)sl, 0) != sl) {
+		close(dfd);
+		return -EIO;
+	}
+	if (write(dfd, line, len) != len)
+		err = -errno;
+	memset(s, 0, sizeof(s));
+	*fired = pread(nth_fd, s, sizeof(s) - 1, 0) > 0 && atoi(s) == 0;
+	if (pwrite(nth_fd, "0", 1, 0) != 1)
+		err = err ? err : -EIO;
+	close(dfd);
+	return err;
 }
 
 /* Drain, print the totals after @tag; returns the "scanned" total. */
@@ -273,11 +312,77 @@ static int run_memlock(long kb, int fd, void *up, void *aux,
 	return 0;
 }
 
+static int run_inject(int max, int fd, void *up, void *aux, size_t aux_size)
+{
+	int n, fired, err, injected = 0, failed = 0, absorbed = 0;
+	int charged = 0, retry_bad = 0, nth_fd;
+	struct perf_event_mmap_page *u = up;
+	long before = vmlck();
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
+		 (long)syscall(SYS_gettid));
+	nth_fd = open(path, O_RDWR);
+	if (nth_fd < 0) {
+		printf("error=no %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	for (n = 1; n <= max; n++) {
+		u->aux_head = u->aux_tail;
+		err = attach_injected(nth_fd, n, fd, up, aux, aux_size, &fired);
+		if (!fired) {
+			/* past the last fault site: a plain success */
+			if (err)
+				printf("inject_unfired_errno=%d\n", err);
+			detach_all();
+			break;
+		}
+		injected++;
+		if (err) {
+			failed++;
+			if (vmlck() != before) {
+				charged++;
+				printf("inject_site=%d charged=%ld\n", n,
+				       vmlck() - before);
+			}
+		} else {
+			absorbed++;
+		}
+		detach_all();
+		if (vmlck() != before)
+			charged++;
+		/* the retry: attaches, drains, detaches, uncharges */
+		u->aux_head = u->aux_tail + aux_size;
+		err = attach(0, fd, up, aux, aux_size);
+		if (!err && vmlck() == before) {
+			/* the check above means nothing if no charge shows */
+			retry_bad++;
+			printf("inject_site=%d retry_uncharged\n", n);
+		}
+		if (err) {
+			retry_bad++;
+			printf("inject_site=%d retry_errno=%d\n", n, err);
+		} else if (!show_drain("inject")) {
+			retry_bad++;
+			printf("inject_site=%d retry_drain=0\n", n);
+		}
+		detach_all();
+		if (vmlck() != before)
+			charged++;
+	}
+	close(nth_fd);
+	printf("inject_sites=%d inject_failed=%d inject_absorbed=%d ",
+	       injected, failed, absorbed);
+	printf("inject_charged=%d inject_retry_bad=%d inject_reached_end=%d\n",
+	       charged, retry_bad, n <= max);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : 3;
 	int aux_pages = argc > 2 ? atoi(argv[2]) : 4;
-	int detach = 1, wraps = 0, race_n = 0;
+	int detach = 1, wraps = 0, race_n = 0, inject_n = 0;
 	long memlock = -1;
 	long ps = sysconf(_SC_PAGESIZE);
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -302,6 +407,8 @@ int main(int argc, char **argv)
 			wraps = atoi(argv[i] + 8);
 		else if (!strncmp(argv[i], "--race=", 7))
 			race_n = atoi(argv[i] + 7);
+		else if (!strncmp(argv[i], "--inject=", 9))
+			inject_n = atoi(argv[i] + 9);
 		else if (!strncmp(argv[i], "--memlock=", 10))
 			memlock = atol(argv[i] + 10);
 	}
@@ -340,6 +447,8 @@ int main(int argc, char **argv)
 	if (race_n)
 		return run_race(race_n, fds[0], ups[0], auxs[0], aux_size,
 				(off_t)data_size);
+	if (inject_n)
+		return run_inject(inject_n, fds[0], ups[0], auxs[0], aux_size);
 	if (memlock >= 0)
 		return run_memlock(memlock, fds[0], ups[0], auxs[0], aux_size);
 

@@ -84,15 +84,7 @@ else
 fi
 
 # ---- fault injection ----
-if [ -w /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
-	for f in failslab fail_page_alloc; do
-		d=/sys/kernel/debug/$f
-		[ -d $d ] || continue
-		echo N > $d/ignore-gfp-wait
-		echo 0 > $d/verbose
-		[ -f $d/min-order ] && echo 0 > $d/min-order
-		[ -f $d/ignore-gfp-highmem ] && echo N > $d/ignore-gfp-highmem
-	done
+if fault_injection_prepare; then
 	# Injected page allocation failures print warnings with a stack (a
 	# vmalloc error, for one); keep them off the console, and look for
 	# real problems in the kernel log ourselves.
@@ -108,8 +100,7 @@ if [ -w /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
 	else
 		not_ok "fault injection (exit $rc)"
 	fi
-	probs=$(dmesg | sed -n '/damon_perf: fault injection begins/,$p' |
-		grep -E 'BUG:|WARNING:|KASAN|UBSAN|lockdep|circular locking|possible recursive|inconsistent lock|bad unlock|Oops|general protection|unreferenced object')
+	probs=$(kernel_reports_since 'damon_perf: fault injection begins')
 	if [ -z "$probs" ]; then
 		ok "fault injection: no BUG, WARNING, KASAN or lockdep report"
 	else

@@ -10,7 +10,9 @@
 # drain), take no record from it, and the machine stays responsive. Pinned
 # pages count against RLIMIT_MEMLOCK and are uncharged on detach. An AUX
 # attach needs a probe slot no perf probe uses, and a CPU gets one buffer
-# per slot, whoever attaches it. Set AUX_ATTACK_LONG=1 for 10x the race.
+# per slot, whoever attaches it. Every allocation of an attach fails in
+# turn (fail-nth): an errno, no charge left, a retry that works. Set
+# AUX_ATTACK_LONG=1 for 10x the race.
 # Needs /bin/auxtest_user; the netlink checks need /bin/damonctl.
 . /tests/lib.sh
 
@@ -80,6 +82,39 @@ if [ "$(val memlock_attach)" = 0 ] && [ "$(val memlock_again)" = 0 ] &&
 	ok "within RLIMIT_MEMLOCK: 24 kB charged while attached, 0 after"
 else
 	not_ok "locked_vm charge (before=$b during=$d after=$a)"
+fi
+# --- fault injection during attach --------------------------------------------
+# Each allocation the attach makes (the buffer's pin array, the pinned
+# pages, its drain state) fails in turn: a clear errno or an absorbed
+# failure, no charge left behind, and a retry that attaches and drains.
+if fault_injection_prepare; then
+	echo "damon_perf: AUX fault injection begins" > /dev/kmsg
+	saved=$(cut -f1 /proc/sys/kernel/printk)
+	echo 3 > /proc/sys/kernel/printk
+	out=$(/bin/auxtest_user 1 4 --inject=400 2>&1)
+	echo "$saved" > /proc/sys/kernel/printk
+	echo "$out" | grep -v '^inject ' | sed 's/^/# /'
+	sites=$(val inject_sites); failed=$(val inject_failed)
+	if [ "${sites:-0}" -gt 0 ] && [ "$(val inject_reached_end)" = 1 ] &&
+	   [ "${failed:-0}" -gt 0 ]; then
+		ok "AUX attach: $sites fault sites failed in turn, $failed attaches failed with an errno, $(val inject_absorbed) absorbed"
+	else
+		not_ok "AUX attach under fault injection (sites=$sites failed=$failed end=$(val inject_reached_end))"
+	fi
+	if [ "$(val inject_charged)" = 0 ] && [ "$(val inject_retry_bad)" = 0 ]; then
+		ok "AUX attach: no charge left by a failure, every retry attached and drained"
+	else
+		not_ok "AUX attach: charged=$(val inject_charged) bad retries=$(val inject_retry_bad)"
+	fi
+	probs=$(kernel_reports_since 'damon_perf: AUX fault injection begins')
+	if [ -z "$probs" ]; then
+		ok "AUX attach: no BUG, WARNING, KASAN or lockdep report under fault injection"
+	else
+		diag "$probs"
+		not_ok "AUX attach: kernel reports under fault injection"
+	fi
+else
+	skip "AUX attach under fault injection" "no fail-nth or failslab"
 fi
 unload_module damon_perf_auxtest
 unload_module damon_perf_testpmu

@@ -214,6 +214,29 @@ expect_err() {
 #     (every valid sample was queued or refused by reason; AUX and
 #     injected reports enqueue without a callback, hence <=)
 # Prints the numbers; exits non-zero with the broken equations.
+# Fault injection for fail-nth users (debug kernel): failslab and
+# fail_page_alloc fail any allocation, sleeping ones and order 0 included,
+# silently. Returns 1 where the kernel has no fault injection.
+fault_injection_prepare() {
+	[ -w /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ] || return 1
+	for _f in failslab fail_page_alloc; do
+		_d=/sys/kernel/debug/$_f
+		[ -d $_d ] || continue
+		echo N > $_d/ignore-gfp-wait
+		echo 0 > $_d/verbose
+		[ -f $_d/min-order ] && echo 0 > $_d/min-order
+		[ -f $_d/ignore-gfp-highmem ] && echo N > $_d/ignore-gfp-highmem
+	done
+	return 0
+}
+
+# Kernel reports (BUG, WARNING, KASAN, lockdep, kmemleak) logged after
+# the line MARK was written to /dev/kmsg; empty when there are none.
+kernel_reports_since() {
+	dmesg | sed -n "/$1/,\$p" |
+		grep -E 'BUG:|WARNING:|KASAN|UBSAN|lockdep|circular locking|possible recursive|inconsistent lock|bad unlock|Oops|general protection|unreferenced object'
+}
+
 stats_balanced() {
 	awk '
 		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
