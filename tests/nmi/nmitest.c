@@ -55,6 +55,7 @@
 #include <linux/vmalloc.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
+#include <asm/tsc.h>
 
 #include "ctx.h"
 #include "perf_source.h"
@@ -294,7 +295,10 @@ struct producer {
 	struct damon_perf_rings *rings;
 	u64 start_ns;
 	u64 rate;		/* reports per second */
-	u64 produced;
+	u64 per_tick;		/* reports per timer tick at @rate, >= 1 */
+	u64 produced;		/* reports due so far, queued or lost */
+	u64 lost;		/* due but never offered (timer late) */
+	u64 offered;		/* report_access calls */
 	u64 refused;
 	u64 nmis;
 	int armed;		/* an NMI was sent and is ours */
@@ -304,13 +308,18 @@ struct producer {
 static DEFINE_PER_CPU(struct producer, producers);
 static phys_addr_t drop_paddr;
 
+/*
+ * Cycles of a batch of @mode, by the TSC: local_clock() is not fine enough
+ * where the guest marked the TSC unstable (TCG), since sched_clock_local()
+ * then holds the clock back within a tick.
+ */
 static u64 time_batch(int mode, struct damon_perf_rings *rings,
 		      const struct damon_perf_report *r)
 {
 	unsigned int i, n = access_batch;
 	u64 t0, t1;
 
-	t0 = local_clock();
+	t0 = rdtsc_ordered();
 	switch (mode) {
 	case MODE_ACCESS:
 		for (i = 0; i < n; i++)
@@ -323,7 +332,7 @@ static u64 time_batch(int mode, struct damon_perf_rings *rings,
 	default:
 		break;
 	}
-	t1 = local_clock();
+	t1 = rdtsc_ordered();
 	return t1 - t0;
 }
 
@@ -341,19 +350,28 @@ static void bench_report(struct damon_perf_report *r)
 static void produce(struct producer *p)
 {
 	struct damon_perf_report r;
-	u64 due, now = local_clock();
+	u64 due, now = ktime_get_mono_fast_ns();
 
 	due = div_u64((now - p->start_ns) * p->rate, NSEC_PER_SEC);
 	if (due <= p->produced)
 		return;
 	due -= p->produced;
-	/* a late timer catches up, within the ring's size per NMI */
-	due = min_t(u64, due, 4 * DAMON_PERF_RING_DEF_SIZE);
+	/*
+	 * A late timer does not catch up in one burst (that would measure
+	 * the burst, not the rate): at most two ticks' worth per NMI, and
+	 * time lost to a stalled vCPU stays lost (achieved rate < target).
+	 */
+	if (due > 2 * p->per_tick) {
+		p->produced += due - 2 * p->per_tick;
+		p->lost += due - 2 * p->per_tick;
+		due = 2 * p->per_tick;
+	}
 	bench_report(&r);
 	while (due--) {
 		if (!damon_perf_report_access(p->rings, &r))
 			p->refused++;
 		p->produced++;
+		p->offered++;
 	}
 }
 
@@ -811,12 +829,14 @@ static void noop_report(const struct damon_perf_report *r, void *arg)
 {
 }
 
-/* min and median ns of @n batches, in tenths of ns per call */
+/* min and median of @n batches of TSC cycles, in tenths of ns per call */
 static void summarize(u64 *v, unsigned int n, u64 *min10, u64 *med10)
 {
+	u64 khz = max_t(u64, tsc_khz, 1);
+
 	sort(v, n, sizeof(*v), cmp_u64, NULL);
-	*min10 = div_u64(v[0] * 10, access_batch);
-	*med10 = div_u64(v[n / 2] * 10, access_batch);
+	*min10 = div64_u64(v[0] * 10 * USEC_PER_SEC, khz * access_batch);
+	*med10 = div64_u64(v[n / 2] * 10 * USEC_PER_SEC, khz * access_batch);
 }
 
 static void run_access(struct out *o)
@@ -870,9 +890,9 @@ static void run_access(struct out *o)
 	}
 	for (in_nmi_ctx = 0; in_nmi_ctx < 2; in_nmi_ctx++)
 		for (m = 0; m < ARRAY_SIZE(modes); m++)
-			say(o, "access ctx=%s op=%s batches=%u batch=%u min_ns=%llu.%llu median_ns=%llu.%llu\n",
+			say(o, "access ctx=%s op=%s batches=%u batch=%u tsc_khz=%u min_ns=%llu.%llu median_ns=%llu.%llu\n",
 			    in_nmi_ctx ? "nmi" : "process", names[m], n,
-			    access_batch,
+			    access_batch, tsc_khz,
 			    min10[in_nmi_ctx][m] / 10, min10[in_nmi_ctx][m] % 10,
 			    med10[in_nmi_ctx][m] / 10, med10[in_nmi_ctx][m] % 10);
 	/* ratio of medians, report_access over counter_inc, x100 */
@@ -909,7 +929,7 @@ static void producer_start(void *arg)
 {
 	struct producer *p = this_cpu_ptr(&producers);
 
-	p->start_ns = local_clock();
+	p->start_ns = ktime_get_mono_fast_ns();
 	hrtimer_start(&p->timer, ns_to_ktime(drop_tick_us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
@@ -937,7 +957,7 @@ static void drop_step(struct out *o, struct damon_perf_ctx *ctx, u64 rate,
 {
 	void (*saved)(void *arg) = ctx->rings.wake;
 	struct damon_perf_ring_stats a, b;
-	u64 produced = 0, refused = 0, t0, ns;
+	u64 offered = 0, refused = 0, t0, ns;
 	unsigned int nr_cpus = 0;
 	int cpu;
 
@@ -949,14 +969,18 @@ static void drop_step(struct out *o, struct damon_perf_ctx *ctx, u64 rate,
 
 		p->rings = &ctx->rings;
 		p->rate = rate;
+		p->per_tick = max_t(u64, div_u64(rate * drop_tick_us,
+						 USEC_PER_SEC), 1);
 		p->produced = 0;
+		p->lost = 0;
+		p->offered = 0;
 		p->refused = 0;
 		p->nmis = 0;
 		WRITE_ONCE(p->stop, false);
 		hrtimer_setup(&p->timer, producer_tick, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
-	t0 = local_clock();
+	t0 = ktime_get_mono_fast_ns();
 	on_each_cpu(producer_start, NULL, 1);
 	msleep(drop_step_ms);
 	for_each_online_cpu(cpu) {
@@ -965,13 +989,13 @@ static void drop_step(struct out *o, struct damon_perf_ctx *ctx, u64 rate,
 		WRITE_ONCE(p->stop, true);
 		hrtimer_cancel(&p->timer);
 	}
-	ns = local_clock() - t0;
+	ns = ktime_get_mono_fast_ns() - t0;
 	/* the last NMI sent has run once its CPU took any interrupt */
 	synchronize_rcu();
 	for_each_online_cpu(cpu) {
 		struct producer *p = per_cpu_ptr(&producers, cpu);
 
-		produced += p->produced;
+		offered += p->offered;
 		refused += p->refused;
 		nr_cpus++;
 	}
@@ -979,10 +1003,10 @@ static void drop_step(struct out *o, struct damon_perf_ctx *ctx, u64 rate,
 	WRITE_ONCE(ctx->rings.wake, saved);
 	say(o, "drops wake=%s rate=%llu achieved=%llu cpus=%u produced=%llu dropped=%lu busy=%lu early_wake=%lu drop_permille=%llu\n",
 	    wake ? "on" : "off", rate,
-	    div64_u64(produced * NSEC_PER_SEC, max_t(u64, ns, 1) * nr_cpus),
-	    nr_cpus, produced, b.overflow - a.overflow,
+	    div64_u64(offered * NSEC_PER_SEC, max_t(u64, ns, 1) * nr_cpus),
+	    nr_cpus, offered, b.overflow - a.overflow,
 	    b.busy_drop - a.busy_drop, b.early_wake - a.early_wake,
-	    div64_u64(refused * 1000, max_t(u64, produced, 1)));
+	    div64_u64(refused * 1000, max_t(u64, offered, 1)));
 }
 
 static void run_drops(struct out *o)
@@ -1016,8 +1040,9 @@ static void run_drops(struct out *o)
 	say(o, "drops ring=%u sample_us=%llu tick_us=%u step_ms=%u\n",
 	    ctx->rings.size, ctx->attrs.sample_us, drop_tick_us,
 	    drop_step_ms);
-	for (w = 1; w >= 0; w--)
-		for (i = 0; i < ARRAY_SIZE(rates); i++)
+	/* both modes at each rate, one after the other: the same host load */
+	for (i = 0; i < ARRAY_SIZE(rates); i++)
+		for (w = 0; w < 2; w++)
 			drop_step(o, ctx, rates[i], w);
 	mutex_lock(&damon_perf_lock);
 	damon_perf_ctx_stop(ctx);
