@@ -84,9 +84,9 @@ MODULE_PARM_DESC(access_batch, "access: calls per timed batch (default 64)");
 static unsigned int drop_step_ms = 1000;
 module_param(drop_step_ms, uint, 0644);
 MODULE_PARM_DESC(drop_step_ms, "drops: producer time per rate step (default 1000)");
-static unsigned int drop_tick_us = 100;
+static unsigned int drop_tick_us = 200;
 module_param(drop_tick_us, uint, 0644);
-MODULE_PARM_DESC(drop_tick_us, "drops: producer hrtimer period (default 100)");
+MODULE_PARM_DESC(drop_tick_us, "drops: producer hrtimer period (default 200)");
 
 /* ------------------------------------------------------------------ */
 /* The test PMU: CPU-wide counters only, driven by our self-NMI.       */
@@ -295,7 +295,7 @@ struct producer {
 	struct damon_perf_rings *rings;
 	u64 start_ns;
 	u64 rate;		/* reports per second */
-	u64 per_tick;		/* reports per timer tick at @rate, >= 1 */
+	u64 cap;		/* most reports one NMI queues */
 	u64 produced;		/* reports due so far, queued or lost */
 	u64 lost;		/* due but never offered (timer late) */
 	u64 offered;		/* report_access calls */
@@ -357,14 +357,15 @@ static void produce(struct producer *p)
 		return;
 	due -= p->produced;
 	/*
-	 * A late timer does not catch up in one burst (that would measure
-	 * the burst, not the rate): at most two ticks' worth per NMI, and
-	 * time lost to a stalled vCPU stays lost (achieved rate < target).
+	 * A late timer catches up by at most the ring's high watermark per
+	 * NMI: a burst that fills the ring from empty would measure the
+	 * burst, not the consumer. Time lost beyond that stays lost, and
+	 * the achieved rate falls short of the target.
 	 */
-	if (due > 2 * p->per_tick) {
-		p->produced += due - 2 * p->per_tick;
-		p->lost += due - 2 * p->per_tick;
-		due = 2 * p->per_tick;
+	if (due > p->cap) {
+		p->produced += due - p->cap;
+		p->lost += due - p->cap;
+		due = p->cap;
 	}
 	bench_report(&r);
 	while (due--) {
@@ -957,7 +958,7 @@ static void drop_step(struct out *o, struct damon_perf_ctx *ctx, u64 rate,
 {
 	void (*saved)(void *arg) = ctx->rings.wake;
 	struct damon_perf_ring_stats a, b;
-	u64 offered = 0, refused = 0, t0, ns;
+	u64 offered = 0, refused = 0, nmis = 0, t0, ns;
 	unsigned int nr_cpus = 0;
 	int cpu;
 
@@ -969,8 +970,7 @@ static void drop_step(struct out *o, struct damon_perf_ctx *ctx, u64 rate,
 
 		p->rings = &ctx->rings;
 		p->rate = rate;
-		p->per_tick = max_t(u64, div_u64(rate * drop_tick_us,
-						 USEC_PER_SEC), 1);
+		p->cap = damon_perf_ring_hiwat(ctx->rings.size);
 		p->produced = 0;
 		p->lost = 0;
 		p->offered = 0;
@@ -997,13 +997,16 @@ static void drop_step(struct out *o, struct damon_perf_ctx *ctx, u64 rate,
 
 		offered += p->offered;
 		refused += p->refused;
+		nmis += p->nmis;
 		nr_cpus++;
 	}
 	ring_totals(&ctx->rings, &b);
 	WRITE_ONCE(ctx->rings.wake, saved);
-	say(o, "drops wake=%s rate=%llu achieved=%llu cpus=%u produced=%llu dropped=%lu busy=%lu early_wake=%lu drop_permille=%llu\n",
+	ns = max_t(u64, ns, 1) * nr_cpus;
+	say(o, "drops wake=%s rate=%llu achieved=%llu nmi_rate=%llu cpus=%u produced=%llu dropped=%lu busy=%lu early_wake=%lu drop_permille=%llu\n",
 	    wake ? "on" : "off", rate,
-	    div64_u64(offered * NSEC_PER_SEC, max_t(u64, ns, 1) * nr_cpus),
+	    div64_u64(offered * NSEC_PER_SEC, ns),
+	    div64_u64(nmis * NSEC_PER_SEC, ns),
 	    nr_cpus, offered, b.overflow - a.overflow,
 	    b.busy_drop - a.busy_drop, b.early_wake - a.early_wake,
 	    div64_u64(refused * 1000, max_t(u64, offered, 1)));

@@ -14,13 +14,15 @@
 #           the default size, emptied off the clock after every batch.
 #   drops   a started paddr context with default attributes (ring 256,
 #           sample interval 5 ms) and a producer per CPU: an hrtimer every
-#           100 us sends a self-NMI whose handler queues the reports due at
-#           the target rate (10 k to 1 M reports/s per CPU, 1 s a step),
-#           with and without the high-watermark wake of the kdamond.
+#           200 us sends a self-NMI whose handler queues the reports due at
+#           the target rate (10 k to 1 M reports/s per CPU, 1 s a step), at
+#           most the ring's high watermark (192) per NMI, with and without
+#           the high-watermark wake of the kdamond. A late timer loses the
+#           time beyond that: "achieved" is the rate really offered.
 # Prints one line per measurement:
 #   BENCH nmi access ctx=nmi|process op=OP batches=N batch=N min_ns=F median_ns=F
 #   BENCH nmi access ratio ctx=... report_access/counter_inc median_x100=N min_x100=N
-#   BENCH nmi drops wake=on|off rate=N achieved=N cpus=N produced=N dropped=N ...
+#   BENCH nmi drops wake=on|off rate=N achieved=N nmi_rate=N cpus=N produced=N dropped=N ...
 . /tests/lib.sh
 
 D=/sys/kernel/debug/damon_perf_nmitest
