@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# kernels: debug bookworm
+# kernels: debug stock
 # timeout: 240
 # Hardware-shaped samples from a real NMI (x86): damon_perf_nmitest
 # (tests/nmi) registers the damon_perf_nmi test PMU, damon_perf arms its
