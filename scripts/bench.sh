@@ -258,7 +258,7 @@ with open(sys.argv[1]) as f:
         elif w[0] == "drops":
             drops.append(kv)
 print()
-print("6. VM (Debian 12 stock 6.1 under TCG, tests/vm/bench/nmi.sh):")
+print("5. VM (Debian 12 stock 6.1 under TCG, tests/vm/bench/nmi.sh):")
 print("   report_access in true NMI context (self-NMI) and in process context")
 print("  %-9s %-14s %10s %10s" % ("context", "op", "min ns", "median ns"))
 for c in ("nmi", "process"):
@@ -323,7 +323,7 @@ def name(m):
     p = m[4:].split("_")[0]
     return "damon_perf, period %s, %s regions" % (p, "10..10000" if m.endswith("_10k") else "10..1000")
 print()
-print("5. DAMON side by side (VM: 2 NUMA nodes under TCG, Debian 13 stock 6.12,")
+print("6. DAMON side by side (VM: 2 NUMA nodes under TCG, Debian 13 stock 6.12,")
 print("   %s MiB guest; sample 10 ms, aggregation 1 s; %s s window per run;" % (mem, window))
 print("   workload: 2 threads reading the hot set; precision/recall: mean over %s" % snaps)
 print("   snapshots after the window, 'seen' = snapshots with any accessed region)")
