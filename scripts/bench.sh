@@ -11,6 +11,8 @@
 #   BENCH_CALLGRIND=0 scripts/bench.sh    no instruction counts
 #   BENCH_NATIVE=0 scripts/bench.sh       only the VM part
 #   BENCH_VM=0 scripts/bench.sh           only the native part
+#   BENCH_NMI=0 / BENCH_DAMON=0 scripts/bench.sh   without one VM part
+#   BENCH_NMI_ITERS=2000 scripts/bench.sh timed batches per NMI measurement
 #   BENCH_VM_SIZES="64 256 1024" BENCH_VM_PERIODS="1 10 100"
 #   BENCH_VM_WINDOW=10 BENCH_VM_SNAPSHOTS=5 scripts/bench.sh
 #                                     the VM matrix (mapping MiB, probe
@@ -21,7 +23,12 @@
 # callgrind.txt (instructions per operation, from valgrind's callgrind:
 # repeatable on a loaded machine, unlike times).
 #
-# Then the VM part: tests/vm/bench/damon.sh booted once (scripts/vm.sh
+# Then the VM parts. tests/vm/bench/nmi.sh booted once (scripts/vm.sh
+# --kernel stock: Debian 12's 6.1, no debug options) times report_access
+# in true NMI context and in process context against a per-CPU counter
+# increment, and counts drops as a paced producer raises its rate with and
+# without the watermark wake (raw lines in vm-nmi.txt, console in
+# vm-nmi.log). tests/vm/bench/damon.sh booted once (scripts/vm.sh
 # --kernel trixie --numa: Debian 13's stock 6.12 kernel, DAMON built in)
 # runs the workload with no monitoring, with in-kernel DAMON (sysfs) and
 # with damon_perf (damonctl) and prints one BENCH line per run; the table
@@ -221,8 +228,66 @@ else
 	: >"$out/results.txt"
 fi
 
+# --- VM part: report_access in NMI context, drops against the rate ------
+nrc=0
+if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_NMI:-1}" = 1 ]; then
+echo "bench: VM: report_access in NMI context, drops (tests/vm/bench/nmi.sh, stock 6.1)" >&2
+set +e
+"$top/scripts/vm.sh" --kernel stock --timeout 900 --quiet \
+	--log "$out/vm-nmi.log" \
+	--append "BENCH_NMI_ITERS=${BENCH_NMI_ITERS:-2000}" \
+	tests/vm/bench/nmi.sh
+nrc=$?
+set -e
+sed -n 's/^BENCH nmi //p' "$out/vm-nmi.log" >"$out/vm-nmi.txt" || true
+python3 - "$out/vm-nmi.txt" >>"$out/results.txt" <<'PY'
+import sys
+acc, ratio, drops, hdr = {}, {}, [], {}
+with open(sys.argv[1]) as f:
+    for line in f:
+        w = line.split()
+        if len(w) < 2:
+            continue
+        kv = dict(x.split("=", 1) for x in w if "=" in x)
+        if w[0] == "access" and w[1] == "ratio":
+            ratio[kv["ctx"]] = kv
+        elif w[0] == "access":
+            acc[(kv["ctx"], kv["op"])] = kv
+        elif w[0] == "drops" and "ring" in kv:
+            hdr = kv
+        elif w[0] == "drops":
+            drops.append(kv)
+print()
+print("5. VM (Debian 12 stock 6.1 under TCG, tests/vm/bench/nmi.sh):")
+print("   report_access in true NMI context (self-NMI) and in process context")
+print("  %-9s %-14s %10s %10s" % ("context", "op", "min ns", "median ns"))
+for c in ("nmi", "process"):
+    for op in ("report_access", "counter_inc", "empty"):
+        a = acc.get((c, op))
+        if a:
+            print("  %-9s %-14s %10s %10s" % (c, op, a["min_ns"], a["median_ns"]))
+for c in ("nmi", "process"):
+    r = ratio.get(c)
+    if r:
+        print("  %s: report_access / counter_inc = %.2fx (medians), %.2fx (minima)" % (
+            c, int(r["median_x100"]) / 100, int(r["min_x100"]) / 100))
+if hdr:
+    print("   drops against the producer rate per CPU (ring %s, sample interval %s us,"
+          % (hdr.get("ring"), hdr.get("sample_us")))
+    print("   hrtimer every %s us sends a self-NMI that queues what is due; %s ms a step)"
+          % (hdr.get("tick_us"), hdr.get("step_ms")))
+    print("  %-5s %9s %9s %10s %9s %8s %10s" % ("wake", "target/s", "achieved", "produced",
+          "dropped", "drop %", "early_wake"))
+    for d in drops:
+        print("  %-5s %9s %9s %10s %9s %8.2f %10s" % (d["wake"], d["rate"], d["achieved"],
+              d["produced"], d["dropped"], int(d["drop_permille"]) / 10, d["early_wake"]))
+if not acc and not drops:
+    print("  (no BENCH nmi lines: see vm-nmi.log)")
+PY
+fi
+
 # --- VM part: damon_perf against in-kernel DAMON ------------------------
-[ "${BENCH_VM:-1}" = 1 ] || exit 0
+[ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_DAMON:-1}" = 1 ] || { cat "$out/results.txt"; exit $nrc; }
 sizes=${BENCH_VM_SIZES:-64 256 1024}
 periods=${BENCH_VM_PERIODS:-1 10 100}
 window=${BENCH_VM_WINDOW:-10}
@@ -258,7 +323,7 @@ def name(m):
     p = m[4:].split("_")[0]
     return "damon_perf, period %s, %s regions" % (p, "10..10000" if m.endswith("_10k") else "10..1000")
 print()
-print("5. DAMON side by side (VM: 2 NUMA nodes under TCG, Debian 13 stock 6.12,")
+print("6. DAMON side by side (VM: 2 NUMA nodes under TCG, Debian 13 stock 6.12,")
 print("   %s MiB guest; sample 10 ms, aggregation 1 s; %s s window per run;" % (mem, window))
 print("   workload: 2 threads reading the hot set; precision/recall: mean over %s" % snaps)
 print("   snapshots after the window, 'seen' = snapshots with any accessed region)")
@@ -289,4 +354,5 @@ if not rows:
 PY
 cat "$out/results.txt"
 echo "bench: VM table appended to $out/results.txt (console $out/vm-damon.log)" >&2
+[ $vrc -ne 0 ] || vrc=$nrc
 exit $vrc

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make style: checkpatch.pl (STRICT=1: --strict) and kernel-doc over the kernel code
-# (kmod/, tests/kunit/, tests/testpmu/). Exits non-zero on any error or
-# warning.
+# (kmod/, tests/kunit/, tests/testpmu/, tests/nmi/). Exits non-zero on any
+# error or warning.
 #
 #   scripts/checkpatch.sh [FILE...]      default: every .c/.h of those dirs
 #
@@ -39,7 +39,7 @@ if [ $# -gt 0 ]; then
 	files=("$@")
 else
 	mapfile -t files < <(ls kmod/*.[ch] kmod/compat/*.h tests/kunit/*.[ch] \
-		tests/testpmu/*.[ch] 2>/dev/null)
+		tests/testpmu/*.[ch] tests/nmi/*.[ch] 2>/dev/null)
 fi
 [ ${#files[@]} -gt 0 ] || { echo "style: no files" >&2; exit 1; }
 

@@ -3,7 +3,9 @@
 # Build the module (and, when the target kernel has KUnit, the KUnit and
 # test modules) for one of the two test kernels, in a private copy of the
 # sources: M= builds write objects next to the sources, so two kernels
-# cannot share one tree.
+# cannot share one tree. A test build: DAMON_PERF_TEST_EXPORTS=y, so the
+# module exports what tests/nmi calls on kernels without KUnit too
+# (kmod/kunit_export.h), and tests/nmi is built (x86).
 #
 #   scripts/kbuild.sh stock|debug|trixie|sid
 #
@@ -33,6 +35,7 @@ mkdir -p "$out" "$top/build/logs"
 srcs=(Kbuild kmod include tests/kunit)
 for h in "$top"/tests/*.h; do [ -e "$h" ] && srcs+=("tests/${h##*/}"); done
 [ -d "$top/tests/testpmu" ] && srcs+=(tests/testpmu)
+[ -d "$top/tests/nmi" ] && srcs+=(tests/nmi)
 mkdir -p "$out/tests"
 for s in "${srcs[@]}"; do
 	[ -e "$top/$s" ] || continue
@@ -52,7 +55,7 @@ grep -q 'testpmu' "$out/Kbuild" && [ ! -d "$out/tests/testpmu" ] &&
 jobs=${JOBS:-2}
 echo "kbuild: $kernel kernel, KDIR=$kdir, -j$jobs, log $log" >&2
 rc=0
-make -C "$kdir" M="$out" W=1 -j"$jobs" modules >"$log" 2>&1 || rc=$?
+make -C "$kdir" M="$out" W=1 -j"$jobs" DAMON_PERF_TEST_EXPORTS=y modules >"$log" 2>&1 || rc=$?
 grep -E 'warning:|error:' "$log" >&2 || true
 if [ $rc -ne 0 ]; then
 	echo "kbuild: FAILED ($kernel), see $log" >&2

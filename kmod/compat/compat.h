@@ -36,8 +36,12 @@
 #ifdef DAMON_PERF_HAVE_NS_STRING
 #define DAMON_PERF_IMPORT_KUNIT_NS() \
 	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
+#define DAMON_PERF_EXPORT_FOR_TESTS(symbol) \
+	EXPORT_SYMBOL_NS_GPL(symbol, "EXPORTED_FOR_KUNIT_TESTING")
 #else
 #define DAMON_PERF_IMPORT_KUNIT_NS() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#define DAMON_PERF_EXPORT_FOR_TESTS(symbol) \
+	EXPORT_SYMBOL_NS_GPL(symbol, EXPORTED_FOR_KUNIT_TESTING)
 #endif
 
 /* Kernels without WQ_PERCPU bind workqueues per CPU unless WQ_UNBOUND. */
@@ -59,6 +63,14 @@
 #else
 #define damon_perf_pin_user_pages(start, nr, flags, pages) \
 	pin_user_pages(start, nr, flags, pages)
+#endif
+
+#ifndef DAMON_PERF_HAVE_HRTIMER_SETUP
+#define hrtimer_setup(timer, fn, clock, mode)		\
+	do {						\
+		hrtimer_init(timer, clock, mode);	\
+		(timer)->function = (fn);		\
+	} while (0)
 #endif
 
 #endif /* _DAMON_PERF_COMPAT_H */

@@ -1,0 +1,1144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * damon_perf_nmitest: hardware-shaped samples from a real NMI (x86).
+ *
+ * A test PMU, "damon_perf_nmi", whose CPU-wide counters damon_perf arms
+ * through its own probe path (damon_perf_probe_add(), damon_perf_source_arm()).
+ * The test sends itself an NMI (the local APIC's self IPI, NMI vector) and
+ * the NMI handler, standing in for a PMU interrupt, fills perf_sample_data
+ * the way a sampling driver of 6.1 does and calls the counter's overflow
+ * handler, damon_perf's, as __perf_event_overflow() would:
+ *
+ * - Intel PEBS (arch/x86/events/intel/ds.c, setup_pebs_fixed_sample_data):
+ *   PERF_SAMPLE_ADDR, DATA_SRC and WEIGHT when sample_type asks, never
+ *   PHYS_ADDR (perf_prepare_sample() fills it, after a custom handler);
+ * - AMD IBS Op (arch/x86/events/amd/ibs.c, perf_ibs_parse_ld_st_data):
+ *   data_src always written (PERF_MEM_NA, then mem_op), DATA_SRC, WEIGHT
+ *   (loads), ADDR (linear address valid) and PHYS_ADDR (physical address
+ *   valid) flagged when sample_type asks;
+ * - an ARM SPE record: arm_spe_pmu delivers its records through the AUX
+ *   buffer (spe_aux.sh covers that path); the SPE shape here is what an SPE
+ *   record carries (virtual and physical address, load/store, latency),
+ *   flagged whatever sample_type asks.
+ *
+ * Three debugfs files under damon_perf_nmitest/, each runs when opened and
+ * reads back its results (root only):
+ *
+ * fields  every field of every resulting report (vaddr, paddr, is_write,
+ *         period, cpu, tid, tgid, probe_idx, src, size, timestamps within
+ *         the firing window and monotonic), the classification of samples
+ *         that must not become reports, in_nmi() in the handler, and the
+ *         perf_stats deltas; one "case" line each, then "fields: ..." with
+ *         the totals and "errors N".
+ * access  ns per damon_perf_report_access() in NMI and in process context
+ *         against a per-CPU counter increment (benchmark, make bench).
+ * drops   reports dropped by a started context as a paced producer (an
+ *         hrtimer per CPU sending a self-NMI) raises the rate from 10 k to
+ *         1 M reports/s per CPU, with and without the watermark wake
+ *         (benchmark, make bench).
+ */
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/hardirq.h>
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#include <asm/tsc.h>
+
+#include "ctx.h"
+#include "perf_source.h"
+#include "ring.h"
+#include "stats.h"
+
+#define NMI_NAME	"damon_perf_nmitest"
+#define CTX_NAME	"nmitest"
+#define NMI_WAIT_NS	(1000ULL * NSEC_PER_MSEC)
+#define OUT_SIZE	(64 * 1024)
+
+/* fields: samples per case per online CPU; below the ring's watermark */
+#define PER_CPU		40
+#define FIELD_RING	64
+#define NPAGES		8
+/* x86's PERF_SAMPLE_ADDR_TYPE (arch/x86/events/perf_event.h) */
+#define SAMPLE_ADDR_TYPE (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR | \
+			  PERF_SAMPLE_DATA_PAGE_SIZE)
+
+static unsigned int access_iters = 2000;
+module_param(access_iters, uint, 0644);
+MODULE_PARM_DESC(access_iters, "access: timed batches per mode (default 2000)");
+static unsigned int access_batch = 64;
+module_param(access_batch, uint, 0644);
+MODULE_PARM_DESC(access_batch, "access: calls per timed batch (default 64)");
+static unsigned int drop_step_ms = 1000;
+module_param(drop_step_ms, uint, 0644);
+MODULE_PARM_DESC(drop_step_ms, "drops: producer time per rate step (default 1000)");
+static unsigned int drop_tick_us = 200;
+module_param(drop_tick_us, uint, 0644);
+MODULE_PARM_DESC(drop_tick_us, "drops: producer hrtimer period (default 200)");
+
+/* ------------------------------------------------------------------ */
+/* The test PMU: CPU-wide counters only, driven by our self-NMI.       */
+
+static DEFINE_PER_CPU(struct perf_event *, active);
+static struct pmu tpmu;
+
+static int tpmu_event_init(struct perf_event *event)
+{
+	if (event->attr.type != tpmu.type)
+		return -ENOENT;
+	if (event->cpu < 0)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static void tpmu_start(struct perf_event *event, int flags)
+{
+	event->hw.state = 0;
+}
+
+static void tpmu_stop(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+}
+
+static int tpmu_add(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (flags & PERF_EF_START)
+		tpmu_start(event, flags);
+	/* IRQs are off here; our NMIs are only sent between arm and disarm */
+	__this_cpu_write(active, event);
+	return 0;
+}
+
+static void tpmu_del(struct perf_event *event, int flags)
+{
+	tpmu_stop(event, flags);
+	if (__this_cpu_read(active) == event)
+		__this_cpu_write(active, NULL);
+}
+
+static void tpmu_read(struct perf_event *event)
+{
+}
+
+static struct pmu tpmu = {
+	.module		= THIS_MODULE,
+	.task_ctx_nr	= perf_invalid_context,
+	.event_init	= tpmu_event_init,
+	.add		= tpmu_add,
+	.del		= tpmu_del,
+	.start		= tpmu_start,
+	.stop		= tpmu_stop,
+	.read		= tpmu_read,
+};
+
+/* ------------------------------------------------------------------ */
+/* Sample shapes                                                       */
+
+enum shape {
+	PEBS_LOAD,	/* load latency record */
+	PEBS_STORE,	/* precise store */
+	PEBS_KERNEL,	/* load of a kernel (linear map) address */
+	IBS_LOAD,
+	IBS_STORE,
+	IBS_PHYS_ONLY,	/* physical address valid, linear address not */
+	IBS_NO_MEM,	/* an op that is neither load nor store */
+	SPE_LOAD,
+	SPE_STORE,
+};
+
+static bool shape_store(int shape)
+{
+	return shape == PEBS_STORE || shape == IBS_STORE || shape == SPE_STORE;
+}
+
+static bool shape_pebs(int shape)
+{
+	return shape == PEBS_LOAD || shape == PEBS_STORE || shape == PEBS_KERNEL;
+}
+
+struct shot {
+	int shape;
+	unsigned long vaddr;
+	phys_addr_t paddr;
+	u32 lat;
+};
+
+static void fill_pebs(u64 type, const struct shot *s,
+		      struct perf_sample_data *data)
+{
+	/* setup_pebs_fixed_sample_data() of 6.1 */
+	if ((type & PERF_SAMPLE_WEIGHT_TYPE) && !shape_store(s->shape)) {
+		data->weight.full = s->lat;
+		data->sample_flags |= PERF_SAMPLE_WEIGHT_TYPE;
+	}
+	if (type & PERF_SAMPLE_DATA_SRC) {
+		if (shape_store(s->shape))	/* precise_store_data() */
+			data->data_src.val = PERF_MEM_S(OP, STORE) |
+					     PERF_MEM_S(LVL, L1) |
+					     PERF_MEM_S(LVL, HIT) |
+					     PERF_MEM_S(SNOOP, NA);
+		else				/* pebs_data_source[] L1 hit */
+			data->data_src.val = PERF_MEM_S(OP, LOAD) |
+					     PERF_MEM_S(LVL, L1) |
+					     PERF_MEM_S(LVL, HIT) |
+					     PERF_MEM_S(LVLNUM, L1) |
+					     PERF_MEM_S(SNOOP, NONE);
+		data->sample_flags |= PERF_SAMPLE_DATA_SRC;
+	}
+	if (type & SAMPLE_ADDR_TYPE) {
+		data->addr = s->vaddr;
+		data->sample_flags |= PERF_SAMPLE_ADDR;
+	}
+}
+
+static void fill_ibs(u64 type, const struct shot *s,
+		     struct perf_sample_data *data)
+{
+	/* perf_ibs_parse_ld_st_data() of 6.1 */
+	data->data_src.val = PERF_MEM_NA;
+	if (s->shape == IBS_NO_MEM)
+		return;
+	data->data_src.mem_op = shape_store(s->shape) ? PERF_MEM_OP_STORE :
+							PERF_MEM_OP_LOAD;
+	if (type & PERF_SAMPLE_DATA_SRC) {
+		data->data_src.mem_lvl = PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT;
+		data->data_src.mem_lvl_num = PERF_MEM_LVLNUM_L2;
+		data->sample_flags |= PERF_SAMPLE_DATA_SRC;
+	}
+	if ((type & PERF_SAMPLE_WEIGHT_TYPE) && !shape_store(s->shape)) {
+		if (type & PERF_SAMPLE_WEIGHT_STRUCT) {
+			data->weight.var1_dw = s->lat;	/* dc_miss_lat */
+			data->weight.var2_w = s->lat / 2; /* tag_to_ret_ctr */
+		} else {
+			data->weight.full = s->lat;
+		}
+		data->sample_flags |= PERF_SAMPLE_WEIGHT_TYPE;
+	}
+	if ((type & PERF_SAMPLE_ADDR) && s->shape != IBS_PHYS_ONLY) {
+		data->addr = s->vaddr;
+		data->sample_flags |= PERF_SAMPLE_ADDR;
+	}
+	if (type & PERF_SAMPLE_PHYS_ADDR) {
+		data->phys_addr = s->paddr;
+		data->sample_flags |= PERF_SAMPLE_PHYS_ADDR;
+	}
+}
+
+static void fill_spe(const struct shot *s, struct perf_sample_data *data)
+{
+	data->data_src.val = PERF_MEM_NA;
+	data->data_src.mem_op = shape_store(s->shape) ? PERF_MEM_OP_STORE :
+							PERF_MEM_OP_LOAD;
+	data->data_src.mem_lvl = PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT;
+	data->addr = s->vaddr;
+	data->phys_addr = s->paddr;
+	data->weight.full = s->lat;
+	data->sample_flags |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_ADDR |
+			      PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_WEIGHT;
+}
+
+static void fill(struct perf_event *event, const struct shot *s,
+		 struct perf_sample_data *data)
+{
+	u64 type = event->attr.sample_type;
+
+	perf_sample_data_init(data, 0, event->hw.last_period);
+	if (shape_pebs(s->shape))
+		fill_pebs(type, s, data);
+	else if (s->shape == SPE_LOAD || s->shape == SPE_STORE)
+		fill_spe(s, data);
+	else
+		fill_ibs(type, s, data);
+}
+
+/* ------------------------------------------------------------------ */
+/* The NMI handler                                                     */
+
+enum nmi_mode {
+	MODE_SAMPLE,	/* fill a sample, call the counter's overflow handler */
+	MODE_ACCESS,	/* time a batch of report_access calls */
+	MODE_INC,	/* time a batch of per-CPU counter increments */
+	MODE_EMPTY,	/* time an empty batch: the clock's own cost */
+};
+
+static DEFINE_PER_CPU(unsigned long, inc_counter);
+
+static struct {
+	atomic_t armed;		/* 1: the next NMI on @cpu is ours */
+	int cpu;
+	int mode;
+	struct shot shot;
+	struct damon_perf_rings *rings;	/* MODE_ACCESS */
+	u64 batch_ns;			/* MODE_ACCESS/INC/EMPTY result */
+	int delivered;
+	int not_nmi;
+	int no_event;
+} nt;
+
+/* drops: per-CPU producer */
+struct producer {
+	struct hrtimer timer;
+	struct damon_perf_rings *rings;
+	u64 start_ns;
+	u64 rate;		/* reports per second */
+	u64 cap;		/* most reports one NMI queues */
+	u64 produced;		/* reports due so far, queued or lost */
+	u64 lost;		/* due but never offered (timer late) */
+	u64 offered;		/* report_access calls */
+	u64 refused;
+	u64 nmis;
+	int armed;		/* an NMI was sent and is ours */
+	bool stop;
+};
+
+static DEFINE_PER_CPU(struct producer, producers);
+static phys_addr_t drop_paddr;
+
+/*
+ * Cycles of a batch of @mode, by the TSC: local_clock() is not fine enough
+ * where the guest marked the TSC unstable (TCG), since sched_clock_local()
+ * then holds the clock back within a tick.
+ */
+static u64 time_batch(int mode, struct damon_perf_rings *rings,
+		      const struct damon_perf_report *r)
+{
+	unsigned int i, n = access_batch;
+	u64 t0, t1;
+
+	t0 = rdtsc_ordered();
+	switch (mode) {
+	case MODE_ACCESS:
+		for (i = 0; i < n; i++)
+			damon_perf_report_access(rings, r);
+		break;
+	case MODE_INC:
+		for (i = 0; i < n; i++)
+			this_cpu_inc(inc_counter);
+		break;
+	default:
+		break;
+	}
+	t1 = rdtsc_ordered();
+	return t1 - t0;
+}
+
+static void bench_report(struct damon_perf_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->paddr = drop_paddr;
+	r->size = PAGE_SIZE;
+	r->cpu = smp_processor_id();
+	r->probe_idx = 1;
+	r->src = DAMON_PERF_SRC_INJECTED;
+}
+
+/* drops: produce what is due on this CPU, in NMI context */
+static void produce(struct producer *p)
+{
+	struct damon_perf_report r;
+	u64 due, now = ktime_get_mono_fast_ns();
+
+	due = div_u64((now - p->start_ns) * p->rate, NSEC_PER_SEC);
+	if (due <= p->produced)
+		return;
+	due -= p->produced;
+	/*
+	 * A late timer catches up by at most the ring's high watermark per
+	 * NMI: a burst that fills the ring from empty would measure the
+	 * burst, not the consumer. Time lost beyond that stays lost, and
+	 * the achieved rate falls short of the target.
+	 */
+	if (due > p->cap) {
+		p->produced += due - p->cap;
+		p->lost += due - p->cap;
+		due = p->cap;
+	}
+	bench_report(&r);
+	while (due--) {
+		if (!damon_perf_report_access(p->rings, &r))
+			p->refused++;
+		p->produced++;
+		p->offered++;
+	}
+}
+
+static int nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	struct producer *p = this_cpu_ptr(&producers);
+	struct perf_sample_data data;
+	struct damon_perf_report r;
+	struct perf_event *event;
+
+	if (READ_ONCE(p->armed)) {
+		WRITE_ONCE(p->armed, 0);
+		produce(p);
+		return NMI_HANDLED;
+	}
+	/* Claim only NMIs this test sent, on the CPU it sent them to. */
+	if (READ_ONCE(nt.cpu) != smp_processor_id() ||
+	    atomic_cmpxchg(&nt.armed, 1, 0) != 1)
+		return NMI_DONE;
+	if (!in_nmi())
+		nt.not_nmi++;
+	switch (nt.mode) {
+	case MODE_SAMPLE:
+		event = __this_cpu_read(active);
+		if (!event || event->hw.state) {
+			nt.no_event++;
+			break;
+		}
+		fill(event, &nt.shot, &data);
+		READ_ONCE(event->overflow_handler)(event, &data, regs);
+		break;
+	default:
+		bench_report(&r);
+		nt.batch_ns = time_batch(nt.mode, nt.rings, &r);
+		break;
+	}
+	WRITE_ONCE(nt.delivered, nt.delivered + 1);
+	return NMI_HANDLED;
+}
+
+/* Send one self-NMI and wait for the handler; preemption is disabled. */
+static bool self_nmi(void)
+{
+	int before = READ_ONCE(nt.delivered);
+	u64 t0;
+
+	WRITE_ONCE(nt.cpu, smp_processor_id());
+	atomic_set(&nt.armed, 1);
+	apic->send_IPI_self(NMI_VECTOR);
+	t0 = local_clock();
+	while (READ_ONCE(nt.delivered) == before) {
+		if (local_clock() - t0 > NMI_WAIT_NS) {
+			atomic_set(&nt.armed, 0);
+			return false;
+		}
+		cpu_relax();
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+
+struct out {
+	char *buf;
+	size_t len;
+	int errors;
+};
+
+static __printf(2, 3) void say(struct out *o, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	o->len += vscnprintf(o->buf + o->len, OUT_SIZE - o->len, fmt, args);
+	va_end(args);
+}
+
+#define fail(o, fmt, ...) do {						\
+	(o)->errors++;							\
+	if ((o)->errors <= 40)						\
+		say(o, "FAIL " fmt "\n", ##__VA_ARGS__);		\
+} while (0)
+
+/* ------------------------------------------------------------------ */
+/* fields                                                              */
+
+static const struct tcase {
+	const char *name;
+	int shape;
+	u32 ops;
+	bool phys;		/* probe asks for PERF_SAMPLE_PHYS_ADDR */
+	bool wstruct;		/* probe asks for PERF_SAMPLE_WEIGHT_STRUCT */
+	u64 period;
+} cases[] = {
+	{ "pebs-load-vaddr", PEBS_LOAD, DAMON_PERF_OPS_VADDR, false, false, 1 },
+	{ "pebs-store-vaddr", PEBS_STORE, DAMON_PERF_OPS_VADDR, false, false, 10007 },
+	{ "pebs-load-paddr", PEBS_LOAD, DAMON_PERF_OPS_PADDR, true, true, 100 },
+	{ "pebs-store-paddr", PEBS_STORE, DAMON_PERF_OPS_PADDR, true, false, 3 },
+	{ "pebs-kernel-vaddr", PEBS_KERNEL, DAMON_PERF_OPS_VADDR, false, false, 1 },
+	{ "pebs-kernel-paddr", PEBS_KERNEL, DAMON_PERF_OPS_PADDR, true, false, 2 },
+	{ "ibs-load-vaddr", IBS_LOAD, DAMON_PERF_OPS_VADDR, true, true, 1ULL << 20 },
+	{ "ibs-store-vaddr", IBS_STORE, DAMON_PERF_OPS_VADDR, false, false, 65536 },
+	{ "ibs-load-paddr", IBS_LOAD, DAMON_PERF_OPS_PADDR, true, false, 4096 },
+	{ "ibs-store-paddr", IBS_STORE, DAMON_PERF_OPS_PADDR, true, true, 1 },
+	{ "ibs-physonly-vaddr", IBS_PHYS_ONLY, DAMON_PERF_OPS_VADDR, true, false, 1 },
+	{ "ibs-physonly-paddr", IBS_PHYS_ONLY, DAMON_PERF_OPS_PADDR, true, false, 7 },
+	{ "ibs-nomem-vaddr", IBS_NO_MEM, DAMON_PERF_OPS_VADDR, true, false, 1 },
+	{ "ibs-nomem-paddr", IBS_NO_MEM, DAMON_PERF_OPS_PADDR, true, false, 1 },
+	{ "spe-load-vaddr", SPE_LOAD, DAMON_PERF_OPS_VADDR, false, false, 1024 },
+	{ "spe-store-vaddr", SPE_STORE, DAMON_PERF_OPS_VADDR, true, false, 1 },
+	{ "spe-load-paddr", SPE_LOAD, DAMON_PERF_OPS_PADDR, true, false, 1ULL << 40 },
+	{ "spe-store-paddr", SPE_STORE, DAMON_PERF_OPS_PADDR, false, false, 5 },
+};
+
+/* What damon_perf must make of a sample. */
+enum verdict { V_VALID, V_KERNEL, V_PHYS_ONLY, V_ADDR_ZERO };
+
+struct expect {
+	enum verdict v;
+	bool translated;	/* paddr found by damon_perf's walk in NMI */
+	unsigned long vaddr;	/* page-aligned */
+	unsigned long paddr;	/* page-aligned */
+};
+
+static void expect(const struct tcase *c, const struct shot *s,
+		   struct expect *e)
+{
+	bool spe = c->shape == SPE_LOAD || c->shape == SPE_STORE;
+	bool has_v, has_p;
+
+	/* what the sample carries, flagged */
+	has_v = s->vaddr && c->shape != IBS_PHYS_ONLY && c->shape != IBS_NO_MEM;
+	has_p = c->shape != IBS_NO_MEM && !shape_pebs(c->shape) &&
+		(spe || c->phys);
+	e->vaddr = has_v ? s->vaddr & PAGE_MASK : 0;
+	e->paddr = has_p ? s->paddr & PAGE_MASK : 0;
+	e->translated = false;
+	if (c->ops == DAMON_PERF_OPS_PADDR) {
+		if (!e->paddr && e->vaddr && c->phys) {
+			e->paddr = s->paddr & PAGE_MASK;
+			e->translated = true;
+		}
+		e->v = e->paddr ? V_VALID : V_ADDR_ZERO;
+	} else if (e->vaddr) {
+		e->v = s->vaddr < TASK_SIZE_MAX ? V_VALID : V_KERNEL;
+	} else {
+		e->v = e->paddr ? V_PHYS_ONLY : V_ADDR_ZERO;
+	}
+}
+
+struct fired {
+	const struct tcase *c;
+	struct out *o;
+	struct shot shots[PER_CPU];
+	struct expect exp[PER_CPU];
+	int cpu;
+	unsigned int seen;
+	unsigned int idx;
+	u64 t0, t1, last_ns;
+	pid_t tid, tgid;
+	int probe_idx;
+};
+
+static void check_report(const struct damon_perf_report *r, void *arg)
+{
+	struct fired *f = arg;
+	const struct tcase *c = f->c;
+	struct out *o = f->o;
+	const struct expect *e;
+
+	/* reports leave a ring in the order they were fired */
+	while (f->idx < PER_CPU && f->exp[f->idx].v != V_VALID)
+		f->idx++;
+	if (f->idx >= PER_CPU) {
+		fail(o, "%s cpu%d: unexpected report vaddr %lx", c->name,
+		     f->cpu, r->vaddr);
+		return;
+	}
+	e = &f->exp[f->idx++];
+	f->seen++;
+	if (r->vaddr != e->vaddr)
+		fail(o, "%s cpu%d: vaddr %lx, want %lx", c->name, f->cpu,
+		     r->vaddr, e->vaddr);
+	if (r->paddr != e->paddr)
+		fail(o, "%s cpu%d: paddr %lx, want %lx", c->name, f->cpu,
+		     r->paddr, e->paddr);
+	if (r->is_write != shape_store(c->shape))
+		fail(o, "%s cpu%d: is_write %u", c->name, f->cpu, r->is_write);
+	if (r->period != c->period)
+		fail(o, "%s cpu%d: period %llu, want %llu", c->name, f->cpu,
+		     r->period, c->period);
+	if (r->cpu != f->cpu)
+		fail(o, "%s: cpu %d, want %d", c->name, r->cpu, f->cpu);
+	if (r->tid != f->tid || r->tgid != f->tgid)
+		fail(o, "%s cpu%d: tid/tgid %d/%d, want %d/%d", c->name,
+		     f->cpu, r->tid, r->tgid, f->tid, f->tgid);
+	if (r->probe_idx != f->probe_idx || r->src != DAMON_PERF_SRC_OVERFLOW ||
+	    r->size != PAGE_SIZE)
+		fail(o, "%s cpu%d: probe_idx %u src %u size %lu", c->name,
+		     f->cpu, r->probe_idx, r->src, r->size);
+	if (r->time_ns < f->t0 || r->time_ns > f->t1 || r->time_ns < f->last_ns)
+		fail(o, "%s cpu%d: time %llu outside %llu..%llu or before %llu",
+		     c->name, f->cpu, r->time_ns, f->t0, f->t1, f->last_ns);
+	f->last_ns = r->time_ns;
+}
+
+static cpumask_t saved_mask;	/* run_lock */
+
+struct fixture {
+	unsigned long ubuf;
+	struct page *upages[NPAGES];
+	int nr_pinned;
+	struct page *kpage;
+};
+
+static unsigned long delta(const struct damon_perf_stats *a,
+			   const struct damon_perf_stats *b,
+			   enum damon_perf_stat_idx idx)
+{
+	return damon_perf_stats_get(b, idx) - damon_perf_stats_get(a, idx);
+}
+
+static void make_shot(const struct tcase *c, const struct fixture *fx,
+		      int i, struct shot *s)
+{
+	unsigned int pg = i % NPAGES;
+	unsigned long off = (i * 72 + 8) % PAGE_SIZE;
+
+	s->shape = c->shape;
+	s->lat = 30 + i;
+	if (c->shape == PEBS_KERNEL) {
+		s->vaddr = (unsigned long)page_address(fx->kpage) + off;
+		s->paddr = page_to_phys(fx->kpage) + off;
+	} else {
+		s->vaddr = fx->ubuf + pg * PAGE_SIZE + off;
+		s->paddr = page_to_phys(fx->upages[pg]) + off;
+	}
+}
+
+static int run_case(const struct tcase *c, const struct fixture *fx,
+		    struct out *o, unsigned int *nr_reports)
+{
+	struct damon_perf_probe_attr pa = {
+		.sample_period = c->period,
+		.weight = 1,
+		.sample_phys_addr = c->phys,
+		.sample_weight_struct = c->wstruct,
+	};
+	/* run_lock serializes runs; static keeps the frame small */
+	static unsigned long want[NR_DAMON_PERF_STATS];
+	static struct damon_perf_stats before, after;
+	static struct fired f;
+	struct damon_perf_ctx *ctx;
+	unsigned int fired = 0, valid = 0, reports = 0;
+	int cpu, i, idx, ret;
+
+	pa.type = tpmu.type;
+	memset(want, 0, sizeof(want));
+	mutex_lock(&damon_perf_lock);
+	ctx = damon_perf_ctx_new(CTX_NAME, c->ops, NULL);
+	if (IS_ERR(ctx)) {
+		mutex_unlock(&damon_perf_lock);
+		fail(o, "%s: ctx_new %ld", c->name, PTR_ERR(ctx));
+		return PTR_ERR(ctx);
+	}
+	idx = damon_perf_probe_add(ctx, &pa, NULL);
+	ret = idx < 0 ? idx : 0;
+	if (!ret) {
+		ctx->rings.ctx_id = ctx->id;
+		ret = damon_perf_rings_alloc(&ctx->rings, FIELD_RING, NULL,
+					     NULL);
+	}
+	if (!ret) {
+		ret = damon_perf_source_arm(ctx, NULL);
+		if (ret)
+			damon_perf_rings_free(&ctx->rings);
+	}
+	mutex_unlock(&damon_perf_lock);
+	if (ret) {
+		fail(o, "%s: probe/rings/arm %d", c->name, ret);
+		goto out_ctx;
+	}
+
+	damon_perf_stats_aggregate(&before);
+	memset(&f, 0, sizeof(f));
+	f.c = c;
+	f.o = o;
+	f.tid = current->pid;
+	f.tgid = current->tgid;
+	f.probe_idx = idx;
+	cpumask_copy(&saved_mask, current->cpus_ptr);
+	for_each_online_cpu(cpu) {
+		if (set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+			continue;
+		f.cpu = cpu;
+		f.seen = 0;
+		f.idx = 0;
+		for (i = 0; i < PER_CPU; i++) {
+			make_shot(c, fx, i, &f.shots[i]);
+			expect(c, &f.shots[i], &f.exp[i]);
+		}
+		f.t0 = damon_perf_clock_ns();
+		f.last_ns = f.t0;
+		preempt_disable();
+		if (smp_processor_id() != cpu) {
+			preempt_enable();
+			fail(o, "%s: not on cpu %d", c->name, cpu);
+			continue;
+		}
+		nt.mode = MODE_SAMPLE;
+		for (i = 0; i < PER_CPU; i++) {
+			nt.shot = f.shots[i];
+			if (!self_nmi())
+				break;
+			fired++;
+		}
+		preempt_enable();
+		f.t1 = damon_perf_clock_ns();
+		if (i < PER_CPU)
+			fail(o, "%s cpu%d: NMI %d not delivered", c->name, cpu, i);
+		for (i = 0; i < PER_CPU; i++) {
+			const struct expect *e = &f.exp[i];
+
+			valid += e->v == V_VALID;
+			want[DAMON_PERF_STAT_sample_valid] += e->v == V_VALID;
+			want[DAMON_PERF_STAT_sample_kernel] += e->v == V_KERNEL;
+			want[DAMON_PERF_STAT_sample_phys_only] +=
+				e->v == V_PHYS_ONLY;
+			want[DAMON_PERF_STAT_sample_addr_zero] +=
+				e->v == V_ADDR_ZERO;
+			want[DAMON_PERF_STAT_sample_translated] += e->translated;
+		}
+		damon_perf_ring_drain(&ctx->rings, cpu, check_report, &f);
+		reports += f.seen;
+		for (i = f.idx; i < PER_CPU; i++)
+			if (f.exp[i].v == V_VALID)
+				fail(o, "%s cpu%d: report %d missing", c->name,
+				     cpu, i);
+	}
+	set_cpus_allowed_ptr(current, &saved_mask);
+	damon_perf_stats_aggregate(&after);
+
+	want[DAMON_PERF_STAT_callback] = fired;
+	want[DAMON_PERF_STAT_enqueue] = valid;
+	want[DAMON_PERF_STAT_dequeue] = valid;
+	for (i = 0; i < NR_DAMON_PERF_STATS; i++) {
+		unsigned long d = delta(&before, &after, i);
+
+		if (i == DAMON_PERF_STAT_ring_peak || i == DAMON_PERF_STAT_update)
+			continue;
+		if (d != want[i])
+			fail(o, "%s: perf_stats %s +%lu, want +%lu", c->name,
+			     damon_perf_stat_name(i), d, want[i]);
+	}
+	say(o, "case %s fired %u reports %u callback +%lu valid +%lu kernel +%lu phys_only +%lu addr_zero +%lu translated +%lu enqueue +%lu dequeue +%lu\n",
+	    c->name, fired, reports,
+	    delta(&before, &after, DAMON_PERF_STAT_callback),
+	    delta(&before, &after, DAMON_PERF_STAT_sample_valid),
+	    delta(&before, &after, DAMON_PERF_STAT_sample_kernel),
+	    delta(&before, &after, DAMON_PERF_STAT_sample_phys_only),
+	    delta(&before, &after, DAMON_PERF_STAT_sample_addr_zero),
+	    delta(&before, &after, DAMON_PERF_STAT_sample_translated),
+	    delta(&before, &after, DAMON_PERF_STAT_enqueue),
+	    delta(&before, &after, DAMON_PERF_STAT_dequeue));
+	*nr_reports += reports;
+
+	mutex_lock(&damon_perf_lock);
+	damon_perf_source_disarm(ctx);
+	/* nothing may arrive after the last drain */
+	for_each_possible_cpu(cpu)
+		if (damon_perf_ring_drain(&ctx->rings, cpu, check_report, &f))
+			fail(o, "%s: reports after disarm", c->name);
+	damon_perf_rings_free(&ctx->rings);
+	mutex_unlock(&damon_perf_lock);
+out_ctx:
+	mutex_lock(&damon_perf_lock);
+	damon_perf_ctx_destroy(ctx, NULL);
+	mutex_unlock(&damon_perf_lock);
+	return ret;
+}
+
+static int fixture_get(struct fixture *fx)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->kpage = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!fx->kpage)
+		return -ENOMEM;
+	fx->ubuf = vm_mmap(NULL, 0, NPAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (IS_ERR_VALUE(fx->ubuf)) {
+		__free_page(fx->kpage);
+		return (int)fx->ubuf;
+	}
+	/* pinned: the physical addresses stay what the test expects */
+	fx->nr_pinned = pin_user_pages_fast(fx->ubuf, NPAGES,
+					    FOLL_WRITE | FOLL_LONGTERM,
+					    fx->upages);
+	if (fx->nr_pinned != NPAGES) {
+		if (fx->nr_pinned > 0)
+			unpin_user_pages(fx->upages, fx->nr_pinned);
+		vm_munmap(fx->ubuf, NPAGES * PAGE_SIZE);
+		__free_page(fx->kpage);
+		return fx->nr_pinned < 0 ? fx->nr_pinned : -EFAULT;
+	}
+	return 0;
+}
+
+static void fixture_put(struct fixture *fx)
+{
+	unpin_user_pages(fx->upages, fx->nr_pinned);
+	vm_munmap(fx->ubuf, NPAGES * PAGE_SIZE);
+	__free_page(fx->kpage);
+}
+
+static void run_fields(struct out *o)
+{
+	unsigned int reports = 0, nr = 0;
+	struct fixture fx;
+	int i, ret;
+
+	ret = fixture_get(&fx);
+	if (ret) {
+		fail(o, "fixture %d", ret);
+		return;
+	}
+	nt.not_nmi = 0;
+	nt.no_event = 0;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (run_case(&cases[i], &fx, o, &reports))
+			break;
+		nr++;
+	}
+	fixture_put(&fx);
+	if (nt.not_nmi)
+		fail(o, "handler ran outside NMI context %d times", nt.not_nmi);
+	if (nt.no_event)
+		fail(o, "%d NMIs found no started counter", nt.no_event);
+	say(o, "fields: cases %u/%zu reports %u not_nmi %d no_event %d errors %d\n",
+	    nr, ARRAY_SIZE(cases), reports, nt.not_nmi, nt.no_event,
+	    o->errors);
+}
+
+/* ------------------------------------------------------------------ */
+/* access: report_access ns in NMI and process context                 */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void noop_report(const struct damon_perf_report *r, void *arg)
+{
+}
+
+/* min and median of @n batches of TSC cycles, in tenths of ns per call */
+static void summarize(u64 *v, unsigned int n, u64 *min10, u64 *med10)
+{
+	u64 khz = max_t(u64, tsc_khz, 1);
+
+	sort(v, n, sizeof(*v), cmp_u64, NULL);
+	*min10 = div64_u64(v[0] * 10 * USEC_PER_SEC, khz * access_batch);
+	*med10 = div64_u64(v[n / 2] * 10 * USEC_PER_SEC, khz * access_batch);
+}
+
+static void run_access(struct out *o)
+{
+	static const char * const names[] = { "report_access", "counter_inc",
+					      "empty" };
+	static const int modes[] = { MODE_ACCESS, MODE_INC, MODE_EMPTY };
+	u64 min10[2][3], med10[2][3];
+	struct damon_perf_rings rings = { 0 };
+	struct damon_perf_report r;
+	unsigned int n = max(access_iters, 11U), i, m, in_nmi_ctx;
+	u64 *v;
+	int cpu, ret;
+
+	access_batch = clamp(access_batch, 1U, DAMON_PERF_RING_DEF_SIZE / 2);
+	v = kvcalloc(n, sizeof(*v), GFP_KERNEL);
+	if (!v) {
+		fail(o, "no memory");
+		return;
+	}
+	ret = damon_perf_rings_alloc(&rings, DAMON_PERF_RING_DEF_SIZE, NULL,
+				     NULL);
+	if (ret) {
+		kvfree(v);
+		fail(o, "rings_alloc %d", ret);
+		return;
+	}
+	cpu = get_cpu();
+	for (in_nmi_ctx = 0; in_nmi_ctx < 2; in_nmi_ctx++) {
+		for (m = 0; m < ARRAY_SIZE(modes); m++) {
+			for (i = 0; i < n; i++) {
+				if (in_nmi_ctx) {
+					nt.mode = modes[m];
+					nt.rings = &rings;
+					if (!self_nmi()) {
+						fail(o, "NMI not delivered");
+						goto out;
+					}
+					v[i] = nt.batch_ns;
+				} else {
+					bench_report(&r);
+					v[i] = time_batch(modes[m], &rings, &r);
+				}
+				/* empty again, off the clock */
+				damon_perf_ring_drain(&rings, cpu, noop_report,
+						      NULL);
+			}
+			summarize(v, n, &min10[in_nmi_ctx][m],
+				  &med10[in_nmi_ctx][m]);
+		}
+	}
+	for (in_nmi_ctx = 0; in_nmi_ctx < 2; in_nmi_ctx++)
+		for (m = 0; m < ARRAY_SIZE(modes); m++)
+			say(o, "access ctx=%s op=%s batches=%u batch=%u tsc_khz=%u min_ns=%llu.%llu median_ns=%llu.%llu\n",
+			    in_nmi_ctx ? "nmi" : "process", names[m], n,
+			    access_batch, tsc_khz,
+			    min10[in_nmi_ctx][m] / 10, min10[in_nmi_ctx][m] % 10,
+			    med10[in_nmi_ctx][m] / 10, med10[in_nmi_ctx][m] % 10);
+	/* ratio of medians, report_access over counter_inc, x100 */
+	for (in_nmi_ctx = 0; in_nmi_ctx < 2; in_nmi_ctx++)
+		say(o, "access ratio ctx=%s report_access/counter_inc median_x100=%llu min_x100=%llu\n",
+		    in_nmi_ctx ? "nmi" : "process",
+		    div64_u64(med10[in_nmi_ctx][0] * 100,
+			      max_t(u64, med10[in_nmi_ctx][1], 1)),
+		    div64_u64(min10[in_nmi_ctx][0] * 100,
+			      max_t(u64, min10[in_nmi_ctx][1], 1)));
+out:
+	put_cpu();
+	damon_perf_rings_free(&rings);
+	kvfree(v);
+}
+
+/* ------------------------------------------------------------------ */
+/* drops: a paced producer against a started context                   */
+
+static enum hrtimer_restart producer_tick(struct hrtimer *t)
+{
+	struct producer *p = container_of(t, struct producer, timer);
+
+	if (READ_ONCE(p->stop))
+		return HRTIMER_NORESTART;
+	WRITE_ONCE(p->armed, 1);
+	p->nmis++;
+	apic->send_IPI_self(NMI_VECTOR);
+	hrtimer_forward_now(t, ns_to_ktime(drop_tick_us * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void producer_start(void *arg)
+{
+	struct producer *p = this_cpu_ptr(&producers);
+
+	p->start_ns = ktime_get_mono_fast_ns();
+	hrtimer_start(&p->timer, ns_to_ktime(drop_tick_us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void ring_totals(struct damon_perf_rings *rings,
+			struct damon_perf_ring_stats *sum)
+{
+	struct damon_perf_ring_stats st;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	mutex_lock(&damon_perf_rings_lock);
+	for_each_possible_cpu(cpu) {
+		damon_perf_ring_read_stats(rings, cpu, &st);
+		sum->enqueue += st.enqueue;
+		sum->overflow += st.overflow;
+		sum->busy_drop += st.busy_drop;
+		sum->early_wake += st.early_wake;
+	}
+	mutex_unlock(&damon_perf_rings_lock);
+}
+
+static void drop_step(struct out *o, struct damon_perf_ctx *ctx, u64 rate,
+		      bool wake)
+{
+	void (*saved)(void *arg) = ctx->rings.wake;
+	struct damon_perf_ring_stats a, b;
+	u64 offered = 0, refused = 0, nmis = 0, t0, ns;
+	unsigned int nr_cpus = 0;
+	int cpu;
+
+	if (!wake)
+		WRITE_ONCE(ctx->rings.wake, NULL);
+	ring_totals(&ctx->rings, &a);
+	for_each_online_cpu(cpu) {
+		struct producer *p = per_cpu_ptr(&producers, cpu);
+
+		p->rings = &ctx->rings;
+		p->rate = rate;
+		p->cap = damon_perf_ring_hiwat(ctx->rings.size);
+		p->produced = 0;
+		p->lost = 0;
+		p->offered = 0;
+		p->refused = 0;
+		p->nmis = 0;
+		WRITE_ONCE(p->stop, false);
+		hrtimer_setup(&p->timer, producer_tick, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	t0 = ktime_get_mono_fast_ns();
+	on_each_cpu(producer_start, NULL, 1);
+	msleep(drop_step_ms);
+	for_each_online_cpu(cpu) {
+		struct producer *p = per_cpu_ptr(&producers, cpu);
+
+		WRITE_ONCE(p->stop, true);
+		hrtimer_cancel(&p->timer);
+	}
+	ns = ktime_get_mono_fast_ns() - t0;
+	/* the last NMI sent has run once its CPU took any interrupt */
+	synchronize_rcu();
+	for_each_online_cpu(cpu) {
+		struct producer *p = per_cpu_ptr(&producers, cpu);
+
+		offered += p->offered;
+		refused += p->refused;
+		nmis += p->nmis;
+		nr_cpus++;
+	}
+	ring_totals(&ctx->rings, &b);
+	WRITE_ONCE(ctx->rings.wake, saved);
+	ns = max_t(u64, ns, 1) * nr_cpus;
+	say(o, "drops wake=%s rate=%llu achieved=%llu nmi_rate=%llu cpus=%u produced=%llu dropped=%lu busy=%lu early_wake=%lu drop_permille=%llu\n",
+	    wake ? "on" : "off", rate,
+	    div64_u64(offered * NSEC_PER_SEC, ns),
+	    div64_u64(nmis * NSEC_PER_SEC, ns),
+	    nr_cpus, offered, b.overflow - a.overflow,
+	    b.busy_drop - a.busy_drop, b.early_wake - a.early_wake,
+	    div64_u64(refused * 1000, max_t(u64, offered, 1)));
+}
+
+static void run_drops(struct out *o)
+{
+	static const u64 rates[] = { 10000, 50000, 100000, 200000, 500000,
+				     1000000 };
+	struct damon_perf_ctx *ctx;
+	struct page *page;
+	int i, w, ret;
+
+	page = alloc_page(GFP_KERNEL);
+	if (!page) {
+		fail(o, "no memory");
+		return;
+	}
+	drop_paddr = page_to_phys(page);
+	mutex_lock(&damon_perf_lock);
+	ctx = damon_perf_ctx_new(CTX_NAME, DAMON_PERF_OPS_PADDR, NULL);
+	if (IS_ERR(ctx)) {
+		ret = PTR_ERR(ctx);
+	} else {
+		ret = damon_perf_ctx_start(ctx, NULL);
+		if (ret)
+			damon_perf_ctx_destroy(ctx, NULL);
+	}
+	mutex_unlock(&damon_perf_lock);
+	if (ret) {
+		fail(o, "ctx start %d", ret);
+		goto out;
+	}
+	say(o, "drops ring=%u sample_us=%llu tick_us=%u step_ms=%u\n",
+	    ctx->rings.size, ctx->attrs.sample_us, drop_tick_us,
+	    drop_step_ms);
+	/* both modes at each rate, one after the other: the same host load */
+	for (i = 0; i < ARRAY_SIZE(rates); i++)
+		for (w = 0; w < 2; w++)
+			drop_step(o, ctx, rates[i], w);
+	mutex_lock(&damon_perf_lock);
+	damon_perf_ctx_stop(ctx);
+	damon_perf_ctx_destroy(ctx, NULL);
+	mutex_unlock(&damon_perf_lock);
+out:
+	__free_page(page);
+}
+
+/* ------------------------------------------------------------------ */
+/* debugfs                                                             */
+
+static DEFINE_MUTEX(run_lock);
+static struct dentry *dir;
+
+static int run_open(struct inode *inode, struct file *file)
+{
+	void (*run)(struct out *o) = inode->i_private;
+	struct out *o;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	o->buf = kvzalloc(OUT_SIZE, GFP_KERNEL);
+	if (!o->buf) {
+		kfree(o);
+		return -ENOMEM;
+	}
+	if (mutex_lock_interruptible(&run_lock)) {
+		kvfree(o->buf);
+		kfree(o);
+		return -EINTR;
+	}
+	run(o);
+	say(o, "errors %d\n", o->errors);
+	mutex_unlock(&run_lock);
+	file->private_data = o;
+	return 0;
+}
+
+static ssize_t run_read(struct file *file, char __user *ubuf, size_t len,
+			loff_t *ppos)
+{
+	struct out *o = file->private_data;
+
+	return simple_read_from_buffer(ubuf, len, ppos, o->buf, o->len);
+}
+
+static int run_release(struct inode *inode, struct file *file)
+{
+	struct out *o = file->private_data;
+
+	kvfree(o->buf);
+	kfree(o);
+	return 0;
+}
+
+static const struct file_operations run_fops = {
+	.owner		= THIS_MODULE,
+	.open		= run_open,
+	.read		= run_read,
+	.release	= run_release,
+	.llseek		= default_llseek,
+};
+
+static int __init nmitest_init(void)
+{
+	int ret;
+
+	ret = perf_pmu_register(&tpmu, "damon_perf_nmi", -1);
+	if (ret)
+		return ret;
+	ret = register_nmi_handler(NMI_LOCAL, nmi_handler, 0, NMI_NAME);
+	if (ret) {
+		perf_pmu_unregister(&tpmu);
+		return ret;
+	}
+	dir = debugfs_create_dir(NMI_NAME, NULL);
+	debugfs_create_file("fields", 0400, dir, run_fields, &run_fops);
+	debugfs_create_file("access", 0400, dir, run_access, &run_fops);
+	debugfs_create_file("drops", 0400, dir, run_drops, &run_fops);
+	return 0;
+}
+
+static void __exit nmitest_exit(void)
+{
+	debugfs_remove(dir);
+	unregister_nmi_handler(NMI_LOCAL, NMI_NAME);
+	perf_pmu_unregister(&tpmu);
+}
+
+module_init(nmitest_init);
+module_exit(nmitest_exit);
+MODULE_DESCRIPTION("damon_perf: hardware-shaped samples from a real NMI");
+MODULE_LICENSE("GPL");
+DAMON_PERF_IMPORT_KUNIT_NS();
