@@ -4,6 +4,8 @@
 #
 #   deps      scripts/deps.sh (installs what is missing)
 #   harness   tests/harness/selftest.sh (the verdicts below are right)
+#   style     scripts/style.sh (make style): shellcheck, checkpatch --strict,
+#             kernel-doc, clang-format, clang-tidy; one test each
 #   userland  CMake configure + build of tools/, ctest
 #   kernel    the debug test kernel (built once, then cached), and the stock
 #             kernels of Debian 13 (trixie, 6.12) and unstable (sid, 7.2)
@@ -47,7 +49,7 @@ mkdir -p "$logs"
 TALLY_RESULTS=$logs/results.txt
 . "$top/scripts/lib/tally.sh"
 
-tiers=${*:-deps harness userland kernel modules kunit vm}
+tiers=${*:-deps harness style userland kernel modules kunit vm}
 want() { case " $tiers " in *" $1 "*) return 0 ;; esac; return 1; }
 check_kernels=${CHECK_KERNELS:-debug stock trixie sid}
 want_kernel() { case " $check_kernels " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -104,6 +106,13 @@ if want harness; then
 	stage harness "self-test of the log verdicts (tests/harness)"
 	tests/harness/selftest.sh > "$logs/harness.log" 2>&1
 	tally_logcheck tap "$logs/harness.log" && echo "  $TALLY_LAST"
+fi
+
+# --- style --------------------------------------------------------------
+if want style; then
+	stage style "scripts/style.sh (make style)"
+	scripts/style.sh > "$logs/style.log" 2>&1
+	tally_logcheck tap "$logs/style.log" && echo "  $TALLY_LAST"
 fi
 
 # --- userland -----------------------------------------------------------
