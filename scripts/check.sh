@@ -42,7 +42,7 @@ if [ -z "${DAMO:-}" ] && [ -x "$top/../shared/tools/damo/damo" ]; then
 	DAMO=$(cd "$top/../shared/tools/damo" && pwd)/damo
 	export DAMO
 fi
-cd "$top"
+cd "$top" || exit 1
 logs=$top/build/logs/check
 mkdir -p "$logs"
 : > "$logs/results.txt"
@@ -224,7 +224,7 @@ fi
 
 # vm_run SCRIPT KERNEL [--ktap]: one VM run, counted.
 vm_run() {
-	local script=$1 k=$2 ktap=${3:-} name numa= to= log t0
+	local script=$1 k=$2 ktap=${3:-} name numa='' to='' log t0
 	name=$(basename "$script" .sh)
 	grep -qiE '^# *numa: *yes' "$script" && numa=--numa
 	to=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)
@@ -250,8 +250,9 @@ fi
 # boot (a debug boot plus its kmemleak scan cost about a minute), each
 # counted on its own part of the console log.
 vm_batch() {
-	local k=$1 numa=$2 to t0 s n log
+	local k=$1 numa=$2 to t0 s n log numa_opt=()
 	shift 2
+	[ "$numa" = 1 ] && numa_opt=(--numa)
 	if [ -z "${ko[$k]:-}" ]; then
 		for s in "$@"; do
 			tally_test fail "$(basename "$s" .sh)-$k: not run, no modules for the $k kernel"
@@ -268,7 +269,7 @@ vm_batch() {
 	log=$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).log
 	t0=$(date +%s)
 	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" \
-		$([ "$numa" = 1 ] && echo --numa) --timeout "$to" \
+		"${numa_opt[@]}" --timeout "$to" \
 		--log "$log" "$@" 2>"${log%.log}.vm.err"
 	tally_logcheck vm "$log" --kernel "$k"
 	sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"

@@ -6,19 +6,19 @@
 #
 #   scripts/style.sh [CHECK...]     default: all of them, in this order
 #
-#   shellcheck    every shell script of scripts/, tests/ and .ci/ (*.sh and
-#                 executables with a sh/bash shebang); errors and warnings
-#                 fail (-S warning). The dialect comes from the shebang
-#                 (tests/vm: busybox sh, checked as sh); sourced libraries
-#                 name theirs with a "# shellcheck shell=" directive.
-#   checkpatch    scripts/checkpatch.sh with STRICT=1 (--strict) over
-#                 kmod/, tests/kunit/ and tests/testpmu/
-#   kernel-doc    the kernel-doc half of that run
-#   clang-format  --dry-run -Werror over tools/, tests/user/, tests/vm/*.c
-#                 and tests/fuzz/ (each directory's .clang-format: C++ style
-#                 at the top, the kernel's in tests/vm and tests/fuzz)
-#   clang-tidy    scripts/clang-tidy.sh (tools/ and tests/user/), when the
-#                 tree has it; a SKIP otherwise
+#   1. shellcheck    every shell script of scripts/, tests/ and .ci/ (*.sh and
+#                    executables with a sh/bash shebang); errors and warnings
+#                    fail (-S warning). The dialect comes from the shebang
+#                    (tests/vm: busybox sh, checked as sh); sourced libraries
+#                    name theirs in a "shellcheck shell=" comment.
+#   2. checkpatch    scripts/checkpatch.sh with STRICT=1 (--strict) over
+#                    kmod/, tests/kunit/ and tests/testpmu/
+#   3. kernel-doc    the kernel-doc half of that run
+#   4. clang-format  --dry-run -Werror over tools/, tests/user/, tests/vm/*.c
+#                    and tests/fuzz/ (each directory's .clang-format: C++ style
+#                    at the top, the kernel's in tests/vm and tests/fuzz)
+#   5. clang-tidy    scripts/clang-tidy.sh (tools/ and tests/user/), when the
+#                    tree has it; a SKIP otherwise
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # TAP helpers for the VM test scripts (busybox sh). Source it first:
 #
 #   . /tests/lib.sh
@@ -158,7 +159,9 @@ start_workload() {
 		sleep 0.1
 	done
 	_line=$(grep '^WORKLOAD pid=' /tmp/workload.out)
+	# shellcheck disable=SC2034 # for the scripts
 	WORKLOAD_HOT_START=$(echo "$_line" | sed 's/.*hot_start=\([^ ]*\).*/\1/')
+	# shellcheck disable=SC2034 # for the scripts
 	WORKLOAD_HOT_END=$(echo "$_line" | sed 's/.*hot_end=\([^ ]*\).*/\1/')
 	diag "$_line"
 }
@@ -336,6 +339,45 @@ regions() {
 overlaps() {
 	awk -v s="$1" -v e="$2" -v hs="$3" -v he="$4" \
 		'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'
+}
+
+# workload_paused CMD...: run CMD with the workload stopped. Creating the
+# first or releasing the last page-fault counter flips a static key,
+# patching the page-fault path with int3 while the workload's CPU runs it;
+# under TCG that once ended in "Oops: int3" in do_user_addr_fault (6.12
+# guest).
+workload_paused() {
+	kill -STOP "$WORKLOAD_PID"
+	"$@"
+	_rc=$?
+	kill -CONT "$WORKLOAD_PID"
+	return $_rc
+}
+
+# need_damonctl DESC: without /bin/damonctl in the image (no build/tools),
+# DESC is skipped and the script ends.
+need_damonctl() {
+	[ -x /bin/damonctl ] && return 0
+	skip "$1" "damonctl not in the image"
+	finish
+}
+
+# workload_started ARGS: start_workload ARGS as a test; the script ends
+# when it does not start.
+workload_started() {
+	if start_workload "$@"; then
+		ok "workload started"
+	else
+		not_ok "workload started"
+		finish
+	fi
+}
+
+# diag_machine: the CPUs, NUMA nodes and kernel the numbers come from.
+diag_machine() {
+	_nodes=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' \
+		2>/dev/null | wc -l)
+	diag "$(nproc) CPUs, $_nodes NUMA nodes, kernel $DAMON_PERF_KERNEL"
 }
 
 # start_target ARGS: the workload, or a sleeping process where it cannot

@@ -17,10 +17,7 @@ ctx_new() { raw CTX_NEW -a "$A_CTX_NAME:str:$1" -a "$A_CTX_OPS:u32:$OPS_VADDR"; 
 ctx_del() { raw CTX_DEL -a "$A_CTX_NAME:str:$1"; }
 ctx_start() { raw START -a "$A_CTX_NAME:str:$1"; }
 
-if [ ! -x /bin/damonctl ]; then
-	skip "probe attribute errors" "damonctl not in the image"
-	finish
-fi
+need_damonctl "probe attribute errors"
 load_module damon_perf || finish
 sleep 600 &
 SLEEPER=$!

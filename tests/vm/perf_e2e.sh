@@ -20,20 +20,11 @@ MIN_SAMPLES=${PERF_E2E_SAMPLES:-1000}
 MIN_AGGRS=${PERF_E2E_AGGRS:-8}
 SAFETY=${PERF_E2E_SAFETY:-400}
 
-if [ ! -x /bin/damonctl ]; then
-	skip "end to end with page-fault samples" "damonctl not in the image"
-	finish
-fi
-nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)
-diag "$(nproc) CPUs, $nodes NUMA nodes, kernel $DAMON_PERF_KERNEL"
+need_damonctl "end to end with page-fault samples"
+diag_machine
 check "NUMA balancing on with fast scans" numa_balancing_fast
 load_module damon_perf || finish
-if start_workload -s 64 -o 16 -h 4 -t 0 -n 2; then
-	ok "workload started"
-else
-	not_ok "workload started"
-	finish
-fi
+workload_started -s 64 -o 16 -h 4 -t 0 -n 2
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
 
@@ -59,7 +50,7 @@ diag "$(col sample_valid) valid samples after ${waited} s"
 # until MIN_AGGRS of them: the hottest region of the first, and every
 # region of all of them for the share below.
 : > /tmp/all.tsv
-top= last= got=0 seen=0
+top='' last='' got=0 seen=0
 while [ $got -lt "$MIN_AGGRS" ] && [ $waited -lt "$SAFETY" ]; do
 	if damonctl report $CTX --json > /tmp/all.json 2>&1; then
 		seq=$(snap_seq /tmp/all.json)

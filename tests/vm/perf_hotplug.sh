@@ -19,10 +19,7 @@ status_field() {
 		sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" | head -n 1
 }
 
-if [ ! -x /bin/damonctl ]; then
-	skip "CPU hotplug while sampling" "damonctl not in the image"
-	finish
-fi
+need_damonctl "CPU hotplug while sampling"
 if [ ! -w "$ONLINE" ]; then
 	skip "CPU hotplug while sampling" "cpu1 cannot be taken offline here"
 	finish

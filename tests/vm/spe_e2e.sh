@@ -46,21 +46,13 @@ wait_exit() {
 	return 0
 }
 
-if [ ! -x /bin/damonctl ]; then
-	skip "SPE end to end" "damonctl not in the image"
-	finish
-fi
+need_damonctl "SPE end to end"
 if [ ! -f "$DAMON_PERF_MODDIR/damon_perf_testpmu.ko" ]; then
 	skip "SPE end to end" "no test PMU module (debug kernel only)"
 	finish
 fi
 load_module damon_perf || finish
-if start_workload -s 64 -o 16 -h 4 -t 0 -n 1; then
-	ok "workload started"
-else
-	not_ok "workload started"
-	finish
-fi
+workload_started -s 64 -o 16 -h 4 -t 0 -n 1
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
 line=$(grep '^WORKLOAD pid=' /tmp/workload.out)
