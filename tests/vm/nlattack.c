@@ -651,12 +651,65 @@ static void ctxlist_cb(const struct nlmsghdr *h, void *arg)
 	l->n++;
 }
 
+/*
+ * The requests every mode builds its contexts from: ctx_msg() begins the
+ * request of @cmd against context @id, the put_*() fill it, ack() sends it.
+ */
+static void ctx_msg(struct buf *b, uint8_t cmd, uint32_t id)
+{
+	msg_begin(b, fam, cmd, NLM_F_ACK);
+	put_u32(b, DAMON_PERF_A_CTX_ID, id);
+}
+
+/* A vaddr target: process @pid. */
+static void put_pid_target(struct buf *b, pid_t pid)
+{
+	size_t n = nest_start(b, DAMON_PERF_A_TARGET);
+
+	put_u32(b, DAMON_PERF_TARGET_A_PID, (uint32_t)pid);
+	nest_end(b, n);
+}
+
+/* The page-fault probe: every software page fault, user space only. */
+static void put_fault_probe(struct buf *b)
+{
+	size_t n = nest_start(b, DAMON_PERF_A_PROBE);
+
+	put_u32(b, DAMON_PERF_PROBE_A_TYPE, 1);		/* PERF_TYPE_SOFTWARE */
+	put_u64(b, DAMON_PERF_PROBE_A_CONFIG, 2);	/* page faults */
+	put_u64(b, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, 1);
+	put_flag(b, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL);
+	nest_end(b, n);
+}
+
+/* Intervals short enough that a case waits little for an aggregation. */
+static void put_fast_attrs(struct buf *b)
+{
+	size_t n = nest_start(b, DAMON_PERF_A_ATTRS);
+
+	put_u64(b, DAMON_PERF_ATTRS_A_SAMPLE_US, 1000);
+	put_u64(b, DAMON_PERF_ATTRS_A_AGGR_US, 20000);
+	put_u64(b, DAMON_PERF_ATTRS_A_UPDATE_US, 40000);
+	nest_end(b, n);
+}
+
+/* Send request @b and read its ack; a refusal fails as @what. */
+static int ack(struct nl *nl, struct buf *b, const char *what)
+{
+	struct reply r;
+
+	msg_end(b);
+	xfer(nl, b, NULL, NULL, &r);
+	if (r.err)
+		fail("%s: %d %s", what, r.err, r.msg);
+	return r.err;
+}
+
 static void simple(struct nl *nl, uint8_t cmd, uint32_t id, struct reply *r)
 {
 	struct buf b;
 
-	msg_begin(&b, fam, cmd, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
+	ctx_msg(&b, cmd, id);
 	msg_end(&b);
 	xfer(nl, &b, NULL, NULL, r);
 }
@@ -804,43 +857,22 @@ static uint32_t sweep_ctx(struct nl *nl, const char *name, uint32_t ops_kind)
 		fail("sweep: CTX_NEW %s: %d %s", name, r.err, r.msg);
 		return 0;
 	}
-	msg_begin(&b, fam, DAMON_PERF_CMD_TARGET_ADD, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
-	n = nest_start(&b, DAMON_PERF_A_TARGET);
+	ctx_msg(&b, DAMON_PERF_CMD_TARGET_ADD, id);
 	if (ops_kind == DAMON_PERF_OPS_VADDR) {
-		put_u32(&b, DAMON_PERF_TARGET_A_PID, (uint32_t)faulters[0]);
+		put_pid_target(&b, faulters[0]);
 	} else {
+		n = nest_start(&b, DAMON_PERF_A_TARGET);
 		put_u64(&b, DAMON_PERF_TARGET_A_START, 1ULL << 20);
 		put_u64(&b, DAMON_PERF_TARGET_A_END, 1ULL << 30);
+		nest_end(&b, n);
 	}
-	nest_end(&b, n);
-	msg_end(&b);
-	xfer(nl, &b, NULL, NULL, &r);
-	if (r.err)
-		fail("sweep: TARGET_ADD: %d %s", r.err, r.msg);
-	msg_begin(&b, fam, DAMON_PERF_CMD_PROBE_ADD, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
-	n = nest_start(&b, DAMON_PERF_A_PROBE);
-	put_u32(&b, DAMON_PERF_PROBE_A_TYPE, 1);	/* PERF_TYPE_SOFTWARE */
-	put_u64(&b, DAMON_PERF_PROBE_A_CONFIG, 2);	/* page faults */
-	put_u64(&b, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, 1);
-	put_flag(&b, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL);
-	nest_end(&b, n);
-	msg_end(&b);
-	xfer(nl, &b, NULL, NULL, &r);
-	if (r.err)
-		fail("sweep: PROBE_ADD: %d %s", r.err, r.msg);
-	msg_begin(&b, fam, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
-	n = nest_start(&b, DAMON_PERF_A_ATTRS);
-	put_u64(&b, DAMON_PERF_ATTRS_A_SAMPLE_US, 1000);
-	put_u64(&b, DAMON_PERF_ATTRS_A_AGGR_US, 20000);
-	put_u64(&b, DAMON_PERF_ATTRS_A_UPDATE_US, 40000);
-	nest_end(&b, n);
-	msg_end(&b);
-	xfer(nl, &b, NULL, NULL, &r);
-	if (r.err)
-		fail("sweep: SET_ATTRS: %d %s", r.err, r.msg);
+	ack(nl, &b, "sweep: TARGET_ADD");
+	ctx_msg(&b, DAMON_PERF_CMD_PROBE_ADD, id);
+	put_fault_probe(&b);
+	ack(nl, &b, "sweep: PROBE_ADD");
+	ctx_msg(&b, DAMON_PERF_CMD_SET_ATTRS, id);
+	put_fast_attrs(&b);
+	ack(nl, &b, "sweep: SET_ATTRS");
 	return id;
 }
 
@@ -968,21 +1000,13 @@ static int interval_path(const int *path)
 
 static void tune_back(struct nl *nl, uint32_t id)
 {
+	char what[48];
 	struct buf b;
-	struct reply r;
-	size_t n;
 
-	msg_begin(&b, fam, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
-	n = nest_start(&b, DAMON_PERF_A_ATTRS);
-	put_u64(&b, DAMON_PERF_ATTRS_A_SAMPLE_US, 1000);
-	put_u64(&b, DAMON_PERF_ATTRS_A_AGGR_US, 20000);
-	put_u64(&b, DAMON_PERF_ATTRS_A_UPDATE_US, 40000);
-	nest_end(&b, n);
-	msg_end(&b);
-	xfer(nl, &b, NULL, NULL, &r);
-	if (r.err)
-		fail("sweep: tuning context %u back: %d %s", id, r.err, r.msg);
+	snprintf(what, sizeof(what), "sweep: tuning context %u back", id);
+	ctx_msg(&b, DAMON_PERF_CMD_SET_ATTRS, id);
+	put_fast_attrs(&b);
+	ack(nl, &b, what);
 }
 
 static void sweep_case(struct nl *nl, struct sweep_stats *st, int cmd, int dump,
@@ -1360,8 +1384,7 @@ static int get_ctx(struct nl *nl, uint32_t id, struct mctx *out)
 	{
 		struct buf b;
 
-		msg_begin(&b, fam, DAMON_PERF_CMD_CTX_GET, NLM_F_ACK);
-		put_u32(&b, DAMON_PERF_A_CTX_ID, id);
+		ctx_msg(&b, DAMON_PERF_CMD_CTX_GET, id);
 		msg_end(&b);
 		xfer(nl, &b, getctx_cb, &g, &r);
 	}
@@ -2075,25 +2098,15 @@ static void step_msg(struct buf *b, int st, uint32_t id, pid_t pid)
 		put_str(b, DAMON_PERF_A_CTX_NAME, "inj");
 		break;
 	case S_TARGET_ADD:
-		msg_begin(b, fam, DAMON_PERF_CMD_TARGET_ADD, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
-		n = nest_start(b, DAMON_PERF_A_TARGET);
-		put_u32(b, DAMON_PERF_TARGET_A_PID, (uint32_t)pid);
-		nest_end(b, n);
+		ctx_msg(b, DAMON_PERF_CMD_TARGET_ADD, id);
+		put_pid_target(b, pid);
 		break;
 	case S_PROBE_ADD:
-		msg_begin(b, fam, DAMON_PERF_CMD_PROBE_ADD, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
-		n = nest_start(b, DAMON_PERF_A_PROBE);
-		put_u32(b, DAMON_PERF_PROBE_A_TYPE, 1);
-		put_u64(b, DAMON_PERF_PROBE_A_CONFIG, 2);
-		put_u64(b, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, 1);
-		put_flag(b, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL);
-		nest_end(b, n);
+		ctx_msg(b, DAMON_PERF_CMD_PROBE_ADD, id);
+		put_fault_probe(b);
 		break;
 	case S_SET_FILTERS:
-		msg_begin(b, fam, DAMON_PERF_CMD_SET_FILTERS, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
+		ctx_msg(b, DAMON_PERF_CMD_SET_FILTERS, id);
 		n = nest_start(b, DAMON_PERF_A_FILTERS);
 		m = nest_start(b, DAMON_PERF_FILTERS_A_FILTER);
 		put_u32(b, DAMON_PERF_FILTER_A_TYPE, DAMON_PERF_FILTER_CPUMASK);
@@ -2108,8 +2121,7 @@ static void step_msg(struct buf *b, int st, uint32_t id, pid_t pid)
 		nest_end(b, n);
 		break;
 	case S_SET_ATTRS:
-		msg_begin(b, fam, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
+		ctx_msg(b, DAMON_PERF_CMD_SET_ATTRS, id);
 		n = nest_start(b, DAMON_PERF_A_ATTRS);
 		put_u32(b, DAMON_PERF_ATTRS_A_RING_SIZE, 4096);
 		put_u64(b, DAMON_PERF_ATTRS_A_SAMPLE_US, 2000);
@@ -2117,8 +2129,7 @@ static void step_msg(struct buf *b, int st, uint32_t id, pid_t pid)
 		nest_end(b, n);
 		break;
 	default:
-		msg_begin(b, fam, DAMON_PERF_CMD_START, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
+		ctx_msg(b, DAMON_PERF_CMD_START, id);
 		break;
 	}
 	msg_end(b);
