@@ -91,22 +91,11 @@ else
 	not_ok "reports matched regions (match '$match')"
 fi
 
-set -- $top
-if [ -n "$top" ] && overlaps "$1" "$2" "$hs" "$he"; then
-	ok "hottest region $(printf '%#x-%#x' "$1" "$2") (nr_accesses $3)" \
-		"overlaps the hot range $(printf '%#x-%#x' "$hs" "$he")"
-else
-	diag "$(head -c 2000 /tmp/all.json)"
-	not_ok "hottest region '$top' overlaps the hot range" \
-		"$(printf '%#x-%#x' "$hs" "$he")"
-fi
+expect_hottest "$top" 0 "$hs" "$he" /tmp/all.json
 
 # Share of those aggregations' samples in regions overlapping the hot range.
-share=$(awk -v hs="$hs" -v he="$he" '
-	{ all += $4; if ($1 < he && $2 > hs) hot += $4 }
-	END { if (all) printf "%d %d %d\n", hot * 100 / all, hot, all;
-	      else print "0 0 0" }' /tmp/all.tsv)
-set -- $share
+# shellcheck disable=SC2046 # into $1 $2 $3
+set -- $(hot_share /tmp/all.tsv 4 "$hs" "$he")
 if [ "$3" -gt 0 ] && [ "$1" -ge 80 ]; then
 	ok "$1% of $got snapshots' samples ($2 of $3) in regions on the hot range"
 else

@@ -14,8 +14,6 @@ probe_add() {
 	raw PROBE_ADD -a "$A_CTX_NAME:str:$1" \
 		-a "$A_PROBE:nest:$(nla_u32 $PROBE_A_TYPE "$2")$(nla_u64 $PROBE_A_CONFIG "$3")$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)$(nla_flag $PROBE_A_EXCLUDE_KERNEL)"
 }
-ctx_new() { raw CTX_NEW -a "$A_CTX_NAME:str:$1" -a "$A_CTX_OPS:u32:$OPS_VADDR"; }
-ctx_del() { raw CTX_DEL -a "$A_CTX_NAME:str:$1"; }
 
 need_damonctl "PMU ownership"
 load_module damon_perf || finish
