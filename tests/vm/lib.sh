@@ -404,6 +404,23 @@ diag_machine() {
 	diag "$(nproc) CPUs, $_nodes NUMA nodes, kernel $DAMON_PERF_KERNEL"
 }
 
+# start_sleeper / stop_sleeper: a process that only sleeps (pid in
+# SLEEPER), a target that takes no faults of its own.
+start_sleeper() {
+	sleep 600 &
+	SLEEPER=$!
+}
+stop_sleeper() {
+	kill "$SLEEPER" 2>/dev/null
+	wait "$SLEEPER" 2>/dev/null
+}
+
+# start_faults NAME PID: damonctl start, context NAME on process PID with
+# the page-fault probe (every user-space fault).
+start_faults() {
+	damonctl start -n "$1" -p "$2" -e page-faults --period 1 --exclude-kernel
+}
+
 # start_target ARGS: the workload, or a sleeping process where it cannot
 # run (what is monitored matters less than that it exists).
 start_target() {

@@ -16,8 +16,7 @@ probe_add() {
 
 need_damonctl "probe attribute errors"
 load_module damon_perf || finish
-sleep 600 &
-SLEEPER=$!
+start_sleeper
 check "context 'bad'" ctx_new bad
 raw TARGET_ADD -a "$A_CTX_NAME:str:bad" \
 	-a "$A_TARGET:nest:$(nla_u32 $TARGET_A_PID $SLEEPER)" >/dev/null 2>&1 ||
@@ -44,11 +43,9 @@ check "context not running after the refused start" sh -c \
 check "delete it" ctx_del bad
 
 # A good probe still works after all that.
-check "page-fault probe starts" damonctl start -n good -p $SLEEPER \
-	-e page-faults --period 1 --exclude-kernel
+check "page-fault probe starts" start_faults good $SLEEPER
 check "delete it" damonctl stop good
 check "perf_stats balanced after the stop" stats_balanced
-kill $SLEEPER 2>/dev/null
-wait $SLEEPER 2>/dev/null
+stop_sleeper
 unload_module damon_perf
 finish

@@ -17,12 +17,10 @@ probe_add() {
 
 need_damonctl "PMU ownership"
 load_module damon_perf || finish
-sleep 600 &
-SLEEPER=$!
+start_sleeper
 
 check "owner: context 'own1' with a page-fault probe" \
-	damonctl start -n own1 -p $SLEEPER -e page-faults --period 1 \
-	--exclude-kernel
+	start_faults own1 $SLEEPER
 id1=$(damonctl status --json | tr -d ' \n' |
 	sed -n 's/.*"id":\([0-9]*\),"name":"own1".*/\1/p')
 [ -n "$id1" ] || id1='[0-9]+'
@@ -56,12 +54,9 @@ expect_err "own1: fourth probe gets ENOSPC" ENOSPC "3 perf probes" \
 check "delete own1" damonctl stop own1
 check "own3 now may take PMU type 1" probe_add own3 1 2
 check "delete own3" ctx_del own3
-check "own2 may start on PMU type 1 now" \
-	damonctl start -n own2 -p $SLEEPER -e page-faults --period 1 \
-	--exclude-kernel
+check "own2 may start on PMU type 1 now" start_faults own2 $SLEEPER
 check "delete own2" damonctl stop own2
 check "perf_stats balanced after the stop" stats_balanced
-kill $SLEEPER 2>/dev/null
-wait $SLEEPER 2>/dev/null
+stop_sleeper
 unload_module damon_perf
 finish
