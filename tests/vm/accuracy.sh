@@ -200,7 +200,6 @@ load_module damon_perf || { restore_scan_size; finish; }
 
 if [ "${ACCURACY_FULL:-0}" = 1 ]; then
 	AGGRS=${ACCURACY_AGGRS:-10}
-	# shellcheck disable=SC2034 # read by start_workload
 	WORKLOAD_WAIT=900	# a 1 GiB memset takes a while under TCG
 	# name and workload arguments (offsets and sizes in KiB)
 	set -- \
