@@ -8,8 +8,7 @@
 # make bench      native microbenchmarks (not part of check): build/bench/results.txt
 # make demo       boots a VM and monitors a real workload
 # make sparse     sparse (C=2) over the module
-# make style      shellcheck, checkpatch --strict, kernel-doc, clang-format,
-#                 clang-tidy (scripts/style.sh; a tier of make check)
+# make style      shellcheck, checkpatch, kernel-doc, clang-format, clang-tidy
 # make install    install the module (+ depmod) and damonctl
 
 KERNELRELEASE ?= $(shell uname -r)
