@@ -11,8 +11,8 @@
 #                    fail (-S warning). The dialect comes from the shebang
 #                    (tests/vm: busybox sh, checked as sh); sourced libraries
 #                    name theirs in a "shellcheck shell=" comment.
-#   2. checkpatch    scripts/checkpatch.sh with STRICT=1 (--strict) over
-#                    kmod/, tests/kunit/ and tests/testpmu/
+#   2. checkpatch    scripts/checkpatch.sh with STRICT=1 (--strict) over the
+#                    kernel code it lists (kmod/, tests/kunit/, tests/testpmu/)
 #   3. kernel-doc    the kernel-doc half of that run
 #   4. clang-format  --dry-run -Werror over tools/, tests/user/, tests/vm/*.c
 #                    and tests/fuzz/ (each directory's .clang-format: C++ style
