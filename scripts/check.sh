@@ -112,7 +112,12 @@ fi
 if want style; then
 	stage style "scripts/style.sh (make style)"
 	scripts/style.sh > "$logs/style.log" 2>&1
-	tally_logcheck tap "$logs/style.log" && echo "  $TALLY_LAST"
+	if tally_logcheck tap "$logs/style.log"; then
+		echo "  $TALLY_LAST"
+	else
+		grep '^# ' "$logs/style.log" | head -n 20 | sed 's/^/  /'
+		echo "  (every finding in ${logs#$top/}/style.log; make style)"
+	fi
 fi
 
 # --- userland -----------------------------------------------------------
