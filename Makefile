@@ -8,7 +8,7 @@
 # make bench      native microbenchmarks (not part of check): build/bench/results.txt
 # make demo       boots a VM and monitors a real workload
 # make sparse     sparse (C=2) over the module
-# make style      checkpatch over kmod/ and tests/kunit/
+# make style      shellcheck, checkpatch, kernel-doc, clang-format, clang-tidy
 # make install    install the module (+ depmod) and damonctl
 
 KERNELRELEASE ?= $(shell uname -r)
@@ -56,7 +56,7 @@ sparse:
 	$(KMAKE) C=2 CHECK=sparse modules
 
 style:
-	@scripts/checkpatch.sh
+	@scripts/style.sh
 
 install: module tools
 	$(MAKE) -C $(KERNELDIR) M=$(CURDIR) modules_install

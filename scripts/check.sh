@@ -4,6 +4,8 @@
 #
 #   deps      scripts/deps.sh (installs what is missing)
 #   harness   tests/harness/selftest.sh (the verdicts below are right)
+#   style     scripts/style.sh (make style): shellcheck, checkpatch --strict,
+#             kernel-doc, clang-format, clang-tidy; one test each
 #   userland  CMake configure + build of tools/, ctest
 #   kernel    the debug test kernel (built once, then cached), and the stock
 #             kernels of Debian 13 (trixie, 6.12) and unstable (sid, 7.2)
@@ -40,14 +42,14 @@ if [ -z "${DAMO:-}" ] && [ -x "$top/../shared/tools/damo/damo" ]; then
 	DAMO=$(cd "$top/../shared/tools/damo" && pwd)/damo
 	export DAMO
 fi
-cd "$top"
+cd "$top" || exit 1
 logs=$top/build/logs/check
 mkdir -p "$logs"
 : > "$logs/results.txt"
 TALLY_RESULTS=$logs/results.txt
 . "$top/scripts/lib/tally.sh"
 
-tiers=${*:-deps harness userland kernel modules kunit vm}
+tiers=${*:-deps harness style userland kernel modules kunit vm}
 want() { case " $tiers " in *" $1 "*) return 0 ;; esac; return 1; }
 check_kernels=${CHECK_KERNELS:-debug stock trixie sid}
 want_kernel() { case " $check_kernels " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -104,6 +106,18 @@ if want harness; then
 	stage harness "self-test of the log verdicts (tests/harness)"
 	tests/harness/selftest.sh > "$logs/harness.log" 2>&1
 	tally_logcheck tap "$logs/harness.log" && echo "  $TALLY_LAST"
+fi
+
+# --- style --------------------------------------------------------------
+if want style; then
+	stage style "scripts/style.sh (make style)"
+	scripts/style.sh > "$logs/style.log" 2>&1
+	if tally_logcheck tap "$logs/style.log"; then
+		echo "  $TALLY_LAST"
+	else
+		grep '^# ' "$logs/style.log" | head -n 20 | sed 's/^/  /'
+		echo "  (every finding in ${logs#$top/}/style.log; make style)"
+	fi
 fi
 
 # --- userland -----------------------------------------------------------
@@ -215,7 +229,7 @@ fi
 
 # vm_run SCRIPT KERNEL [--ktap]: one VM run, counted.
 vm_run() {
-	local script=$1 k=$2 ktap=${3:-} name numa= to= log t0
+	local script=$1 k=$2 ktap=${3:-} name numa='' to='' log t0
 	name=$(basename "$script" .sh)
 	grep -qiE '^# *numa: *yes' "$script" && numa=--numa
 	to=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)
@@ -241,8 +255,9 @@ fi
 # boot (a debug boot plus its kmemleak scan cost about a minute), each
 # counted on its own part of the console log.
 vm_batch() {
-	local k=$1 numa=$2 to t0 s n log
+	local k=$1 numa=$2 to t0 s n log numa_opt=()
 	shift 2
+	[ "$numa" = 1 ] && numa_opt=(--numa)
 	if [ -z "${ko[$k]:-}" ]; then
 		for s in "$@"; do
 			tally_test fail "$(basename "$s" .sh)-$k: not run, no modules for the $k kernel"
@@ -259,7 +274,7 @@ vm_batch() {
 	log=$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).log
 	t0=$(date +%s)
 	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" \
-		$([ "$numa" = 1 ] && echo --numa) --timeout "$to" \
+		"${numa_opt[@]}" --timeout "$to" \
 		--log "$log" "$@" 2>"${log%.log}.vm.err"
 	tally_logcheck vm "$log" --kernel "$k"
 	sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"

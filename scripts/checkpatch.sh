@@ -11,7 +11,7 @@
 # build/checkpatch/.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 
 find_checkpatch() {
 	local d

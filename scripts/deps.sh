@@ -8,7 +8,7 @@ set -euo pipefail
 PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio xz-utils
 	python3 rsync dwarves sparse git pkg-config cmake ninja-build zstd
-	clang clang-format clang-tidy libclang-rt-14-dev
+	clang clang-format clang-tidy libclang-rt-14-dev shellcheck
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
 	libnl-3-dev libnl-genl-3-dev libcli11-dev nlohmann-json3-dev libfmt-dev

@@ -68,7 +68,7 @@ cp "$ko"/*.ko "$stage/lib/damon_perf/"
 release=$(modinfo -F vermagic "$ko/damon_perf.ko" | awk '{print $1}')
 deps=()
 add_deps() {
-	local d dep f
+	local d f
 	for d in $(modinfo -F depends "$1" | tr ',' ' '); do
 		[ -f "$ko/$d.ko" ] && continue
 		case " ${deps[*]:-} " in *" $d "*) continue ;; esac

@@ -29,7 +29,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/kernels.sh"
 
-kernel=stock numa=0 timeout= log= ko= mem= append= quiet=0 scripts=()
+kernel=stock numa=0 timeout='' log='' ko='' mem='' append='' quiet=0 scripts=()
 usage() { sed -n '/^#   scripts/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -64,7 +64,7 @@ done
 if [ ${#scripts[@]} -eq 1 ]; then
 	name=$(basename "${scripts[0]}" .sh)
 else
-	name=batch
+	name='batch'
 fi
 [ -n "$timeout" ] || { [ "$kernel" = debug ] && timeout=600 || timeout=180; }
 # Less memory boots faster and makes kmemleak scans shorter on the debug
@@ -100,15 +100,15 @@ smp=2
 # thread for both vCPUs makes code modification and execution ordered.
 accel=tcg
 case "$kernel" in trixie|sid) accel=tcg,thread=single ;; esac
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu max,la57=off -smp "$smp" -m "${mem}M"
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,la57=off" -smp "$smp" -m "${mem}M"
 	-nographic -nodefaults -monitor none -serial stdio -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$cmdline")
 if [ $numa -eq 1 ]; then
 	half=$((mem / 2))
 	qemu+=(-object "memory-backend-ram,size=${half}M,id=m0"
 		-object "memory-backend-ram,size=$((mem - half))M,id=m1"
-		-numa node,nodeid=0,cpus=0,memdev=m0
-		-numa node,nodeid=1,cpus=1,memdev=m1)
+		-numa "node,nodeid=0,cpus=0,memdev=m0"
+		-numa "node,nodeid=1,cpus=1,memdev=m1")
 fi
 
 echo "vm: ${tests//,/ } on $kernel ($image), $([ $numa -eq 1 ] && echo '2 NUMA nodes, ')timeout ${timeout}s, log $log" >&2

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Sourced by the harness scripts: where the two test kernels live.
 #   stock  Debian's packaged kernel: /boot/vmlinuz-<ver> and the matching
 #          /usr/src/linux-headers-<ver> (newest pair; KDIR_STOCK= and
@@ -26,9 +27,6 @@ debug_tree() {
 	if [ -n "${KDIR_DEBUG:-}" ]; then echo "$KDIR_DEBUG"; return 0; fi
 	"$kernels_top/scripts/kernel/build.sh" | tail -n 1
 }
-
-# Every kernel the VM tier knows, in the order make check runs them.
-KERNELS_ALL="debug stock trixie sid"
 
 # suite_dir trixie|sid: the cached image + module tree of that suite.
 suite_dir() {

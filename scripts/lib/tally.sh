@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Sourced by scripts/check.sh and tests/harness/selftest.sh: the running
 # pass/fail count behind make check's final "N passed, N failed" line.
 
@@ -46,6 +47,7 @@ tally_logcheck() {
 	f=$(echo "$res" | sed 's/.*failed=\([0-9]*\).*/\1/')
 	s=$(echo "$res" | sed 's/.*skipped=\([0-9]*\).*/\1/')
 	tally_add "$p" "$f" "$s"
+	# shellcheck disable=SC2034 # read by the caller
 	TALLY_LAST="$p passed, $f failed, $s skipped"
 	[ "$f" -eq 0 ]
 }

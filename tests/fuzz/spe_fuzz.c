@@ -67,8 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!tail)
 		abort();
 	memcpy(tail, buf + used2, rest);
-	used2 += damon_perf_spe_parse(tail, rest, offset + used2, &parts,
-				      take, &sp);
+	used2 += damon_perf_spe_parse(tail, rest, offset + used2, &parts, take,
+				      &sp);
 	free(tail);
 	if (used2 != used || sp.n != sw.n || sp.hash != sw.hash ||
 	    parts.errors != whole.errors || parts.dropped != whole.dropped)

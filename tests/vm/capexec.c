@@ -36,7 +36,8 @@ static int cap_number(const char *s)
 
 int main(int argc, char **argv)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3,
+						0 };
 	struct __user_cap_data_struct data[2];
 	unsigned long long keep = 0;
 	char *list, *tok;
@@ -44,7 +45,8 @@ int main(int argc, char **argv)
 	int c;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: capexec UID CAP[,CAP...]|none CMD [ARGS...]\n");
+		fprintf(stderr,
+			"usage: capexec UID CAP[,CAP...]|none CMD [ARGS...]\n");
 		return 127;
 	}
 	uid = (uid_t)atoi(argv[1]);
@@ -53,8 +55,8 @@ int main(int argc, char **argv)
 		if (strcmp(tok, "none"))
 			keep |= 1ULL << cap_number(tok);
 	for (c = 0; c <= 63; c++)
-		if (!(keep & (1ULL << c)) && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) &&
-		    errno != EINVAL) {
+		if (!(keep & (1ULL << c)) &&
+		    prctl(PR_CAPBSET_DROP, c, 0, 0, 0) && errno != EINVAL) {
 			perror("capexec: PR_CAPBSET_DROP");
 			return 127;
 		}
@@ -64,8 +66,10 @@ int main(int argc, char **argv)
 		return 127;
 	}
 	memset(data, 0, sizeof(data));
-	data[0].permitted = data[0].effective = data[0].inheritable = (unsigned int)keep;
-	data[1].permitted = data[1].effective = data[1].inheritable = (unsigned int)(keep >> 32);
+	data[0].permitted = data[0].effective = data[0].inheritable =
+		(unsigned int)keep;
+	data[1].permitted = data[1].effective = data[1].inheritable =
+		(unsigned int)(keep >> 32);
 	if (syscall(SYS_capset, &hdr, data)) {
 		perror("capexec: capset");
 		return 127;

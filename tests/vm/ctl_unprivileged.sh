@@ -12,18 +12,56 @@
 # mounted world-searchable), for the CAP_PERFMON user too.
 . /tests/lib.sh
 
-# eperm "desc" cmd...: as nobody, exit 1 with "(EPERM)" in the output.
-eperm() {
-	_desc=$1
-	shift
-	_out=$(as_nobody "$*" 2>&1)
+# perm "desc" EPERM cmd...: one test of cmd's exit and output: EPERM 1
+# wants exit 1 with "(EPERM)" in the output, EPERM 0 exit 0 or 1 without.
+perm() {
+	_desc=$1 _want=$2
+	shift 2
+	_out=$("$@" 2>&1)
 	_rc=$?
 	diag "$_out"
-	if [ $_rc -eq 1 ] && echo "$_out" | grep -q '(EPERM)'; then
+	_got=0
+	echo "$_out" | grep -q '(EPERM)' && _got=1
+	if [ $_got = "$_want" ] && [ $_rc -le 1 ] &&
+		{ [ "$_want" = 0 ] || [ $_rc -eq 1 ]; }; then
 		ok "$_desc"
-	else
+	elif [ "$_want" = 1 ]; then
 		not_ok "$_desc (exit $_rc, want 1 and EPERM)"
+	else
+		not_ok "$_desc (exit $_rc)"
 	fi
+}
+# eperm "desc" cmd...: as nobody, exit 1 with "(EPERM)" in the output.
+eperm() {
+	_pd=$1
+	shift
+	perm "$_pd" 1 as_nobody "$*"
+}
+
+# requests FN PREFIX ID NAME NEW...: FN "PREFIX<NEW>" damonctl debug raw
+# <request> for each request NEW: a command (CTX_GET) or a dump
+# (CTX_GET/dump), against context ID where it names one, CTX_NEW creating
+# a context NAME.
+requests() {
+	_fn=$1 _pre=$2 _id=$3 _name=$4
+	shift 4
+	for _r in "$@"; do
+		_c=${_r%/dump}
+		_d=$_c
+		case $_r in
+		CTX_NEW | CTX_GET/dump | STATS_GET* | MONITOR_*) _a= ;;
+		*) _a="-a $A_CTX_ID:u32:$_id " ;;
+		esac
+		[ "$_c" = "$_r" ] || { _a="$_a--dump "; _d="$_c dump"; }
+		eval "_a=\"\$_a--cmd \$CMD_$_c\""
+		case $_c in
+		CTX_NEW) _a="$_a -a $A_CTX_NAME:str:$_name" ;;
+		TARGET_DEL) _a="$_a -a $A_TARGET_ID:u32:1" ;;
+		PROBE_DEL) _a="$_a -a $A_PROBE_IDX:u32:1" ;;
+		esac
+		# shellcheck disable=SC2086 # the words of the request
+		"$_fn" "$_pre$_d" damonctl debug raw $_a
+	done
 }
 
 if [ ! -x /bin/damonctl ]; then
@@ -45,23 +83,9 @@ eperm "report" damonctl report
 eperm "stats" damonctl stats
 eperm "monitor" damonctl monitor --count 1 --duration 5
 eperm "record" damonctl record -o - --count 1 --duration 5
-C="damonctl debug raw -a $A_CTX_ID:u32:$ID"
-eperm "CTX_NEW" damonctl debug raw --cmd $CMD_CTX_NEW -a $A_CTX_NAME:str:mine
-eperm "CTX_DEL" $C --cmd $CMD_CTX_DEL
-eperm "CTX_GET" $C --cmd $CMD_CTX_GET
-eperm "CTX_GET dump" damonctl debug raw --dump --cmd $CMD_CTX_GET
-eperm "SET_ATTRS" $C --cmd $CMD_SET_ATTRS
-eperm "TARGET_ADD" $C --cmd $CMD_TARGET_ADD
-eperm "TARGET_DEL" $C --cmd $CMD_TARGET_DEL -a $A_TARGET_ID:u32:1
-eperm "PROBE_ADD" $C --cmd $CMD_PROBE_ADD
-eperm "PROBE_DEL" $C --cmd $CMD_PROBE_DEL -a $A_PROBE_IDX:u32:1
-eperm "SET_FILTERS" $C --cmd $CMD_SET_FILTERS
-eperm "START" $C --cmd $CMD_START
-eperm "STOP" $C --cmd $CMD_STOP
-eperm "SNAPSHOT_GET dump" $C --dump --cmd $CMD_SNAPSHOT_GET
-eperm "STATS_GET dump" damonctl debug raw --dump --cmd $CMD_STATS_GET
-eperm "MONITOR_SUBSCRIBE" damonctl debug raw --cmd $CMD_MONITOR_SUBSCRIBE
-eperm "MONITOR_UNSUBSCRIBE" damonctl debug raw --cmd $CMD_MONITOR_UNSUBSCRIBE
+requests eperm "" "$ID" mine CTX_NEW CTX_DEL CTX_GET CTX_GET/dump SET_ATTRS \
+	TARGET_ADD TARGET_DEL PROBE_ADD PROBE_DEL SET_FILTERS START STOP \
+	SNAPSHOT_GET/dump STATS_GET/dump MONITOR_SUBSCRIBE MONITOR_UNSUBSCRIBE
 
 out=$(as_nobody damonctl debug join-monitor --wait 3 2>&1)
 rc=$?
@@ -82,16 +106,9 @@ check "root stops it" damonctl stop
 # Only CAP_PERFMON: allowed. allowed "desc" cmd...: exit 0 or 1, not EPERM.
 pm() { capexec 65534 perfmon "$@"; }
 allowed() {
-	_desc=$1
+	_pd=$1
 	shift
-	_out=$(pm "$@" 2>&1)
-	_rc=$?
-	diag "$_out"
-	if [ $_rc -le 1 ] && ! echo "$_out" | grep -q '(EPERM)'; then
-		ok "$_desc"
-	else
-		not_ok "$_desc (exit $_rc)"
-	fi
+	perm "$_pd" 0 pm "$@"
 }
 check "capexec: uid 65534 with CAP_PERFMON only" sh -c \
 	'capexec 65534 perfmon cat /proc/self/status | grep -q "^CapEff:.*0000004000000000$"'
@@ -100,36 +117,17 @@ check "CAP_PERFMON: start" pm damonctl start -n pm -p "$WORKLOAD_PID" \
 	--sample-us 5000 --aggr-us 100000 --update-us 500000
 PM=$(damonctl status --json | tr -d ' \n' |
 	sed -n 's/.*"id":\([0-9]*\),"name":"pm".*/\1/p')
-C="damonctl debug raw -a $A_CTX_ID:u32:${PM:-0}"
 check "CAP_PERFMON: tune" pm damonctl tune pm --aggr-us 200000
 check "CAP_PERFMON: report" pm damonctl report pm
 check "CAP_PERFMON: stats" pm damonctl stats
 check "CAP_PERFMON: monitor by subscription" \
 	pm damonctl monitor --count 1 --duration 20 pm
-allowed "CAP_PERFMON: CTX_GET" $C --cmd $CMD_CTX_GET
-allowed "CAP_PERFMON: CTX_GET dump" damonctl debug raw --dump --cmd $CMD_CTX_GET
-allowed "CAP_PERFMON: SET_ATTRS" $C --cmd $CMD_SET_ATTRS
-allowed "CAP_PERFMON: TARGET_ADD" $C --cmd $CMD_TARGET_ADD
-allowed "CAP_PERFMON: TARGET_DEL" $C --cmd $CMD_TARGET_DEL -a $A_TARGET_ID:u32:1
-allowed "CAP_PERFMON: PROBE_ADD" $C --cmd $CMD_PROBE_ADD
-allowed "CAP_PERFMON: PROBE_DEL" $C --cmd $CMD_PROBE_DEL -a $A_PROBE_IDX:u32:1
-allowed "CAP_PERFMON: SET_FILTERS" $C --cmd $CMD_SET_FILTERS
-allowed "CAP_PERFMON: START" $C --cmd $CMD_START
-allowed "CAP_PERFMON: SNAPSHOT_GET dump" $C --dump --cmd $CMD_SNAPSHOT_GET
-allowed "CAP_PERFMON: STATS_GET dump" damonctl debug raw --dump --cmd $CMD_STATS_GET
-allowed "CAP_PERFMON: MONITOR_SUBSCRIBE" damonctl debug raw --cmd $CMD_MONITOR_SUBSCRIBE
-allowed "CAP_PERFMON: MONITOR_UNSUBSCRIBE" damonctl debug raw --cmd $CMD_MONITOR_UNSUBSCRIBE
-allowed "CAP_PERFMON: AUX_ATTACH" $C --cmd $CMD_AUX_ATTACH
-allowed "CAP_PERFMON: CTX_NEW" damonctl debug raw --cmd $CMD_CTX_NEW -a $A_CTX_NAME:str:pm2
+requests allowed "CAP_PERFMON: " "${PM:-0}" pm2 CTX_GET CTX_GET/dump \
+	SET_ATTRS TARGET_ADD TARGET_DEL PROBE_ADD PROBE_DEL SET_FILTERS START \
+	SNAPSHOT_GET/dump STATS_GET/dump MONITOR_SUBSCRIBE MONITOR_UNSUBSCRIBE \
+	AUX_ATTACH CTX_NEW
 check "CAP_PERFMON: delete pm2" pm damonctl stop pm2
-out=$(capexec 65534 12 damonctl status 2>&1)
-rc=$?
-diag "$out"
-if [ $rc -eq 1 ] && echo "$out" | grep -q '(EPERM)'; then
-	ok "CAP_NET_ADMIN only: EPERM"
-else
-	not_ok "CAP_NET_ADMIN only: EPERM (exit $rc)"
-fi
+perm "CAP_NET_ADMIN only: EPERM" 1 capexec 65534 12 damonctl status
 
 # debugfs: root-only by the files' own modes, even where the mount lets
 # everyone search it.
@@ -147,8 +145,7 @@ if mount -o remount,mode=0755 /sys/kernel/debug 2>/dev/null; then
 else
 	skip "debugfs modes" "debugfs cannot be remounted"
 fi
-allowed "CAP_PERFMON: STOP" $C --cmd $CMD_STOP
-allowed "CAP_PERFMON: CTX_DEL" $C --cmd $CMD_CTX_DEL
+requests allowed "CAP_PERFMON: " "${PM:-0}" - STOP CTX_DEL
 
 stop_workload
 unload_module damon_perf

@@ -24,6 +24,17 @@ rejects() {
 	fi
 }
 
+# rejects_ctx "desc" PATTERN CMD raw-args...: rejects, a request of CMD
+# against context v.
+rejects_ctx() {
+	_d=$1 _p=$2 _c=$3
+	shift 3
+	rejects "$_d" "$_p" --cmd "$_c" -a "$A_CTX_ID:u32:$ID" "$@"
+}
+# rejects_nest "desc" PATTERN CMD NEST HEX: rejects_ctx with the nested
+# attribute NEST holding HEX.
+rejects_nest() { rejects_ctx "$1" "$2" "$3" -a "$4:nest:$5"; }
+
 if [ ! -x /bin/damonctl ]; then
 	todo "malformed requests" "damonctl not in the image"
 	finish
@@ -59,77 +70,64 @@ rejects "missing context name" "context name required" --cmd $CMD_CTX_NEW
 rejects "missing context selector" "context id or name required" \
 	--cmd $CMD_START
 rejects "no such context" "no such context" --cmd $CMD_START -a $A_CTX_ID:u32:9999
-rejects "id and name disagree" "do not match" \
-	--cmd $CMD_CTX_GET -a $A_CTX_ID:u32:$ID -a $A_CTX_NAME:str:nope
+rejects_ctx "id and name disagree" "do not match" \
+	$CMD_CTX_GET -a $A_CTX_NAME:str:nope
 rejects "duplicate context name" "exists" --cmd $CMD_CTX_NEW -a $A_CTX_NAME:str:v
-rejects "sample interval below its range (nested)" "out of range" \
-	--cmd $CMD_SET_ATTRS -a $A_CTX_ID:u32:$ID \
-	-a $A_ATTRS:nest:"$(nla_u64 $ATTRS_A_SAMPLE_US 10)"
-rejects "unknown nested attribute" "Unknown attribute type" \
-	--cmd $CMD_SET_ATTRS -a $A_CTX_ID:u32:$ID \
-	-a $A_ATTRS:nest:"$(nla_u32 $((ATTRS_A_MAX + 1)) 1)"
-rejects "min_nr_regions above max_nr_regions" "above max_nr_regions" \
-	--cmd $CMD_SET_ATTRS -a $A_CTX_ID:u32:$ID \
-	-a $A_ATTRS:nest:"$(nla_u32 $ATTRS_A_MIN_NR_REGIONS 500)$(nla_u32 $ATTRS_A_MAX_NR_REGIONS 100)"
-rejects "ring size not a power of two" "power of two" \
-	--cmd $CMD_SET_ATTRS -a $A_CTX_ID:u32:$ID \
-	-a $A_ATTRS:nest:"$(nla_u32 $ATTRS_A_RING_SIZE 1000)"
-rejects "nest without NLA_F_NESTED" "NLA_F_NESTED is missing" \
-	--cmd $CMD_SET_ATTRS -a $A_CTX_ID:u32:$ID \
-	-a $A_ATTRS:hex:"$(nla_u64 $ATTRS_A_AGGR_US 100000)"
-rejects "attributes nest missing" "attributes (nest) required" \
-	--cmd $CMD_SET_ATTRS -a $A_CTX_ID:u32:$ID
-rejects "vaddr target with an address range" "needs a pid" \
-	--cmd $CMD_TARGET_ADD -a $A_CTX_ID:u32:$ID \
-	-a $A_TARGET:nest:"$(nla_u64 $TARGET_A_START 4096)$(nla_u64 $TARGET_A_END 8192)"
-rejects "target pid above PID_MAX_LIMIT" "out of range" \
-	--cmd $CMD_TARGET_ADD -a $A_CTX_ID:u32:$ID \
-	-a $A_TARGET:nest:"$(nla_u32 $TARGET_A_PID 5000000)"
-rejects "target id 0" "out of range" \
-	--cmd $CMD_TARGET_DEL -a $A_CTX_ID:u32:$ID -a $A_TARGET_ID:u32:0
-rejects "probe without a type" "needs a type" \
-	--cmd $CMD_PROBE_ADD -a $A_CTX_ID:u32:$ID \
-	-a $A_PROBE:nest:"$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)"
-rejects "precise_ip 4" "out of range" \
-	--cmd $CMD_PROBE_ADD -a $A_CTX_ID:u32:$ID \
-	-a $A_PROBE:nest:"$(nla_u32 $PROBE_A_TYPE 1)$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)$(nla_u8 $PROBE_A_PRECISE_IP 4)"
-rejects "sample period 0" "out of range" \
-	--cmd $CMD_PROBE_ADD -a $A_CTX_ID:u32:$ID \
-	-a $A_PROBE:nest:"$(nla_u32 $PROBE_A_TYPE 1)$(nla_u64 $PROBE_A_SAMPLE_PERIOD 0)"
-rejects "flag with a payload" "policy validation" \
-	--cmd $CMD_PROBE_ADD -a $A_CTX_ID:u32:$ID \
-	-a $A_PROBE:nest:"$(nla_u32 $PROBE_A_TYPE 1)$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)$(nla_u32 $PROBE_A_FREQ 1)"
-rejects "probe index 4" "out of range" \
-	--cmd $CMD_PROBE_DEL -a $A_CTX_ID:u32:$ID -a $A_PROBE_IDX:u32:4
+rejects_nest "sample interval below its range (nested)" "out of range" \
+	$CMD_SET_ATTRS $A_ATTRS "$(nla_u64 $ATTRS_A_SAMPLE_US 10)"
+rejects_nest "unknown nested attribute" "Unknown attribute type" \
+	$CMD_SET_ATTRS $A_ATTRS "$(nla_u32 $((ATTRS_A_MAX + 1)) 1)"
+rejects_nest "min_nr_regions above max_nr_regions" "above max_nr_regions" \
+	$CMD_SET_ATTRS $A_ATTRS \
+	"$(nla_u32 $ATTRS_A_MIN_NR_REGIONS 500)$(nla_u32 $ATTRS_A_MAX_NR_REGIONS 100)"
+rejects_nest "ring size not a power of two" "power of two" \
+	$CMD_SET_ATTRS $A_ATTRS "$(nla_u32 $ATTRS_A_RING_SIZE 1000)"
+rejects_ctx "nest without NLA_F_NESTED" "NLA_F_NESTED is missing" \
+	$CMD_SET_ATTRS -a $A_ATTRS:hex:"$(nla_u64 $ATTRS_A_AGGR_US 100000)"
+rejects_ctx "attributes nest missing" "attributes (nest) required" \
+	$CMD_SET_ATTRS
+rejects_nest "vaddr target with an address range" "needs a pid" \
+	$CMD_TARGET_ADD $A_TARGET \
+	"$(nla_u64 $TARGET_A_START 4096)$(nla_u64 $TARGET_A_END 8192)"
+rejects_nest "target pid above PID_MAX_LIMIT" "out of range" \
+	$CMD_TARGET_ADD $A_TARGET "$(nla_u32 $TARGET_A_PID 5000000)"
+rejects_ctx "target id 0" "out of range" $CMD_TARGET_DEL -a $A_TARGET_ID:u32:0
+rejects_nest "probe without a type" "needs a type" $CMD_PROBE_ADD $A_PROBE \
+	"$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)"
+rejects_nest "precise_ip 4" "out of range" $CMD_PROBE_ADD $A_PROBE \
+	"$(nla_u32 $PROBE_A_TYPE 1)$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)$(nla_u8 $PROBE_A_PRECISE_IP 4)"
+rejects_nest "sample period 0" "out of range" $CMD_PROBE_ADD $A_PROBE \
+	"$(nla_u32 $PROBE_A_TYPE 1)$(nla_u64 $PROBE_A_SAMPLE_PERIOD 0)"
+rejects_nest "flag with a payload" "policy validation" $CMD_PROBE_ADD $A_PROBE \
+	"$(nla_u32 $PROBE_A_TYPE 1)$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)$(nla_u32 $PROBE_A_FREQ 1)"
+rejects_ctx "probe index 4" "out of range" $CMD_PROBE_DEL -a $A_PROBE_IDX:u32:4
 WRITE=$(nest $FILTERS_A_FILTER "$(nla_u32 $FILTER_A_TYPE $FILTER_WRITE)")
-rejects "nine filters" "too many filters" \
-	--cmd $CMD_SET_FILTERS -a $A_CTX_ID:u32:$ID \
-	-a $A_FILTERS:nest:"$WRITE$WRITE$WRITE$WRITE$WRITE$WRITE$WRITE$WRITE$WRITE"
+rejects_nest "nine filters" "too many filters" $CMD_SET_FILTERS $A_FILTERS \
+	"$WRITE$WRITE$WRITE$WRITE$WRITE$WRITE$WRITE$WRITE$WRITE"
 TIDS=
 i=0
 while [ $i -lt 17 ]; do TIDS=$TIDS$(nla_u32 $FILTER_A_TID $((i + 1))); i=$((i + 1)); done
-rejects "seventeen tids in a filter" "too many tids" \
-	--cmd $CMD_SET_FILTERS -a $A_CTX_ID:u32:$ID \
-	-a $A_FILTERS:nest:"$(nest $FILTERS_A_FILTER "$(nla_u32 $FILTER_A_TYPE $FILTER_TID)$TIDS")"
-rejects "cpu list with an impossible cpu" "cpu list" \
-	--cmd $CMD_SET_FILTERS -a $A_CTX_ID:u32:$ID \
-	-a $A_FILTERS:nest:"$(nest $FILTERS_A_FILTER "$(nla_u32 $FILTER_A_TYPE $FILTER_CPUMASK)$(nla_str $FILTER_A_CPUS 0-99999)")"
-rejects "cpus on a write filter" "not a cpumask filter" \
-	--cmd $CMD_SET_FILTERS -a $A_CTX_ID:u32:$ID \
-	-a $A_FILTERS:nest:"$(nest $FILTERS_A_FILTER "$(nla_u32 $FILTER_A_TYPE $FILTER_WRITE)$(nla_str $FILTER_A_CPUS 0)")"
-rejects "filter type out of range" "out of range" \
-	--cmd $CMD_SET_FILTERS -a $A_CTX_ID:u32:$ID \
-	-a $A_FILTERS:nest:"$(nest $FILTERS_A_FILTER "$(nla_u32 $FILTER_A_TYPE 7)")"
-rejects "aux attach with fields missing" "aux needs cpu, fd" \
-	--cmd $CMD_AUX_ATTACH -a $A_CTX_ID:u32:$ID -a $A_AUX:nest:"$(nla_u32 $AUX_A_CPU 0)"
-rejects "aux attach with a negative fd" "out of range" \
-	--cmd $CMD_AUX_ATTACH -a $A_CTX_ID:u32:$ID \
-	-a $A_AUX:nest:"$(nla_u32 $AUX_A_FD 0xffffffff)"
+rejects_nest "seventeen tids in a filter" "too many tids" \
+	$CMD_SET_FILTERS $A_FILTERS \
+	"$(nest $FILTERS_A_FILTER "$(nla_u32 $FILTER_A_TYPE $FILTER_TID)$TIDS")"
+rejects_nest "cpu list with an impossible cpu" "cpu list" \
+	$CMD_SET_FILTERS $A_FILTERS \
+	"$(nest $FILTERS_A_FILTER "$(nla_u32 $FILTER_A_TYPE $FILTER_CPUMASK)$(nla_str $FILTER_A_CPUS 0-99999)")"
+rejects_nest "cpus on a write filter" "not a cpumask filter" \
+	$CMD_SET_FILTERS $A_FILTERS \
+	"$(nest $FILTERS_A_FILTER "$(nla_u32 $FILTER_A_TYPE $FILTER_WRITE)$(nla_str $FILTER_A_CPUS 0)")"
+rejects_nest "filter type out of range" "out of range" \
+	$CMD_SET_FILTERS $A_FILTERS \
+	"$(nest $FILTERS_A_FILTER "$(nla_u32 $FILTER_A_TYPE 7)")"
+rejects_ctx "aux attach with fields missing" "aux needs cpu, fd" \
+	$CMD_AUX_ATTACH -a $A_AUX:nest:"$(nla_u32 $AUX_A_CPU 0)"
+rejects_nest "aux attach with a negative fd" "out of range" \
+	$CMD_AUX_ATTACH $A_AUX "$(nla_u32 $AUX_A_FD 0xffffffff)"
 AUX=$(nla_u32 $AUX_A_CPU 0)$(nla_u32 $AUX_A_FD 0)$(nla_u64 $AUX_A_USER_PAGE 4096)
 AUX=$AUX$(nla_u64 $AUX_A_AUX_ADDR 8192)$(nla_u64 $AUX_A_AUX_SIZE 8192)
 AUX=$AUX$(nla_u32 $AUX_A_PID 0)$(nla_u8 $AUX_A_PROBE_IDX 1)
-rejects "aux attach of an fd that is no perf event" "damonctl: " \
-	--cmd $CMD_AUX_ATTACH -a $A_CTX_ID:u32:$ID -a $A_AUX:nest:"$AUX"
+rejects_ctx "aux attach of an fd that is no perf event" "damonctl: " \
+	$CMD_AUX_ATTACH -a $A_AUX:nest:"$AUX"
 rejects "snapshot dump of a missing context" "no such context" \
 	--dump --cmd $CMD_SNAPSHOT_GET -a $A_CTX_ID:u32:9999
 rejects "stats dump with an attribute" "attribute" \

@@ -50,7 +50,7 @@ damonctl stats
 # latest aggregation alone may say nothing. The bound only catches a
 # kernel that delivers nothing.
 MIN_HITS=100
-top= last= n=0
+top='' last='' n=0
 while [ $n -lt 300 ]; do
 	damonctl report --json demo > /tmp/agg.json 2>&1
 	seq=$(sed -n 's/^ *"seq": *\([0-9]*\).*/\1/p' /tmp/agg.json | head -n 1)

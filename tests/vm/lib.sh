@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # TAP helpers for the VM test scripts (busybox sh). Source it first:
 #
 #   . /tests/lib.sh
@@ -29,31 +30,32 @@ plan() {
 	echo "1..$1"
 }
 
-ok() {
+# _tap ok|"not ok" TEXT: the next numbered result line.
+_tap() {
 	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - $*"
+	echo "$1 $_tap_n - $2"
 }
-
+ok() { _tap ok "$*"; }
 not_ok() {
-	_tap_n=$((_tap_n + 1))
 	_tap_failed=$((_tap_failed + 1))
-	echo "not ok $_tap_n - $*"
+	_tap "not ok" "$*"
 }
-
 # skip "desc" "reason": a test that cannot run here (counted, not failed).
-skip() {
-	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - $1 # SKIP ${2:-}"
-}
-
+skip() { _tap ok "$1 # SKIP ${2:-}"; }
 # todo "desc" "reason": a known gap; reported as not ok # TODO (not failed).
-todo() {
-	_tap_n=$((_tap_n + 1))
-	echo "not ok $_tap_n - $1 # TODO ${2:-}"
-}
+todo() { _tap "not ok" "$1 # TODO ${2:-}"; }
 
 diag() {
 	echo "$*" | sed 's/^/# /'
+}
+
+# _run cmd args...: run cmd, its output (shown as diagnostics) in _out, its
+# exit status in _rc and returned.
+_run() {
+	_out=$("$@" 2>&1)
+	_rc=$?
+	[ -z "$_out" ] || diag "$_out"
+	return $_rc
 }
 
 # check "desc" cmd args...: one test, ok when cmd exits 0. The command's
@@ -61,28 +63,18 @@ diag() {
 check() {
 	_desc=$1
 	shift
-	if _out=$("$@" 2>&1); then
-		[ -n "$_out" ] && diag "$_out"
-		ok "$_desc"
-	else
-		_rc=$?
-		[ -n "$_out" ] && diag "$_out"
-		not_ok "$_desc (exit $_rc: $*)"
-		return 1
-	fi
+	_run "$@" && { ok "$_desc"; return 0; }
+	not_ok "$_desc (exit $_rc: $*)"
+	return 1
 }
 
 # check_fail "desc" cmd args...: ok when cmd fails (exit != 0).
 check_fail() {
 	_desc=$1
 	shift
-	if _out=$("$@" 2>&1); then
-		[ -n "$_out" ] && diag "$_out"
-		not_ok "$_desc (unexpected success: $*)"
-		return 1
-	fi
-	[ -n "$_out" ] && diag "$_out"
-	ok "$_desc"
+	_run "$@" || { ok "$_desc"; return 0; }
+	not_ok "$_desc (unexpected success: $*)"
+	return 1
 }
 
 # as_nobody cmd args...: run as the unprivileged user (uid 65534).
@@ -158,7 +150,9 @@ start_workload() {
 		sleep 0.1
 	done
 	_line=$(grep '^WORKLOAD pid=' /tmp/workload.out)
+	# shellcheck disable=SC2034 # for the scripts
 	WORKLOAD_HOT_START=$(echo "$_line" | sed 's/.*hot_start=\([^ ]*\).*/\1/')
+	# shellcheck disable=SC2034 # for the scripts
 	WORKLOAD_HOT_END=$(echo "$_line" | sed 's/.*hot_end=\([^ ]*\).*/\1/')
 	diag "$_line"
 }
@@ -277,9 +271,7 @@ expect_exit() {
 	_want=$1
 	_desc=$2
 	shift 2
-	_out=$("$@" 2>&1)
-	_rc=$?
-	[ -n "$_out" ] && diag "$_out"
+	_run "$@"
 	if [ "$_rc" -eq "$_want" ]; then
 		ok "$_desc"
 	else
@@ -332,6 +324,12 @@ raw() {
 	damonctl debug raw --cmd "$_c" "$@"
 }
 
+# ctx_new NAME (a vaddr context), ctx_start NAME, ctx_del NAME: raw
+# requests by context name.
+ctx_new() { raw CTX_NEW -a "$A_CTX_NAME:str:$1" -a "$A_CTX_OPS:u32:$OPS_VADDR"; }
+ctx_start() { raw START -a "$A_CTX_NAME:str:$1"; }
+ctx_del() { raw CTX_DEL -a "$A_CTX_NAME:str:$1"; }
+
 # --- perf_stats and snapshots ---
 # col NAME [ROW] [FILE]: field NAME of row ROW (a CPU number, default
 # total) of perf_stats (or FILE, the same format), by header name.
@@ -355,10 +353,95 @@ regions() {
 		/"target_id":/ { print s, e, n, hit }' "$1"
 }
 
+# hot_share FILE COL HS HE: "PERCENT HOT ALL", ALL the sum of column COL
+# over the rows ("start end ...") of FILE, HOT over the rows overlapping
+# [HS, HE).
+hot_share() {
+	awk -v c="$2" -v hs="$3" -v he="$4" '
+		{ all += $c; if ($1 < he && $2 > hs) hot += $c }
+		END { if (all) printf "%d %d %d\n", hot * 100 / all, hot, all;
+		      else print "0 0 0" }' "$1"
+}
+
+# expect_hottest TOP MIN HS HE JSON: one test, the hottest region TOP
+# ("start end nr_accesses" of regions; empty for none) has MIN accesses or
+# more and overlaps the hot range [HS, HE); the report JSON is shown when
+# not.
+expect_hottest() {
+	_top=$1 _min=$2 _hs=$3 _he=$4 _json=$5
+	# shellcheck disable=SC2086 # into $1 $2 $3
+	set -- $_top
+	if [ -n "$_top" ] && [ "${3:-0}" -ge "$_min" ] &&
+		overlaps "$1" "$2" "$_hs" "$_he"; then
+		ok "hottest region $(printf '%#x-%#x' "$1" "$2") (nr_accesses $3)" \
+			"overlaps the hot range $(printf '%#x-%#x' "$_hs" "$_he")"
+	else
+		diag "$(head -c 2000 "$_json")"
+		not_ok "hottest region '$_top' overlaps the hot range" \
+			"$(printf '%#x-%#x' "$_hs" "$_he")"
+	fi
+}
+
 # overlaps S E HS HE: [S, E) and [HS, HE) intersect (awk: 64-bit safe).
 overlaps() {
 	awk -v s="$1" -v e="$2" -v hs="$3" -v he="$4" \
 		'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'
+}
+
+# workload_paused CMD...: run CMD with the workload stopped. Creating the
+# first or releasing the last page-fault counter flips a static key,
+# patching the page-fault path with int3 while the workload's CPU runs it;
+# under TCG that once ended in "Oops: int3" in do_user_addr_fault (6.12
+# guest).
+workload_paused() {
+	kill -STOP "$WORKLOAD_PID"
+	"$@"
+	_rc=$?
+	kill -CONT "$WORKLOAD_PID"
+	return $_rc
+}
+
+# need_damonctl DESC: without /bin/damonctl in the image (no build/tools),
+# DESC is skipped and the script ends.
+need_damonctl() {
+	[ -x /bin/damonctl ] && return 0
+	skip "$1" "damonctl not in the image"
+	finish
+}
+
+# workload_started ARGS: start_workload ARGS as a test; the script ends
+# when it does not start.
+workload_started() {
+	if start_workload "$@"; then
+		ok "workload started"
+	else
+		not_ok "workload started"
+		finish
+	fi
+}
+
+# diag_machine: the CPUs, NUMA nodes and kernel the numbers come from.
+diag_machine() {
+	_nodes=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' \
+		2>/dev/null | wc -l)
+	diag "$(nproc) CPUs, $_nodes NUMA nodes, kernel $DAMON_PERF_KERNEL"
+}
+
+# start_sleeper / stop_sleeper: a process that only sleeps (pid in
+# SLEEPER), a target that takes no faults of its own.
+start_sleeper() {
+	sleep 600 &
+	SLEEPER=$!
+}
+stop_sleeper() {
+	kill "$SLEEPER" 2>/dev/null
+	wait "$SLEEPER" 2>/dev/null
+}
+
+# start_faults NAME PID: damonctl start, context NAME on process PID with
+# the page-fault probe (every user-space fault).
+start_faults() {
+	damonctl start -n "$1" -p "$2" -e page-faults --period 1 --exclude-kernel
 }
 
 # start_target ARGS: the workload, or a sleeping process where it cannot

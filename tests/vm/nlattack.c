@@ -77,13 +77,13 @@
 
 struct pattr {
 	int present;
-	uint32_t type;			/* NL_ATTR_TYPE_* */
+	uint32_t type; /* NL_ATTR_TYPE_* */
 	int has_u, has_s;
 	uint64_t min_u, max_u;
 	int64_t min_s, max_s;
 	int has_len;
 	uint32_t min_len, max_len;
-	int nested;			/* policy index + 1, 0 if none */
+	int nested; /* policy index + 1, 0 if none */
 	uint32_t maxtype;
 };
 
@@ -95,7 +95,7 @@ struct policy {
 static struct policy pol[MAXPOL];
 static struct {
 	int present;
-	int do_idx, dump_idx;		/* policy index + 1, 0 if none */
+	int do_idx, dump_idx; /* policy index + 1, 0 if none */
 } ops[64];
 
 /* ---- netlink plumbing ---- */
@@ -233,15 +233,34 @@ static void put_attr(struct buf *b, uint16_t type, const void *p, size_t n)
 	attr_end(b, off, end);
 }
 
-static void put_u32(struct buf *b, uint16_t t, uint32_t v) { put_attr(b, t, &v, 4); }
-static void put_u64(struct buf *b, uint16_t t, uint64_t v) { put_attr(b, t, &v, 8); }
-static void put_str(struct buf *b, uint16_t t, const char *s) { put_attr(b, t, s, strlen(s) + 1); }
-static void put_flag(struct buf *b, uint16_t t) { put_attr(b, t, NULL, 0); }
+static void put_u32(struct buf *b, uint16_t t, uint32_t v)
+{
+	put_attr(b, t, &v, 4);
+}
+static void put_u64(struct buf *b, uint16_t t, uint64_t v)
+{
+	put_attr(b, t, &v, 8);
+}
+static void put_str(struct buf *b, uint16_t t, const char *s)
+{
+	put_attr(b, t, s, strlen(s) + 1);
+}
+static void put_flag(struct buf *b, uint16_t t)
+{
+	put_attr(b, t, NULL, 0);
+}
 
-static size_t nest_start(struct buf *b, uint16_t t) { return attr_start(b, t | NLA_F_NESTED); }
-static void nest_end(struct buf *b, size_t off) { attr_end(b, off, b->len); }
+static size_t nest_start(struct buf *b, uint16_t t)
+{
+	return attr_start(b, t | NLA_F_NESTED);
+}
+static void nest_end(struct buf *b, size_t off)
+{
+	attr_end(b, off, b->len);
+}
 
-static void msg_begin(struct buf *b, uint16_t family, uint8_t cmd, uint16_t flags)
+static void msg_begin(struct buf *b, uint16_t family, uint8_t cmd,
+		      uint16_t flags)
 {
 	struct nlmsghdr h = { .nlmsg_type = family,
 			      .nlmsg_flags = NLM_F_REQUEST | flags };
@@ -324,7 +343,8 @@ static void xfer(struct nl *nl, struct buf *b, msg_cb cb, void *arg,
 			timeouts++;
 			return;
 		}
-		for (m = (void *)rbuf; NLMSG_OK(m, (size_t)n); m = NLMSG_NEXT(m, n)) {
+		for (m = (void *)rbuf; NLMSG_OK(m, (size_t)n);
+		     m = NLMSG_NEXT(m, n)) {
 			if (m->nlmsg_seq != seq)
 				continue;
 			if (m->nlmsg_type == NLMSG_ERROR) {
@@ -332,7 +352,8 @@ static void xfer(struct nl *nl, struct buf *b, msg_cb cb, void *arg,
 				size_t off = NLMSG_HDRLEN + sizeof(*e);
 
 				if (!(m->nlmsg_flags & NLM_F_CAPPED))
-					off += e->msg.nlmsg_len - sizeof(e->msg);
+					off += e->msg.nlmsg_len -
+					       sizeof(e->msg);
 				r->err = e->error;
 				r->acked = 1;
 				parse_ext(m, off, r);
@@ -352,16 +373,25 @@ static void xfer(struct nl *nl, struct buf *b, msg_cb cb, void *arg,
 
 /* ---- attribute parsing (last one of a type wins, as nla_parse) ---- */
 
-#define for_each_nla(a, p, n)						\
-	for (a = (const struct nlattr *)(p);				\
+#define for_each_nla(a, p, n)                                                 \
+	for (a = (const struct nlattr *)(p);                                  \
 	     (const uint8_t *)a + sizeof(*a) <= (const uint8_t *)(p) + (n) && \
-	     a->nla_len >= sizeof(*a) &&				\
-	     (const uint8_t *)a + a->nla_len <= (const uint8_t *)(p) + (n); \
+	     a->nla_len >= sizeof(*a) &&                                      \
+	     (const uint8_t *)a + a->nla_len <= (const uint8_t *)(p) + (n);   \
 	     a = (const void *)((const uint8_t *)a + NLA_ALIGN(a->nla_len)))
 
-static const void *nla_data(const struct nlattr *a) { return (const uint8_t *)a + NLA_HDRLEN; }
-static int nla_plen(const struct nlattr *a) { return a->nla_len - NLA_HDRLEN; }
-static int nla_t(const struct nlattr *a) { return a->nla_type & NLA_TYPE_MASK; }
+static const void *nla_data(const struct nlattr *a)
+{
+	return (const uint8_t *)a + NLA_HDRLEN;
+}
+static int nla_plen(const struct nlattr *a)
+{
+	return a->nla_len - NLA_HDRLEN;
+}
+static int nla_t(const struct nlattr *a)
+{
+	return a->nla_type & NLA_TYPE_MASK;
+}
 
 static void parse(const struct nlattr **tb, int max, const void *p, size_t n)
 {
@@ -373,7 +403,8 @@ static void parse(const struct nlattr **tb, int max, const void *p, size_t n)
 			tb[nla_t(a)] = a;
 }
 
-static void parse_nest(const struct nlattr **tb, int max, const struct nlattr *nest)
+static void parse_nest(const struct nlattr **tb, int max,
+		       const struct nlattr *nest)
 {
 	parse(tb, max, nla_data(nest), nla_plen(nest));
 }
@@ -385,10 +416,18 @@ static uint64_t get_uint(const struct nlattr *a)
 	if (!a)
 		return 0;
 	switch (nla_plen(a)) {
-	case 1: v = *(const uint8_t *)nla_data(a); break;
-	case 2: v = *(const uint16_t *)nla_data(a); break;
-	case 4: v = *(const uint32_t *)nla_data(a); break;
-	case 8: memcpy(&v, nla_data(a), 8); break;
+	case 1:
+		v = *(const uint8_t *)nla_data(a);
+		break;
+	case 2:
+		v = *(const uint16_t *)nla_data(a);
+		break;
+	case 4:
+		v = *(const uint32_t *)nla_data(a);
+		break;
+	case 8:
+		memcpy(&v, nla_data(a), 8);
+		break;
 	}
 	return v;
 }
@@ -434,14 +473,20 @@ static void policy_cb(const struct nlmsghdr *h, void *arg)
 			parse_nest(ob, CTRL_ATTR_POLICY_DUMP_MAX, o);
 			ops[cmd].present = 1;
 			if (ob[CTRL_ATTR_POLICY_DO])
-				ops[cmd].do_idx = (int)get_uint(ob[CTRL_ATTR_POLICY_DO]) + 1;
+				ops[cmd].do_idx =
+					(int)get_uint(ob[CTRL_ATTR_POLICY_DO]) +
+					1;
 			if (ob[CTRL_ATTR_POLICY_DUMP])
-				ops[cmd].dump_idx = (int)get_uint(ob[CTRL_ATTR_POLICY_DUMP]) + 1;
+				ops[cmd].dump_idx =
+					(int)get_uint(
+						ob[CTRL_ATTR_POLICY_DUMP]) +
+					1;
 		}
 	}
 	if (!tb[CTRL_ATTR_POLICY])
 		return;
-	for_each_nla(pi, nla_data(tb[CTRL_ATTR_POLICY]), nla_plen(tb[CTRL_ATTR_POLICY])) {
+	for_each_nla(pi, nla_data(tb[CTRL_ATTR_POLICY]),
+		     nla_plen(tb[CTRL_ATTR_POLICY])) {
 		int idx = nla_t(pi);
 
 		if (idx >= MAXPOL)
@@ -459,15 +504,39 @@ static void policy_cb(const struct nlmsghdr *h, void *arg)
 				uint64_t v = get_uint(f);
 
 				switch (nla_t(f)) {
-				case NL_POLICY_TYPE_ATTR_TYPE: pa->type = (uint32_t)v; break;
-				case NL_POLICY_TYPE_ATTR_MIN_VALUE_U: pa->has_u = 1; pa->min_u = v; break;
-				case NL_POLICY_TYPE_ATTR_MAX_VALUE_U: pa->has_u = 1; pa->max_u = v; break;
-				case NL_POLICY_TYPE_ATTR_MIN_VALUE_S: pa->has_s = 1; pa->min_s = (int64_t)v; break;
-				case NL_POLICY_TYPE_ATTR_MAX_VALUE_S: pa->has_s = 1; pa->max_s = (int64_t)v; break;
-				case NL_POLICY_TYPE_ATTR_MIN_LENGTH: pa->has_len = 1; pa->min_len = (uint32_t)v; break;
-				case NL_POLICY_TYPE_ATTR_MAX_LENGTH: pa->has_len = 1; pa->max_len = (uint32_t)v; break;
-				case NL_POLICY_TYPE_ATTR_POLICY_IDX: pa->nested = (int)v + 1; break;
-				case NL_POLICY_TYPE_ATTR_POLICY_MAXTYPE: pa->maxtype = (uint32_t)v; break;
+				case NL_POLICY_TYPE_ATTR_TYPE:
+					pa->type = (uint32_t)v;
+					break;
+				case NL_POLICY_TYPE_ATTR_MIN_VALUE_U:
+					pa->has_u = 1;
+					pa->min_u = v;
+					break;
+				case NL_POLICY_TYPE_ATTR_MAX_VALUE_U:
+					pa->has_u = 1;
+					pa->max_u = v;
+					break;
+				case NL_POLICY_TYPE_ATTR_MIN_VALUE_S:
+					pa->has_s = 1;
+					pa->min_s = (int64_t)v;
+					break;
+				case NL_POLICY_TYPE_ATTR_MAX_VALUE_S:
+					pa->has_s = 1;
+					pa->max_s = (int64_t)v;
+					break;
+				case NL_POLICY_TYPE_ATTR_MIN_LENGTH:
+					pa->has_len = 1;
+					pa->min_len = (uint32_t)v;
+					break;
+				case NL_POLICY_TYPE_ATTR_MAX_LENGTH:
+					pa->has_len = 1;
+					pa->max_len = (uint32_t)v;
+					break;
+				case NL_POLICY_TYPE_ATTR_POLICY_IDX:
+					pa->nested = (int)v + 1;
+					break;
+				case NL_POLICY_TYPE_ATTR_POLICY_MAXTYPE:
+					pa->maxtype = (uint32_t)v;
+					break;
 				}
 			}
 		}
@@ -485,7 +554,8 @@ static void load_policies(struct nl *nl)
 	msg_end(&b);
 	xfer(nl, &b, family_cb, NULL, &r);
 	if (r.err || !fam) {
-		printf("nlattack: family %s not found (%d)\n", DAMON_PERF_GENL_NAME, r.err);
+		printf("nlattack: family %s not found (%d)\n",
+		       DAMON_PERF_GENL_NAME, r.err);
 		exit(2);
 	}
 	msg_begin(&b, GENL_ID_CTRL, CTRL_CMD_GETPOLICY, NLM_F_DUMP);
@@ -493,7 +563,8 @@ static void load_policies(struct nl *nl)
 	msg_end(&b);
 	xfer(nl, &b, policy_cb, NULL, &r);
 	if (r.err) {
-		printf("nlattack: CTRL_CMD_GETPOLICY failed: %d %s\n", r.err, r.msg);
+		printf("nlattack: CTRL_CMD_GETPOLICY failed: %d %s\n", r.err,
+		       r.msg);
 		exit(2);
 	}
 	for (i = 0; i < 64; i++)
@@ -506,9 +577,12 @@ static void load_policies(struct nl *nl)
 
 static const char *tname(uint32_t t)
 {
-	static const char *const n[] = { "invalid", "flag", "u8", "u16", "u32",
-		"u64", "s8", "s16", "s32", "s64", "binary", "string",
-		"nul-string", "nested", "nested-array", "bitfield32", "mask" };
+	static const char *const n[] = { "invalid",    "flag",	 "u8",
+					 "u16",	       "u32",	 "u64",
+					 "s8",	       "s16",	 "s32",
+					 "s64",	       "binary", "string",
+					 "nul-string", "nested", "nested-array",
+					 "bitfield32", "mask" };
 
 	return t < sizeof(n) / sizeof(n[0]) ? n[t] : "?";
 }
@@ -531,13 +605,16 @@ static void print_policies(void)
 				continue;
 			printf("policy %d attr %d: %s", i, t, tname(a->type));
 			if (a->has_u)
-				printf(" u[%" PRIu64 ", %" PRIu64 "]", a->min_u, a->max_u);
+				printf(" u[%" PRIu64 ", %" PRIu64 "]", a->min_u,
+				       a->max_u);
 			if (a->has_s)
-				printf(" s[%" PRId64 ", %" PRId64 "]", a->min_s, a->max_s);
+				printf(" s[%" PRId64 ", %" PRId64 "]", a->min_s,
+				       a->max_s);
 			if (a->has_len)
 				printf(" len[%u, %u]", a->min_len, a->max_len);
 			if (a->nested)
-				printf(" -> policy %d (maxtype %u)", a->nested - 1, a->maxtype);
+				printf(" -> policy %d (maxtype %u)",
+				       a->nested - 1, a->maxtype);
 			printf("\n");
 		}
 	}
@@ -551,10 +628,17 @@ static int is_int(uint32_t t)
 static int int_width(uint32_t t)
 {
 	switch (t) {
-	case NL_ATTR_TYPE_U8: case NL_ATTR_TYPE_S8: return 1;
-	case NL_ATTR_TYPE_U16: case NL_ATTR_TYPE_S16: return 2;
-	case NL_ATTR_TYPE_U32: case NL_ATTR_TYPE_S32: return 4;
-	default: return 8;
+	case NL_ATTR_TYPE_U8:
+	case NL_ATTR_TYPE_S8:
+		return 1;
+	case NL_ATTR_TYPE_U16:
+	case NL_ATTR_TYPE_S16:
+		return 2;
+	case NL_ATTR_TYPE_U32:
+	case NL_ATTR_TYPE_S32:
+		return 4;
+	default:
+		return 8;
 	}
 }
 
@@ -566,10 +650,18 @@ static void put_int(struct buf *b, uint16_t t, int w, uint64_t v)
 	uint32_t u32 = (uint32_t)v;
 
 	switch (w) {
-	case 1: put_attr(b, t, &u8, 1); break;
-	case 2: put_attr(b, t, &u16, 2); break;
-	case 4: put_attr(b, t, &u32, 4); break;
-	default: put_attr(b, t, &v, 8); break;
+	case 1:
+		put_attr(b, t, &u8, 1);
+		break;
+	case 2:
+		put_attr(b, t, &u16, 2);
+		break;
+	case 4:
+		put_attr(b, t, &u32, 4);
+		break;
+	default:
+		put_attr(b, t, &v, 8);
+		break;
 	}
 }
 
@@ -585,7 +677,8 @@ static void fault_loop(void)
 	size_t len = 64 << 12, off;
 	unsigned char *p;
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
 	if (p == MAP_FAILED)
 		_exit(1);
 	for (;;) {
@@ -647,16 +740,71 @@ static void ctxlist_cb(const struct nlmsghdr *h, void *arg)
 	l->c[l->n].id = (uint32_t)get_uint(tb[DAMON_PERF_A_CTX_ID]);
 	l->c[l->n].state = (uint32_t)get_uint(tb[DAMON_PERF_A_CTX_STATE]);
 	snprintf(l->c[l->n].name, 32, "%s",
-		 tb[DAMON_PERF_A_CTX_NAME] ? (const char *)nla_data(tb[DAMON_PERF_A_CTX_NAME]) : "");
+		 tb[DAMON_PERF_A_CTX_NAME] ?
+			 (const char *)nla_data(tb[DAMON_PERF_A_CTX_NAME]) :
+			 "");
 	l->n++;
+}
+
+/*
+ * The requests every mode builds its contexts from: ctx_msg() begins the
+ * request of @cmd against context @id, the put_*() fill it, ack() sends it.
+ */
+static void ctx_msg(struct buf *b, uint8_t cmd, uint32_t id)
+{
+	msg_begin(b, fam, cmd, NLM_F_ACK);
+	put_u32(b, DAMON_PERF_A_CTX_ID, id);
+}
+
+/* A vaddr target: process @pid. */
+static void put_pid_target(struct buf *b, pid_t pid)
+{
+	size_t n = nest_start(b, DAMON_PERF_A_TARGET);
+
+	put_u32(b, DAMON_PERF_TARGET_A_PID, (uint32_t)pid);
+	nest_end(b, n);
+}
+
+/* The page-fault probe: every software page fault, user space only. */
+static void put_fault_probe(struct buf *b)
+{
+	size_t n = nest_start(b, DAMON_PERF_A_PROBE);
+
+	put_u32(b, DAMON_PERF_PROBE_A_TYPE, 1); /* PERF_TYPE_SOFTWARE */
+	put_u64(b, DAMON_PERF_PROBE_A_CONFIG, 2); /* page faults */
+	put_u64(b, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, 1);
+	put_flag(b, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL);
+	nest_end(b, n);
+}
+
+/* Intervals short enough that a case waits little for an aggregation. */
+static void put_fast_attrs(struct buf *b)
+{
+	size_t n = nest_start(b, DAMON_PERF_A_ATTRS);
+
+	put_u64(b, DAMON_PERF_ATTRS_A_SAMPLE_US, 1000);
+	put_u64(b, DAMON_PERF_ATTRS_A_AGGR_US, 20000);
+	put_u64(b, DAMON_PERF_ATTRS_A_UPDATE_US, 40000);
+	nest_end(b, n);
+}
+
+/* Send request @b and read its ack; a refusal fails as @what. */
+static int ack(struct nl *nl, struct buf *b, const char *what)
+{
+	struct reply r;
+
+	msg_end(b);
+	xfer(nl, b, NULL, NULL, &r);
+	if (r.err)
+		fail("%s: %d %s", what, r.err, r.msg);
+	return r.err;
 }
 
 static void simple(struct nl *nl, uint8_t cmd, uint32_t id, struct reply *r)
 {
 	struct buf b;
 
-	msg_begin(&b, fam, cmd, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
+	ctx_msg(&b, cmd, id);
 	msg_end(&b);
 	xfer(nl, &b, NULL, NULL, r);
 }
@@ -687,7 +835,8 @@ static void delete_all(struct nl *nl)
 			simple(nl, DAMON_PERF_CMD_STOP, l.c[i].id, &r);
 		simple(nl, DAMON_PERF_CMD_CTX_DEL, l.c[i].id, &r);
 		if (r.err)
-			fail("delete context %u: %d %s", l.c[i].id, r.err, r.msg);
+			fail("delete context %u: %d %s", l.c[i].id, r.err,
+			     r.msg);
 	}
 }
 
@@ -721,7 +870,8 @@ static void snap_cb(const struct nlmsghdr *h, void *arg)
 	if (tb[DAMON_PERF_A_SNAPSHOT]) {
 		const struct nlattr *sb[DAMON_PERF_SNAP_A_MAX + 1];
 
-		parse_nest(sb, DAMON_PERF_SNAP_A_MAX, tb[DAMON_PERF_A_SNAPSHOT]);
+		parse_nest(sb, DAMON_PERF_SNAP_A_MAX,
+			   tb[DAMON_PERF_A_SNAPSHOT]);
 		s->seq = get_uint(sb[DAMON_PERF_SNAP_A_SEQ]);
 	}
 	for_each_nla(a, p, n) {
@@ -732,8 +882,10 @@ static void snap_cb(const struct nlmsghdr *h, void *arg)
 		s->regions++;
 		parse_nest(rb, DAMON_PERF_REGION_A_MAX, a);
 		if (rb[DAMON_PERF_REGION_A_PROBE_HITS])
-			for_each_nla(hh, nla_data(rb[DAMON_PERF_REGION_A_PROBE_HITS]),
-				     nla_plen(rb[DAMON_PERF_REGION_A_PROBE_HITS]))
+			for_each_nla(
+				hh,
+				nla_data(rb[DAMON_PERF_REGION_A_PROBE_HITS]),
+				nla_plen(rb[DAMON_PERF_REGION_A_PROBE_HITS]))
 				s->hits += get_uint(hh);
 	}
 }
@@ -804,43 +956,22 @@ static uint32_t sweep_ctx(struct nl *nl, const char *name, uint32_t ops_kind)
 		fail("sweep: CTX_NEW %s: %d %s", name, r.err, r.msg);
 		return 0;
 	}
-	msg_begin(&b, fam, DAMON_PERF_CMD_TARGET_ADD, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
-	n = nest_start(&b, DAMON_PERF_A_TARGET);
+	ctx_msg(&b, DAMON_PERF_CMD_TARGET_ADD, id);
 	if (ops_kind == DAMON_PERF_OPS_VADDR) {
-		put_u32(&b, DAMON_PERF_TARGET_A_PID, (uint32_t)faulters[0]);
+		put_pid_target(&b, faulters[0]);
 	} else {
+		n = nest_start(&b, DAMON_PERF_A_TARGET);
 		put_u64(&b, DAMON_PERF_TARGET_A_START, 1ULL << 20);
 		put_u64(&b, DAMON_PERF_TARGET_A_END, 1ULL << 30);
+		nest_end(&b, n);
 	}
-	nest_end(&b, n);
-	msg_end(&b);
-	xfer(nl, &b, NULL, NULL, &r);
-	if (r.err)
-		fail("sweep: TARGET_ADD: %d %s", r.err, r.msg);
-	msg_begin(&b, fam, DAMON_PERF_CMD_PROBE_ADD, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
-	n = nest_start(&b, DAMON_PERF_A_PROBE);
-	put_u32(&b, DAMON_PERF_PROBE_A_TYPE, 1);	/* PERF_TYPE_SOFTWARE */
-	put_u64(&b, DAMON_PERF_PROBE_A_CONFIG, 2);	/* page faults */
-	put_u64(&b, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, 1);
-	put_flag(&b, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL);
-	nest_end(&b, n);
-	msg_end(&b);
-	xfer(nl, &b, NULL, NULL, &r);
-	if (r.err)
-		fail("sweep: PROBE_ADD: %d %s", r.err, r.msg);
-	msg_begin(&b, fam, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
-	n = nest_start(&b, DAMON_PERF_A_ATTRS);
-	put_u64(&b, DAMON_PERF_ATTRS_A_SAMPLE_US, 1000);
-	put_u64(&b, DAMON_PERF_ATTRS_A_AGGR_US, 20000);
-	put_u64(&b, DAMON_PERF_ATTRS_A_UPDATE_US, 40000);
-	nest_end(&b, n);
-	msg_end(&b);
-	xfer(nl, &b, NULL, NULL, &r);
-	if (r.err)
-		fail("sweep: SET_ATTRS: %d %s", r.err, r.msg);
+	ack(nl, &b, "sweep: TARGET_ADD");
+	ctx_msg(&b, DAMON_PERF_CMD_PROBE_ADD, id);
+	put_fault_probe(&b);
+	ack(nl, &b, "sweep: PROBE_ADD");
+	ctx_msg(&b, DAMON_PERF_CMD_SET_ATTRS, id);
+	put_fast_attrs(&b);
+	ack(nl, &b, "sweep: SET_ATTRS");
 	return id;
 }
 
@@ -871,12 +1002,12 @@ static void sweep_msg(struct buf *b, int cmd, int dump, uint32_t id,
 	int top = path[0], sub = path[1], sub2 = path[2];
 	size_t n, m;
 
-#define VAL(level_type, attr, width, dflt)				\
-	do {								\
-		if ((level_type) == (attr))				\
-			put_int(b, attr, w, v);				\
-		else							\
-			put_int(b, attr, width, dflt);			\
+#define VAL(level_type, attr, width, dflt)             \
+	do {                                           \
+		if ((level_type) == (attr))            \
+			put_int(b, attr, w, v);        \
+		else                                   \
+			put_int(b, attr, width, dflt); \
 	} while (0)
 
 	msg_begin(b, fam, (uint8_t)cmd, dump ? NLM_F_DUMP : NLM_F_ACK);
@@ -901,7 +1032,8 @@ static void sweep_msg(struct buf *b, int cmd, int dump, uint32_t id,
 		if (sub == DAMON_PERF_TARGET_A_PID) {
 			put_int(b, (uint16_t)sub, w, v);
 		} else if (!sub) {
-			put_u32(b, DAMON_PERF_TARGET_A_PID, (uint32_t)faulters[1]);
+			put_u32(b, DAMON_PERF_TARGET_A_PID,
+				(uint32_t)faulters[1]);
 		} else {
 			VAL(sub, DAMON_PERF_TARGET_A_START, 8, 2ULL << 30);
 			VAL(sub, DAMON_PERF_TARGET_A_END, 8, 3ULL << 30);
@@ -916,7 +1048,8 @@ static void sweep_msg(struct buf *b, int cmd, int dump, uint32_t id,
 		VAL(sub, DAMON_PERF_PROBE_A_TYPE, 4, 1);
 		VAL(sub, DAMON_PERF_PROBE_A_CONFIG, 8, 2);
 		VAL(sub, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, 8, 1);
-		if (sub && sub != DAMON_PERF_PROBE_A_TYPE && sub != DAMON_PERF_PROBE_A_CONFIG &&
+		if (sub && sub != DAMON_PERF_PROBE_A_TYPE &&
+		    sub != DAMON_PERF_PROBE_A_CONFIG &&
 		    sub != DAMON_PERF_PROBE_A_SAMPLE_PERIOD)
 			put_int(b, (uint16_t)sub, w, v);
 		put_flag(b, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL);
@@ -931,12 +1064,14 @@ static void sweep_msg(struct buf *b, int cmd, int dump, uint32_t id,
 		if (sub2 == DAMON_PERF_FILTER_A_TYPE) {
 			put_int(b, (uint16_t)sub2, w, v);
 		} else {
-			put_u32(b, DAMON_PERF_FILTER_A_TYPE, DAMON_PERF_FILTER_TID);
+			put_u32(b, DAMON_PERF_FILTER_A_TYPE,
+				DAMON_PERF_FILTER_TID);
 			put_flag(b, DAMON_PERF_FILTER_A_ALLOW);
 			if (sub2)
 				put_int(b, (uint16_t)sub2, w, v);
 			else
-				put_u32(b, DAMON_PERF_FILTER_A_TID, (uint32_t)faulters[0]);
+				put_u32(b, DAMON_PERF_FILTER_A_TID,
+					(uint32_t)faulters[0]);
 		}
 		nest_end(b, m);
 		nest_end(b, n);
@@ -968,27 +1103,20 @@ static int interval_path(const int *path)
 
 static void tune_back(struct nl *nl, uint32_t id)
 {
+	char what[48];
 	struct buf b;
-	struct reply r;
-	size_t n;
 
-	msg_begin(&b, fam, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
-	put_u32(&b, DAMON_PERF_A_CTX_ID, id);
-	n = nest_start(&b, DAMON_PERF_A_ATTRS);
-	put_u64(&b, DAMON_PERF_ATTRS_A_SAMPLE_US, 1000);
-	put_u64(&b, DAMON_PERF_ATTRS_A_AGGR_US, 20000);
-	put_u64(&b, DAMON_PERF_ATTRS_A_UPDATE_US, 40000);
-	nest_end(&b, n);
-	msg_end(&b);
-	xfer(nl, &b, NULL, NULL, &r);
-	if (r.err)
-		fail("sweep: tuning context %u back: %d %s", id, r.err, r.msg);
+	snprintf(what, sizeof(what), "sweep: tuning context %u back", id);
+	ctx_msg(&b, DAMON_PERF_CMD_SET_ATTRS, id);
+	put_fast_attrs(&b);
+	ack(nl, &b, what);
 }
 
 static void sweep_case(struct nl *nl, struct sweep_stats *st, int cmd, int dump,
 		       const int *path, const struct pattr *pa, uint64_t v)
 {
-	int paddr = path[0] == DAMON_PERF_A_TARGET && path[1] != DAMON_PERF_TARGET_A_PID;
+	int paddr = path[0] == DAMON_PERF_A_TARGET &&
+		    path[1] != DAMON_PERF_TARGET_A_PID;
 	int w = int_width(pa->type), exists, state, run_first;
 	uint32_t id, check_id;
 	struct snapinfo s;
@@ -998,20 +1126,24 @@ static void sweep_case(struct nl *nl, struct sweep_stats *st, int cmd, int dump,
 	double wait;
 
 	if (w < 8 && (v >> (8 * w)))
-		w = 8;		/* does not fit: the length check must say so */
-	snprintf(what, sizeof(what), "cmd %d%s attr %d/%d/%d = %" PRIu64 " (%d bytes)",
-		 cmd, dump ? " dump" : "", path[0], path[1], path[2], v, w);
+		w = 8; /* does not fit: the length check must say so */
+	snprintf(what, sizeof(what),
+		 "cmd %d%s attr %d/%d/%d = %" PRIu64 " (%d bytes)", cmd,
+		 dump ? " dump" : "", path[0], path[1], path[2], v, w);
 	st->cases++;
 	delete_all(nl);
-	id = sweep_ctx(nl, "sweep", paddr ? DAMON_PERF_OPS_PADDR : DAMON_PERF_OPS_VADDR);
+	id = sweep_ctx(nl, "sweep",
+		       paddr ? DAMON_PERF_OPS_PADDR : DAMON_PERF_OPS_VADDR);
 	if (!id)
 		return;
-	run_first = cmd == DAMON_PERF_CMD_AUX_ATTACH || cmd == DAMON_PERF_CMD_STOP ||
+	run_first = cmd == DAMON_PERF_CMD_AUX_ATTACH ||
+		    cmd == DAMON_PERF_CMD_STOP ||
 		    cmd == DAMON_PERF_CMD_SNAPSHOT_GET;
 	if (run_first) {
 		simple(nl, DAMON_PERF_CMD_START, id, &r);
 		if (r.err)
-			fail("sweep: %s: START before it: %d %s", what, r.err, r.msg);
+			fail("sweep: %s: START before it: %d %s", what, r.err,
+			     r.msg);
 	}
 	sweep_msg(&b, cmd, dump, id, path, w, v);
 	xfer(nl, &b, NULL, NULL, &r);
@@ -1026,16 +1158,20 @@ static void sweep_case(struct nl *nl, struct sweep_stats *st, int cmd, int dump,
 	if (r.err) {
 		st->refused++;
 		if (!r.has_msg)
-			fail("sweep: %s: error %d without an extack message", what, r.err);
+			fail("sweep: %s: error %d without an extack message",
+			     what, r.err);
 		else if (getenv("NLATTACK_VERBOSE"))
-			printf("nlattack: sweep: %s: refused: %s\n", what, r.msg);
+			printf("nlattack: sweep: %s: refused: %s\n", what,
+			       r.msg);
 		return;
 	}
 	st->accepted++;
-	if (!dump && (cmd == DAMON_PERF_CMD_CTX_GET || cmd == DAMON_PERF_CMD_STOP ||
-		      cmd == DAMON_PERF_CMD_CTX_DEL || cmd == DAMON_PERF_CMD_TARGET_DEL ||
-		      cmd == DAMON_PERF_CMD_PROBE_DEL))
-		return;		/* nothing built that could run */
+	if (!dump &&
+	    (cmd == DAMON_PERF_CMD_CTX_GET || cmd == DAMON_PERF_CMD_STOP ||
+	     cmd == DAMON_PERF_CMD_CTX_DEL ||
+	     cmd == DAMON_PERF_CMD_TARGET_DEL ||
+	     cmd == DAMON_PERF_CMD_PROBE_DEL))
+		return; /* nothing built that could run */
 	if (dump)
 		return;
 	/* A context that works: the one the case changed (or created). */
@@ -1050,7 +1186,8 @@ static void sweep_case(struct nl *nl, struct sweep_stats *st, int cmd, int dump,
 			if (!strcmp(l.c[i].name, "sweep2"))
 				check_id = l.c[i].id;
 		if (!check_id) {
-			fail("sweep: %s: accepted, but no context sweep2", what);
+			fail("sweep: %s: accepted, but no context sweep2",
+			     what);
 			return;
 		}
 		/* Give it the sweep context's configuration, then run it. */
@@ -1070,33 +1207,39 @@ static void sweep_case(struct nl *nl, struct sweep_stats *st, int cmd, int dump,
 		if (r.err) {
 			st->start_refused++;
 			if (!r.has_msg)
-				fail("sweep: %s: start refused without a message (%d)", what, r.err);
+				fail("sweep: %s: start refused without a message (%d)",
+				     what, r.err);
 			else
-				printf("nlattack: sweep: %s: start refused: %s\n", what, r.msg);
+				printf("nlattack: sweep: %s: start refused: %s\n",
+				       what, r.msg);
 			return;
 		}
 	}
 	wait = 10;
 	if (interval_path(path)) {
 		if (path[1] == DAMON_PERF_ATTRS_A_SAMPLE_US)
-			wait = 10 + (double)v / 1e6;	/* the tune waits one sample */
+			wait = 10 +
+			       (double)v / 1e6; /* the tune waits one sample */
 		tune_back(nl, check_id);
 	}
 	if (wait_aggregation(nl, check_id, wait, &s)) {
-		fail("sweep: %s: accepted, but no aggregation within %.0f s", what, wait);
+		fail("sweep: %s: accepted, but no aggregation within %.0f s",
+		     what, wait);
 		return;
 	}
 	st->worked++;
 	if (getenv("NLATTACK_VERBOSE"))
-		printf("nlattack: sweep: %s: aggregation %" PRIu64 ", %u regions, %" PRIu64 " hits\n",
+		printf("nlattack: sweep: %s: aggregation %" PRIu64
+		       ", %u regions, %" PRIu64 " hits\n",
 		       what, s.seq, s.regions, s.hits);
 }
 
-static void sweep_policy(struct nl *nl, struct sweep_stats *st, int cmd, int dump,
-			 int pidx, int *path, int depth)
+static void sweep_policy(struct nl *nl, struct sweep_stats *st, int cmd,
+			 int dump, int pidx, int *path, int depth)
 {
-	static const uint64_t fixed[] = { 0, 1, 0xffffffffULL, (1ULL << 63) - 1,
-					  1ULL << 63, ~0ULL };
+	static const uint64_t fixed[] = {
+		0, 1, 0xffffffffULL, (1ULL << 63) - 1, 1ULL << 63, ~0ULL
+	};
 	int t, i, j, nv;
 
 	for (t = 1; t < MAXATTR; t++) {
@@ -1108,7 +1251,8 @@ static void sweep_policy(struct nl *nl, struct sweep_stats *st, int cmd, int dum
 		path[depth] = t;
 		path[depth + 1] = 0;
 		if (pa->nested && depth < 3) {
-			sweep_policy(nl, st, cmd, dump, pa->nested - 1, path, depth + 1);
+			sweep_policy(nl, st, cmd, dump, pa->nested - 1, path,
+				     depth + 1);
 			continue;
 		}
 		if (!is_int(pa->type))
@@ -1137,7 +1281,8 @@ static void sweep_policy(struct nl *nl, struct sweep_stats *st, int cmd, int dum
 				if (vals[j] == vals[i])
 					break;
 			if (j == i)
-				sweep_case(nl, st, cmd, dump, path, pa, vals[i]);
+				sweep_case(nl, st, cmd, dump, path, pa,
+					   vals[i]);
 		}
 	}
 	path[depth] = 0;
@@ -1153,10 +1298,12 @@ static int do_sweep(struct nl *nl)
 			continue;
 		memset(path, 0, sizeof(path));
 		if (ops[cmd].do_idx)
-			sweep_policy(nl, &st, cmd, 0, ops[cmd].do_idx - 1, path, 0);
+			sweep_policy(nl, &st, cmd, 0, ops[cmd].do_idx - 1, path,
+				     0);
 		memset(path, 0, sizeof(path));
 		if (ops[cmd].dump_idx)
-			sweep_policy(nl, &st, cmd, 1, ops[cmd].dump_idx - 1, path, 0);
+			sweep_policy(nl, &st, cmd, 1, ops[cmd].dump_idx - 1,
+				     path, 0);
 	}
 	delete_all(nl);
 	printf("nlattack: sweep: %lu cases: %lu refused with a message, %lu accepted "
@@ -1214,8 +1361,14 @@ static uint64_t rnd(void)
 	return x;
 }
 
-static uint64_t rr(uint64_t n) { return n ? rnd() % n : 0; }
-static int chance(int pct) { return (int)rr(100) < pct; }
+static uint64_t rr(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+static int chance(int pct)
+{
+	return (int)rr(100) < pct;
+}
 
 static struct mctx *mfind(uint32_t id)
 {
@@ -1287,7 +1440,8 @@ static void fill_mctx(const struct nlmsghdr *h, struct mctx *c)
 	c->ops = (uint32_t)get_uint(tb[DAMON_PERF_A_CTX_OPS]);
 	c->state = (uint32_t)get_uint(tb[DAMON_PERF_A_CTX_STATE]);
 	if (tb[DAMON_PERF_A_CTX_NAME])
-		snprintf(c->name, 32, "%s", (const char *)nla_data(tb[DAMON_PERF_A_CTX_NAME]));
+		snprintf(c->name, 32, "%s",
+			 (const char *)nla_data(tb[DAMON_PERF_A_CTX_NAME]));
 	if (tb[DAMON_PERF_A_ATTRS]) {
 		const struct nlattr *ab[DAMON_PERF_ATTRS_A_MAX + 1];
 
@@ -1302,7 +1456,8 @@ static void fill_mctx(const struct nlmsghdr *h, struct mctx *c)
 
 			parse_nest(xb, DAMON_PERF_TARGET_A_MAX, a);
 			t->id = (uint32_t)get_uint(xb[DAMON_PERF_TARGET_A_ID]);
-			t->pid = (uint32_t)get_uint(xb[DAMON_PERF_TARGET_A_PID]);
+			t->pid =
+				(uint32_t)get_uint(xb[DAMON_PERF_TARGET_A_PID]);
 			t->start = get_uint(xb[DAMON_PERF_TARGET_A_START]);
 			t->end = get_uint(xb[DAMON_PERF_TARGET_A_END]);
 		} else if (nla_t(a) == DAMON_PERF_A_PROBE) {
@@ -1314,26 +1469,38 @@ static void fill_mctx(const struct nlmsghdr *h, struct mctx *c)
 			if (idx < 1 || idx > 3)
 				continue;
 			c->p[idx].used = 1;
-			for (i = DAMON_PERF_PROBE_A_TYPE; i <= DAMON_PERF_PROBE_A_MAX; i++)
-				c->p[idx].f[i] = pb[i] ? (nla_plen(pb[i]) ? get_uint(pb[i]) : 1) : 0;
+			for (i = DAMON_PERF_PROBE_A_TYPE;
+			     i <= DAMON_PERF_PROBE_A_MAX; i++)
+				c->p[idx].f[i] =
+					pb[i] ? (nla_plen(pb[i]) ?
+							 get_uint(pb[i]) :
+							 1) :
+						0;
 		} else if (nla_t(a) == DAMON_PERF_A_FILTERS) {
 			const struct nlattr *fa;
 
 			for_each_nla(fa, nla_data(a), nla_plen(a)) {
-				const struct nlattr *fb[DAMON_PERF_FILTER_A_MAX + 1], *x;
+				const struct nlattr
+					*fb[DAMON_PERF_FILTER_A_MAX + 1],
+					*x;
 				struct mfilter *f;
 
 				if (c->nf >= 8)
 					break;
 				f = &c->f[c->nf++];
 				parse_nest(fb, DAMON_PERF_FILTER_A_MAX, fa);
-				f->type = (uint32_t)get_uint(fb[DAMON_PERF_FILTER_A_TYPE]);
+				f->type = (uint32_t)get_uint(
+					fb[DAMON_PERF_FILTER_A_TYPE]);
 				f->allow = !!fb[DAMON_PERF_FILTER_A_ALLOW];
 				if (fb[DAMON_PERF_FILTER_A_CPUS])
-					f->cpus = cpulist_mask(nla_data(fb[DAMON_PERF_FILTER_A_CPUS]));
+					f->cpus = cpulist_mask(nla_data(
+						fb[DAMON_PERF_FILTER_A_CPUS]));
 				for_each_nla(x, nla_data(fa), nla_plen(fa))
-					if (nla_t(x) == DAMON_PERF_FILTER_A_TID && f->nr_tids < 16)
-						f->tids[f->nr_tids++] = (uint32_t)get_uint(x);
+					if (nla_t(x) ==
+						    DAMON_PERF_FILTER_A_TID &&
+					    f->nr_tids < 16)
+						f->tids[f->nr_tids++] =
+							(uint32_t)get_uint(x);
 			}
 		}
 	}
@@ -1360,8 +1527,7 @@ static int get_ctx(struct nl *nl, uint32_t id, struct mctx *out)
 	{
 		struct buf b;
 
-		msg_begin(&b, fam, DAMON_PERF_CMD_CTX_GET, NLM_F_ACK);
-		put_u32(&b, DAMON_PERF_A_CTX_ID, id);
+		ctx_msg(&b, DAMON_PERF_CMD_CTX_GET, id);
 		msg_end(&b);
 		xfer(nl, &b, getctx_cb, &g, &r);
 	}
@@ -1399,17 +1565,23 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 		for (i = 0; i < (int)(sizeof(model) / sizeof(model[0])); i++)
 			if (!model[i].used)
 				break;
-		if (i == (int)(sizeof(model) / sizeof(model[0])) || get_ctx(nl, reply_id, &k)) {
-			fail("fuzz: CTX_NEW accepted, context %u not readable", reply_id);
+		if (i == (int)(sizeof(model) / sizeof(model[0])) ||
+		    get_ctx(nl, reply_id, &k)) {
+			fail("fuzz: CTX_NEW accepted, context %u not readable",
+			     reply_id);
 			return;
 		}
 		if (strcmp(k.name, nla_data(tb[DAMON_PERF_A_CTX_NAME])) ||
-		    k.ops != (tb[DAMON_PERF_A_CTX_OPS] ? get_uint(tb[DAMON_PERF_A_CTX_OPS]) : 0) ||
+		    k.ops != (tb[DAMON_PERF_A_CTX_OPS] ?
+				      get_uint(tb[DAMON_PERF_A_CTX_OPS]) :
+				      0) ||
 		    k.nt || k.nf)
-			fail("fuzz: CTX_NEW %s: the new context reads back otherwise", k.name);
+			fail("fuzz: CTX_NEW %s: the new context reads back otherwise",
+			     k.name);
 		model[i] = k;
 		if (getenv("NLATTACK_TRACE"))
-			printf("nlattack: model: new context %u %s in slot %d\n", k.id, k.name, i);
+			printf("nlattack: model: new context %u %s in slot %d\n",
+			       k.id, k.name, i);
 		return;
 	}
 	default:
@@ -1419,7 +1591,8 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 		if (g->cmd != DAMON_PERF_CMD_MONITOR_SUBSCRIBE &&
 		    g->cmd != DAMON_PERF_CMD_MONITOR_UNSUBSCRIBE &&
 		    g->cmd != DAMON_PERF_CMD_STATS_GET)
-			fail("fuzz: cmd %d accepted for a context the model does not have", g->cmd);
+			fail("fuzz: cmd %d accepted for a context the model does not have",
+			     g->cmd);
 		if (g->cmd == DAMON_PERF_CMD_MONITOR_SUBSCRIBE)
 			subscribed = 1;
 		if (g->cmd == DAMON_PERF_CMD_MONITOR_UNSUBSCRIBE)
@@ -1442,9 +1615,11 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 		struct mctx k;
 		int j, found = 0;
 
-		parse_nest(sb, DAMON_PERF_TARGET_A_MAX, tb[DAMON_PERF_A_TARGET]);
+		parse_nest(sb, DAMON_PERF_TARGET_A_MAX,
+			   tb[DAMON_PERF_A_TARGET]);
 		if (get_ctx(nl, c->id, &k)) {
-			fail("fuzz: TARGET_ADD accepted, context %u not readable", c->id);
+			fail("fuzz: TARGET_ADD accepted, context %u not readable",
+			     c->id);
 			break;
 		}
 		for (i = 0; i < k.nt; i++) {
@@ -1454,16 +1629,21 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 			if (j < c->nt || c->nt >= MTARGETS)
 				continue;
 			found = 1;
-			if (k.t[i].pid != get_uint(sb[DAMON_PERF_TARGET_A_PID]) ||
-			    k.t[i].start != get_uint(sb[DAMON_PERF_TARGET_A_START]) ||
+			if (k.t[i].pid !=
+				    get_uint(sb[DAMON_PERF_TARGET_A_PID]) ||
+			    k.t[i].start !=
+				    get_uint(sb[DAMON_PERF_TARGET_A_START]) ||
 			    k.t[i].end != get_uint(sb[DAMON_PERF_TARGET_A_END]))
-				fail("fuzz: TARGET_ADD: target %u reads back otherwise", k.t[i].id);
+				fail("fuzz: TARGET_ADD: target %u reads back otherwise",
+				     k.t[i].id);
 			c->t[c->nt++] = k.t[i];
 			if (getenv("NLATTACK_TRACE"))
-				printf("nlattack: model: context %u += target %u\n", c->id, k.t[i].id);
+				printf("nlattack: model: context %u += target %u\n",
+				       c->id, k.t[i].id);
 		}
 		if (!found)
-			fail("fuzz: TARGET_ADD accepted, no new target in context %u", c->id);
+			fail("fuzz: TARGET_ADD accepted, no new target in context %u",
+			     c->id);
 		break;
 	}
 	case DAMON_PERF_CMD_TARGET_DEL: {
@@ -1478,10 +1658,14 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 			int j;
 
 			for (j = 0; j < c->nt; j++)
-				snprintf(have + strlen(have), sizeof(have) - strlen(have), " %u", c->t[j].id);
+				snprintf(have + strlen(have),
+					 sizeof(have) - strlen(have), " %u",
+					 c->t[j].id);
 			if (!get_ctx(nl, c->id, &k))
 				for (j = 0; j < k.nt; j++)
-					snprintf(got + strlen(got), sizeof(got) - strlen(got), " %u", k.t[j].id);
+					snprintf(got + strlen(got),
+						 sizeof(got) - strlen(got),
+						 " %u", k.t[j].id);
 			fail("fuzz: TARGET_DEL of target %u in context %u (%s): model has [%s ], kernel [%s ]",
 			     tid, c->id, c->name, have, got);
 			break;
@@ -1502,8 +1686,11 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 		memset(pr, 0, sizeof(*pr));
 		pr->used = 1;
 		parse_nest(sb, DAMON_PERF_PROBE_A_MAX, tb[DAMON_PERF_A_PROBE]);
-		for (i = DAMON_PERF_PROBE_A_TYPE; i <= DAMON_PERF_PROBE_A_MAX; i++)
-			pr->f[i] = sb[i] ? (nla_plen(sb[i]) ? get_uint(sb[i]) : 1) : 0;
+		for (i = DAMON_PERF_PROBE_A_TYPE; i <= DAMON_PERF_PROBE_A_MAX;
+		     i++)
+			pr->f[i] = sb[i] ? (nla_plen(sb[i]) ? get_uint(sb[i]) :
+							      1) :
+					   0;
 		if (!sb[DAMON_PERF_PROBE_A_WEIGHT])
 			pr->f[DAMON_PERF_PROBE_A_WEIGHT] = 1;
 		break;
@@ -1512,14 +1699,16 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 		uint32_t idx = (uint32_t)get_uint(tb[DAMON_PERF_A_PROBE_IDX]);
 
 		if (idx < 1 || idx > 3 || !c->p[idx].used)
-			fail("fuzz: PROBE_DEL of probe %u the model does not have", idx);
+			fail("fuzz: PROBE_DEL of probe %u the model does not have",
+			     idx);
 		else
 			c->p[idx].used = 0;
 		break;
 	}
 	case DAMON_PERF_CMD_SET_FILTERS:
 		c->nf = 0;
-		for_each_nla(a, nla_data(tb[DAMON_PERF_A_FILTERS]), nla_plen(tb[DAMON_PERF_A_FILTERS])) {
+		for_each_nla(a, nla_data(tb[DAMON_PERF_A_FILTERS]),
+			     nla_plen(tb[DAMON_PERF_A_FILTERS])) {
 			const struct nlattr *x;
 			struct mfilter *f;
 
@@ -1528,14 +1717,20 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 			f = &c->f[c->nf++];
 			memset(f, 0, sizeof(*f));
 			parse_nest(sb, DAMON_PERF_FILTER_A_MAX, a);
-			f->type = (uint32_t)get_uint(sb[DAMON_PERF_FILTER_A_TYPE]);
+			f->type = (uint32_t)get_uint(
+				sb[DAMON_PERF_FILTER_A_TYPE]);
 			f->allow = !!sb[DAMON_PERF_FILTER_A_ALLOW];
-			if (sb[DAMON_PERF_FILTER_A_CPUS] && f->type == DAMON_PERF_FILTER_CPUMASK)
-				f->cpus = cpulist_mask(nla_data(sb[DAMON_PERF_FILTER_A_CPUS]));
+			if (sb[DAMON_PERF_FILTER_A_CPUS] &&
+			    f->type == DAMON_PERF_FILTER_CPUMASK)
+				f->cpus = cpulist_mask(
+					nla_data(sb[DAMON_PERF_FILTER_A_CPUS]));
 			if (f->type == DAMON_PERF_FILTER_TID)
 				for_each_nla(x, nla_data(a), nla_plen(a))
-					if (nla_t(x) == DAMON_PERF_FILTER_A_TID && f->nr_tids < 16)
-						f->tids[f->nr_tids++] = (uint32_t)get_uint(x);
+					if (nla_t(x) ==
+						    DAMON_PERF_FILTER_A_TID &&
+					    f->nr_tids < 16)
+						f->tids[f->nr_tids++] =
+							(uint32_t)get_uint(x);
 		}
 		break;
 	case DAMON_PERF_CMD_START:
@@ -1545,7 +1740,8 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 			struct mctx k;
 
 			if (get_ctx(nl, c->id, &k) || !k.nt)
-				fail("fuzz: paddr context %u started without System RAM targets", c->id);
+				fail("fuzz: paddr context %u started without System RAM targets",
+				     c->id);
 			else
 				memcpy(c->t, k.t, sizeof(c->t)), c->nt = k.nt;
 		}
@@ -1561,42 +1757,60 @@ static int model_cmp(const struct mctx *m, const struct mctx *k)
 {
 	int i, j;
 
-#define DIFF(...) do { fail(__VA_ARGS__); return 1; } while (0)
+#define DIFF(...)                  \
+	do {                       \
+		fail(__VA_ARGS__); \
+		return 1;          \
+	} while (0)
 	if (strcmp(m->name, k->name) || m->ops != k->ops)
-		DIFF("final: context %u: name/ops %s/%u, model %s/%u", k->id, k->name, k->ops, m->name, m->ops);
+		DIFF("final: context %u: name/ops %s/%u, model %s/%u", k->id,
+		     k->name, k->ops, m->name, m->ops);
 	if (m->state != k->state)
-		DIFF("final: context %u (%s): state %u, model %u", k->id, k->name, k->state, m->state);
+		DIFF("final: context %u (%s): state %u, model %u", k->id,
+		     k->name, k->state, m->state);
 	for (i = 2; i <= DAMON_PERF_ATTRS_A_MAX; i++)
 		if (m->attrs[i] != k->attrs[i])
-			DIFF("final: context %u: attrs field %d = %" PRIu64 ", model %" PRIu64,
+			DIFF("final: context %u: attrs field %d = %" PRIu64
+			     ", model %" PRIu64,
 			     k->id, i, k->attrs[i], m->attrs[i]);
 	if (m->nt != k->nt)
-		DIFF("final: context %u: %d targets, model %d", k->id, k->nt, m->nt);
+		DIFF("final: context %u: %d targets, model %d", k->id, k->nt,
+		     m->nt);
 	for (i = 0; i < k->nt; i++) {
 		for (j = 0; j < m->nt; j++)
-			if (m->t[j].id == k->t[i].id && m->t[j].pid == k->t[i].pid &&
-			    m->t[j].start == k->t[i].start && m->t[j].end == k->t[i].end)
+			if (m->t[j].id == k->t[i].id &&
+			    m->t[j].pid == k->t[i].pid &&
+			    m->t[j].start == k->t[i].start &&
+			    m->t[j].end == k->t[i].end)
 				break;
 		if (j == m->nt)
-			DIFF("final: context %u: target %u (pid %u) not in the model", k->id, k->t[i].id, k->t[i].pid);
+			DIFF("final: context %u: target %u (pid %u) not in the model",
+			     k->id, k->t[i].id, k->t[i].pid);
 	}
 	for (i = 1; i <= 3; i++) {
 		if (m->p[i].used != k->p[i].used)
-			DIFF("final: context %u: probe %d used %d, model %d", k->id, i, k->p[i].used, m->p[i].used);
+			DIFF("final: context %u: probe %d used %d, model %d",
+			     k->id, i, k->p[i].used, m->p[i].used);
 		if (!k->p[i].used)
 			continue;
-		for (j = DAMON_PERF_PROBE_A_TYPE; j <= DAMON_PERF_PROBE_A_MAX; j++)
+		for (j = DAMON_PERF_PROBE_A_TYPE; j <= DAMON_PERF_PROBE_A_MAX;
+		     j++)
 			if (m->p[i].f[j] != k->p[i].f[j])
-				DIFF("final: context %u: probe %d field %d = %" PRIu64 ", model %" PRIu64,
+				DIFF("final: context %u: probe %d field %d = %" PRIu64
+				     ", model %" PRIu64,
 				     k->id, i, j, k->p[i].f[j], m->p[i].f[j]);
 	}
 	if (m->nf != k->nf)
-		DIFF("final: context %u: %d filters, model %d", k->id, k->nf, m->nf);
+		DIFF("final: context %u: %d filters, model %d", k->id, k->nf,
+		     m->nf);
 	for (i = 0; i < k->nf; i++)
-		if (m->f[i].type != k->f[i].type || m->f[i].allow != k->f[i].allow ||
-		    m->f[i].cpus != k->f[i].cpus || m->f[i].nr_tids != k->f[i].nr_tids ||
+		if (m->f[i].type != k->f[i].type ||
+		    m->f[i].allow != k->f[i].allow ||
+		    m->f[i].cpus != k->f[i].cpus ||
+		    m->f[i].nr_tids != k->f[i].nr_tids ||
 		    memcmp(m->f[i].tids, k->f[i].tids, 4 * k->f[i].nr_tids))
-			DIFF("final: context %u: filter %d differs from the model", k->id, i);
+			DIFF("final: context %u: filter %d differs from the model",
+			     k->id, i);
 #undef DIFF
 	return 0;
 }
@@ -1615,7 +1829,8 @@ static void final_cb(const struct nlmsghdr *h, void *arg)
 	fc->n++;
 	m = mfind(k.id);
 	if (!m) {
-		fail("final: context %u (%s) exists, the model has none", k.id, k.name);
+		fail("final: context %u (%s) exists, the model has none", k.id,
+		     k.name);
 		fc->bad++;
 		return;
 	}
@@ -1625,17 +1840,31 @@ static void final_cb(const struct nlmsghdr *h, void *arg)
 
 /* ---- fuzzer: generation ---- */
 
-enum kind { K_TOP, K_ATTRS, K_TARGET, K_PROBE, K_FILTERS, K_FILTER, K_AUX, K_OTHER };
+enum kind {
+	K_TOP,
+	K_ATTRS,
+	K_TARGET,
+	K_PROBE,
+	K_FILTERS,
+	K_FILTER,
+	K_AUX,
+	K_OTHER
+};
 
 static enum kind sub_kind(enum kind k, int t)
 {
 	if (k == K_TOP) {
 		switch (t) {
-		case DAMON_PERF_A_ATTRS: return K_ATTRS;
-		case DAMON_PERF_A_TARGET: return K_TARGET;
-		case DAMON_PERF_A_PROBE: return K_PROBE;
-		case DAMON_PERF_A_FILTERS: return K_FILTERS;
-		case DAMON_PERF_A_AUX: return K_AUX;
+		case DAMON_PERF_A_ATTRS:
+			return K_ATTRS;
+		case DAMON_PERF_A_TARGET:
+			return K_TARGET;
+		case DAMON_PERF_A_PROBE:
+			return K_PROBE;
+		case DAMON_PERF_A_FILTERS:
+			return K_FILTERS;
+		case DAMON_PERF_A_AUX:
+			return K_AUX;
 		}
 	}
 	if (k == K_FILTERS && t == DAMON_PERF_FILTERS_A_FILTER)
@@ -1643,16 +1872,20 @@ static enum kind sub_kind(enum kind k, int t)
 	return K_OTHER;
 }
 
-static struct mctx *cur;	/* the context this request is about */
+static struct mctx *cur; /* the context this request is about */
 static int cur_fd;
 
 static uint32_t pick_pid(void)
 {
 	switch (rr(6)) {
-	case 0: return 1;
-	case 1: return (uint32_t)getpid();
-	case 2: return 99999;
-	default: return (uint32_t)faulters[rr(2)];
+	case 0:
+		return 1;
+	case 1:
+		return (uint32_t)getpid();
+	case 2:
+		return 99999;
+	default:
+		return (uint32_t)faulters[rr(2)];
 	}
 }
 
@@ -1677,7 +1910,8 @@ static uint64_t gen_int(enum kind k, int t, const struct pattr *pa)
 			if (t == DAMON_PERF_A_CTX_ID && cur)
 				return cur->id;
 			if (t == DAMON_PERF_A_CTX_OPS)
-				return chance(80) ? DAMON_PERF_OPS_VADDR : DAMON_PERF_OPS_PADDR;
+				return chance(80) ? DAMON_PERF_OPS_VADDR :
+						    DAMON_PERF_OPS_PADDR;
 			if (t == DAMON_PERF_A_TARGET_ID && cur && cur->nt)
 				return cur->t[rr(cur->nt)].id;
 			if (t == DAMON_PERF_A_PROBE_IDX)
@@ -1687,49 +1921,75 @@ static uint64_t gen_int(enum kind k, int t, const struct pattr *pa)
 			switch (t) {
 			/* aggregation and update: multiples of the sample */
 			/* (and long enough that running contexts stay cheap) */
-			case DAMON_PERF_ATTRS_A_SAMPLE_US: return 10000ULL << rr(3);
-			case DAMON_PERF_ATTRS_A_AGGR_US: return 80000 * (1 + rr(5));
-			case DAMON_PERF_ATTRS_A_UPDATE_US: return 80000 * (1 + rr(10));
-			case DAMON_PERF_ATTRS_A_MIN_NR_REGIONS: return 3 + rr(20);
-			case DAMON_PERF_ATTRS_A_MAX_NR_REGIONS: return 10 + rr(200);
-			case DAMON_PERF_ATTRS_A_MODE: return rr(2);
-			case DAMON_PERF_ATTRS_A_RING_SIZE: return 1ULL << (4 + rr(10));
+			case DAMON_PERF_ATTRS_A_SAMPLE_US:
+				return 10000ULL << rr(3);
+			case DAMON_PERF_ATTRS_A_AGGR_US:
+				return 80000 * (1 + rr(5));
+			case DAMON_PERF_ATTRS_A_UPDATE_US:
+				return 80000 * (1 + rr(10));
+			case DAMON_PERF_ATTRS_A_MIN_NR_REGIONS:
+				return 3 + rr(20);
+			case DAMON_PERF_ATTRS_A_MAX_NR_REGIONS:
+				return 10 + rr(200);
+			case DAMON_PERF_ATTRS_A_MODE:
+				return rr(2);
+			case DAMON_PERF_ATTRS_A_RING_SIZE:
+				return 1ULL << (4 + rr(10));
 			}
 			break;
 		case K_TARGET:
 			switch (t) {
-			case DAMON_PERF_TARGET_A_PID: return pick_pid();
-			case DAMON_PERF_TARGET_A_START: return (1 + rr(64)) << 20;
-			case DAMON_PERF_TARGET_A_END: return (66 + rr(64)) << 20;
+			case DAMON_PERF_TARGET_A_PID:
+				return pick_pid();
+			case DAMON_PERF_TARGET_A_START:
+				return (1 + rr(64)) << 20;
+			case DAMON_PERF_TARGET_A_END:
+				return (66 + rr(64)) << 20;
 			}
 			break;
 		case K_PROBE:
 			switch (t) {
-			case DAMON_PERF_PROBE_A_TYPE: return chance(85) ? 1 : rr(8);
-			case DAMON_PERF_PROBE_A_CONFIG: return chance(70) ? 2 : rr(12);
+			case DAMON_PERF_PROBE_A_TYPE:
+				return chance(85) ? 1 : rr(8);
+			case DAMON_PERF_PROBE_A_CONFIG:
+				return chance(70) ? 2 : rr(12);
 			case DAMON_PERF_PROBE_A_CONFIG1:
-			case DAMON_PERF_PROBE_A_CONFIG2: return chance(90) ? 0 : rnd();
-			case DAMON_PERF_PROBE_A_SAMPLE_PERIOD: return 1 + rr(chance(90) ? 1000 : 1000000000);
-			case DAMON_PERF_PROBE_A_WAKEUP_EVENTS: return rr(5);
-			case DAMON_PERF_PROBE_A_WEIGHT: return 1 + rr(10);
-			case DAMON_PERF_PROBE_A_PRECISE_IP: return rr(4);
+			case DAMON_PERF_PROBE_A_CONFIG2:
+				return chance(90) ? 0 : rnd();
+			case DAMON_PERF_PROBE_A_SAMPLE_PERIOD:
+				return 1 + rr(chance(90) ? 1000 : 1000000000);
+			case DAMON_PERF_PROBE_A_WAKEUP_EVENTS:
+				return rr(5);
+			case DAMON_PERF_PROBE_A_WEIGHT:
+				return 1 + rr(10);
+			case DAMON_PERF_PROBE_A_PRECISE_IP:
+				return rr(4);
 			}
 			break;
 		case K_FILTER:
 			switch (t) {
-			case DAMON_PERF_FILTER_A_TYPE: return rr(3);
-			case DAMON_PERF_FILTER_A_TID: return pick_pid();
+			case DAMON_PERF_FILTER_A_TYPE:
+				return rr(3);
+			case DAMON_PERF_FILTER_A_TID:
+				return pick_pid();
 			}
 			break;
 		case K_AUX:
 			switch (t) {
-			case DAMON_PERF_AUX_A_CPU: return rr(3);
-			case DAMON_PERF_AUX_A_FD: return chance(50) ? (uint64_t)cur_fd : rr(8);
-			case DAMON_PERF_AUX_A_USER_PAGE: return 0x10000 * rr(16);
-			case DAMON_PERF_AUX_A_AUX_ADDR: return 0x10000 * rr(16);
-			case DAMON_PERF_AUX_A_AUX_SIZE: return 4096ULL << rr(6);
-			case DAMON_PERF_AUX_A_PID: return chance(50) ? 0 : pick_pid();
-			case DAMON_PERF_AUX_A_PROBE_IDX: return 1 + rr(3);
+			case DAMON_PERF_AUX_A_CPU:
+				return rr(3);
+			case DAMON_PERF_AUX_A_FD:
+				return chance(50) ? (uint64_t)cur_fd : rr(8);
+			case DAMON_PERF_AUX_A_USER_PAGE:
+				return 0x10000 * rr(16);
+			case DAMON_PERF_AUX_A_AUX_ADDR:
+				return 0x10000 * rr(16);
+			case DAMON_PERF_AUX_A_AUX_SIZE:
+				return 4096ULL << rr(6);
+			case DAMON_PERF_AUX_A_PID:
+				return chance(50) ? 0 : pick_pid();
+			case DAMON_PERF_AUX_A_PROBE_IDX:
+				return 1 + rr(3);
 			}
 			break;
 		default:
@@ -1737,25 +1997,31 @@ static uint64_t gen_int(enum kind k, int t, const struct pattr *pa)
 		}
 	}
 	switch (rr(6)) {
-	case 0: return lo;
-	case 1: return hi;
-	default: return hi - lo == ~0ULL ? rnd() : lo + rr(hi - lo + 1);
+	case 0:
+		return lo;
+	case 1:
+		return hi;
+	default:
+		return hi - lo == ~0ULL ? rnd() : lo + rr(hi - lo + 1);
 	}
 }
 
 static const char *const names[MNAMES] = { "f0", "f1", "f2", "f3", "f4", "f5" };
 
-static void gen_string(struct buf *b, enum kind k, int t, const struct pattr *pa)
+static void gen_string(struct buf *b, enum kind k, int t,
+		       const struct pattr *pa)
 {
 	char s[64];
 	int n, i;
 
 	if (k == K_TOP && t == DAMON_PERF_A_CTX_NAME && chance(90)) {
-		put_str(b, (uint16_t)t, cur && chance(80) ? cur->name : names[rr(MNAMES)]);
+		put_str(b, (uint16_t)t,
+			cur && chance(80) ? cur->name : names[rr(MNAMES)]);
 		return;
 	}
 	if (k == K_FILTER && t == DAMON_PERF_FILTER_A_CPUS && chance(85)) {
-		static const char *const l[] = { "0", "1", "0-1", "0,1", "1-0", "0-99999", "", "x" };
+		static const char *const l[] = { "0",	"1",	   "0-1", "0,1",
+						 "1-0", "0-99999", "",	  "x" };
 
 		put_str(b, (uint16_t)t, l[rr(sizeof(l) / sizeof(l[0]))]);
 		return;
@@ -1772,18 +2038,20 @@ static int mutate_pct = 50;
 static void gen_policy(struct buf *b, int pidx, enum kind k, int depth);
 
 /* One attribute of type @t per policy @pa (sometimes mangled). */
-static void gen_attr(struct buf *b, int t, const struct pattr *pa, enum kind k, int depth)
+static void gen_attr(struct buf *b, int t, const struct pattr *pa, enum kind k,
+		     int depth)
 {
 	int flags = 0;
 	size_t off;
 
-	if (chance(mutate_pct / 10)) {		/* wrong type or length */
+	if (chance(mutate_pct / 10)) { /* wrong type or length */
 		uint8_t junk[24];
 		size_t n = rr(sizeof(junk) + 1), i;
 
 		for (i = 0; i < n; i++)
 			junk[i] = (uint8_t)rnd();
-		put_attr(b, (uint16_t)(t | (chance(30) ? NLA_F_NESTED : 0)), junk, n);
+		put_attr(b, (uint16_t)(t | (chance(30) ? NLA_F_NESTED : 0)),
+			 junk, n);
 		return;
 	}
 	if (chance(mutate_pct / 25))
@@ -1798,15 +2066,21 @@ static void gen_attr(struct buf *b, int t, const struct pattr *pa, enum kind k, 
 		break;
 	case NL_ATTR_TYPE_NESTED:
 	case NL_ATTR_TYPE_NESTED_ARRAY:
-		off = attr_start(b, (uint16_t)(t | (chance(100 - mutate_pct / 10) ? NLA_F_NESTED : 0)));
+		off = attr_start(b,
+				 (uint16_t)(t | (chance(100 - mutate_pct / 10) ?
+							 NLA_F_NESTED :
+							 0)));
 		if (pa->nested && depth < 8)
-			gen_policy(b, pa->nested - 1, sub_kind(k, t), depth + 1);
-		if (chance(mutate_pct / 25)) {	/* nest inside nest, deep */
+			gen_policy(b, pa->nested - 1, sub_kind(k, t),
+				   depth + 1);
+		if (chance(mutate_pct / 25)) { /* nest inside nest, deep */
 			int d = 1 + (int)rr(40), i;
 			size_t offs[48];
 
 			for (i = 0; i < d; i++)
-				offs[i] = attr_start(b, (uint16_t)((1 + rr(4)) | NLA_F_NESTED));
+				offs[i] =
+					attr_start(b, (uint16_t)((1 + rr(4)) |
+								 NLA_F_NESTED));
 			for (i = d - 1; i >= 0; i--)
 				attr_end(b, offs[i], b->len);
 		}
@@ -1818,12 +2092,20 @@ static void gen_attr(struct buf *b, int t, const struct pattr *pa, enum kind k, 
 			int w = int_width(pa->type);
 
 			if (chance(mutate_pct / 5)) {
-				static const uint64_t edge[] = { 0, 1, 0xffffffffULL,
-					1ULL << 63, ~0ULL, (1ULL << 63) - 1, 0x100000000ULL };
+				static const uint64_t edge[] = {
+					0,
+					1,
+					0xffffffffULL,
+					1ULL << 63,
+					~0ULL,
+					(1ULL << 63) - 1,
+					0x100000000ULL
+				};
 
 				v = edge[rr(sizeof(edge) / sizeof(edge[0]))];
 				if (pa->has_u && chance(50))
-					v = chance(50) ? pa->max_u + 1 : pa->min_u - 1;
+					v = chance(50) ? pa->max_u + 1 :
+							 pa->min_u - 1;
 			}
 			put_int(b, (uint16_t)(t | flags), w, v);
 		} else {
@@ -1858,7 +2140,8 @@ static void gen_policy(struct buf *b, int pidx, enum kind k, int depth)
 		if (k == K_AUX)
 			pct = 95;
 		/* a running context takes new intervals only */
-		if (k == K_ATTRS && cur && cur->state == DAMON_PERF_CTX_STATE_RUNNING &&
+		if (k == K_ATTRS && cur &&
+		    cur->state == DAMON_PERF_CTX_STATE_RUNNING &&
 		    t > DAMON_PERF_ATTRS_A_UPDATE_US)
 			pct = 10;
 		if (!chance(pct))
@@ -1869,30 +2152,45 @@ static void gen_policy(struct buf *b, int pidx, enum kind k, int depth)
 		if (k == K_FILTER && t == DAMON_PERF_FILTER_A_TID)
 			reps = 1 + (int)rr(3);
 		if (chance(mutate_pct / 10))
-			reps++;			/* duplicated */
+			reps++; /* duplicated */
 		for (i = 0; i < reps; i++)
 			gen_attr(b, t, pa, k, depth);
 	}
-	if (chance(mutate_pct / 10)) {		/* unknown type */
+	if (chance(mutate_pct / 10)) { /* unknown type */
 		uint32_t v = (uint32_t)rnd();
 
-		put_attr(b, (uint16_t)(chance(50) ? MAXATTR + rr(100) : rr(MAXATTR)), &v, 4);
+		put_attr(b,
+			 (uint16_t)(chance(50) ? MAXATTR + rr(100) :
+						 rr(MAXATTR)),
+			 &v, 4);
 	}
 }
 
 /* Command weights: configuration often, start/stop/new/delete less. */
 static int pick_cmd(void)
 {
-	static const struct { int cmd, w; } tab[] = {
-		{ DAMON_PERF_CMD_CTX_NEW, 4 }, { DAMON_PERF_CMD_CTX_DEL, 1 },
-		{ DAMON_PERF_CMD_CTX_GET, 6 }, { DAMON_PERF_CMD_SET_ATTRS, 14 },
-		{ DAMON_PERF_CMD_TARGET_ADD, 10 }, { DAMON_PERF_CMD_TARGET_DEL, 5 },
-		{ DAMON_PERF_CMD_PROBE_ADD, 12 }, { DAMON_PERF_CMD_PROBE_DEL, 5 },
-		{ DAMON_PERF_CMD_SET_FILTERS, 12 }, { DAMON_PERF_CMD_START, 3 },
-		{ DAMON_PERF_CMD_STOP, 3 }, { DAMON_PERF_CMD_SNAPSHOT_GET, 4 },
-		{ DAMON_PERF_CMD_STATS_GET, 1 }, { DAMON_PERF_CMD_MONITOR_SUBSCRIBE, 1 },
-		{ DAMON_PERF_CMD_MONITOR_UNSUBSCRIBE, 1 }, { DAMON_PERF_CMD_AGGREGATION, 1 },
-		{ DAMON_PERF_CMD_AUX_ATTACH, 6 }, { 0, 1 }, { 200, 1 },
+	static const struct {
+		int cmd, w;
+	} tab[] = {
+		{ DAMON_PERF_CMD_CTX_NEW, 4 },
+		{ DAMON_PERF_CMD_CTX_DEL, 1 },
+		{ DAMON_PERF_CMD_CTX_GET, 6 },
+		{ DAMON_PERF_CMD_SET_ATTRS, 14 },
+		{ DAMON_PERF_CMD_TARGET_ADD, 10 },
+		{ DAMON_PERF_CMD_TARGET_DEL, 5 },
+		{ DAMON_PERF_CMD_PROBE_ADD, 12 },
+		{ DAMON_PERF_CMD_PROBE_DEL, 5 },
+		{ DAMON_PERF_CMD_SET_FILTERS, 12 },
+		{ DAMON_PERF_CMD_START, 3 },
+		{ DAMON_PERF_CMD_STOP, 3 },
+		{ DAMON_PERF_CMD_SNAPSHOT_GET, 4 },
+		{ DAMON_PERF_CMD_STATS_GET, 1 },
+		{ DAMON_PERF_CMD_MONITOR_SUBSCRIBE, 1 },
+		{ DAMON_PERF_CMD_MONITOR_UNSUBSCRIBE, 1 },
+		{ DAMON_PERF_CMD_AGGREGATION, 1 },
+		{ DAMON_PERF_CMD_AUX_ATTACH, 6 },
+		{ 0, 1 },
+		{ 200, 1 },
 	};
 	int total = 0, i, x, live = 0;
 
@@ -1957,16 +2255,18 @@ static int do_fuzz(struct nl *nl, unsigned long count, uint64_t seed)
 		cur = mrandom();
 		cur_fd = nl->fd;
 		if (cmd > 0 && cmd < 64 && ops[cmd].present) {
-			dump = !ops[cmd].do_idx || (ops[cmd].dump_idx && chance(50));
+			dump = !ops[cmd].do_idx ||
+			       (ops[cmd].dump_idx && chance(50));
 			pidx = (dump ? ops[cmd].dump_idx : ops[cmd].do_idx) - 1;
 		}
 		if (chance(mutate_pct / 10)) {
-			dump = !dump;			/* the other kind */
+			dump = !dump; /* the other kind */
 			mutated = 1;
 		}
 		msg_begin(&b, fam, (uint8_t)cmd, dump ? NLM_F_DUMP : NLM_F_ACK);
 		if (chance(mutate_pct / 25)) {
-			((struct genlmsghdr *)(b.d + NLMSG_HDRLEN))->reserved = (uint16_t)(1 + rr(100));
+			((struct genlmsghdr *)(b.d + NLMSG_HDRLEN))->reserved =
+				(uint16_t)(1 + rr(100));
 			mutated = 1;
 		}
 		if (pidx >= 0 && pol[pidx].present)
@@ -1978,9 +2278,11 @@ static int do_fuzz(struct nl *nl, unsigned long count, uint64_t seed)
 			b.len = NLMSG_HDRLEN + rr(b.len - NLMSG_HDRLEN);
 			mutated = 1;
 		}
-		if (chance(mutate_pct / 20) && b.len >= NLMSG_HDRLEN + GENL_HDRLEN + 4) {
+		if (chance(mutate_pct / 20) &&
+		    b.len >= NLMSG_HDRLEN + GENL_HDRLEN + 4) {
 			/* an attribute claims more than its parent holds */
-			struct nlattr *a = (void *)(b.d + NLMSG_HDRLEN + GENL_HDRLEN);
+			struct nlattr *a =
+				(void *)(b.d + NLMSG_HDRLEN + GENL_HDRLEN);
 
 			a->nla_len = (uint16_t)(a->nla_len + 4 + rr(64));
 			mutated = 1;
@@ -1991,39 +2293,49 @@ static int do_fuzz(struct nl *nl, unsigned long count, uint64_t seed)
 		st.sent++;
 		if (!r.acked) {
 			if (!subscribed)
-				fail("fuzz: message %lu (cmd %d): no reply", i, cmd);
+				fail("fuzz: message %lu (cmd %d): no reply", i,
+				     cmd);
 			continue;
 		}
 		kcmd = cmd > 0 && cmd < 64 && ops[cmd].present;
 		if (r.err > 0) {
-			fail("fuzz: message %lu (cmd %d): ack carries %d, no errno", i, cmd, r.err);
+			fail("fuzz: message %lu (cmd %d): ack carries %d, no errno",
+			     i, cmd, r.err);
 			continue;
 		}
-		if (r.err && r.has_msg && verbose && cmd >= 0 && cmd < 64 && shown[cmd]++ < 6)
-			printf("nlattack: fuzz: cmd %d refused: %d %s\n", cmd, r.err, r.msg);
+		if (r.err && r.has_msg && verbose && cmd >= 0 && cmd < 64 &&
+		    shown[cmd]++ < 6)
+			printf("nlattack: fuzz: cmd %d refused: %d %s\n", cmd,
+			       r.err, r.msg);
 		if (getenv("NLATTACK_TRACE")) {
-			printf("nlattack: trace %lu: cmd %d%s ctx %u: %d %s\n", i, cmd,
-			       dump ? " dump" : "", cur ? cur->id : 0, r.err, r.msg);
+			printf("nlattack: trace %lu: cmd %d%s ctx %u: %d %s\n",
+			       i, cmd, dump ? " dump" : "", cur ? cur->id : 0,
+			       r.err, r.msg);
 		}
 		if (!r.err) {
 			st.ok++;
 			if (cmd >= 0 && cmd < 64)
 				st.by_cmd_ok[cmd]++;
 			if (!kcmd)
-				fail("fuzz: command %d is no command but was accepted", cmd);
+				fail("fuzz: command %d is no command but was accepted",
+				     cmd);
 			else
 				model_apply(nl, &b, ids[0], ids[1]);
 		} else if (r.has_msg) {
 			st.refused++;
-		} else if (!kcmd || (r.err == -EOPNOTSUPP && (dump ? !ops[cmd].dump_idx : !ops[cmd].do_idx)) ||
-			   (r.err == -EINVAL && b.len < NLMSG_HDRLEN + GENL_HDRLEN)) {
-			st.bare_genl++;		/* genetlink's own answers */
+		} else if (!kcmd ||
+			   (r.err == -EOPNOTSUPP &&
+			    (dump ? !ops[cmd].dump_idx : !ops[cmd].do_idx)) ||
+			   (r.err == -EINVAL &&
+			    b.len < NLMSG_HDRLEN + GENL_HDRLEN)) {
+			st.bare_genl++; /* genetlink's own answers */
 		} else {
 			fail("fuzz: message %lu (cmd %d%s, %zu bytes): error %d without an extack message",
 			     i, cmd, dump ? " dump" : "", b.len, r.err);
 		}
 		if (i && i % 2000 == 0 && verbose)
-			printf("nlattack: fuzz: %lu sent in %.1f s\n", i, now() - t0);
+			printf("nlattack: fuzz: %lu sent in %.1f s\n", i,
+			       now() - t0);
 		if (i && i % 20000 == 0) {
 			/* a new socket: what the old one held goes with it */
 			close(nl->fd);
@@ -2040,12 +2352,15 @@ static int do_fuzz(struct nl *nl, unsigned long count, uint64_t seed)
 			continue;
 		models++;
 		if (!fc.seen[k])
-			fail("final: the model's context %u (%s) is gone", model[k].id, model[k].name);
+			fail("final: the model's context %u (%s) is gone",
+			     model[k].id, model[k].name);
 	}
-	printf("nlattack: fuzz: %lu messages, seed %" PRIu64 ": %lu accepted, %lu refused with an "
+	printf("nlattack: fuzz: %lu messages, seed %" PRIu64
+	       ": %lu accepted, %lu refused with an "
 	       "extack message, %lu bare genetlink errors (unknown command or short header); "
 	       "%lu socket overruns, %lu timeouts\n",
-	       st.sent, seed, st.ok, st.refused, st.bare_genl, overruns, timeouts);
+	       st.sent, seed, st.ok, st.refused, st.bare_genl, overruns,
+	       timeouts);
 	printf("nlattack: fuzz: %.0f s\n", now() - t0);
 	printf("nlattack: fuzz: accepted per command:");
 	for (k = 0; k < 64; k++)
@@ -2059,10 +2374,24 @@ static int do_fuzz(struct nl *nl, unsigned long count, uint64_t seed)
 
 /* ---- fault injection ---- */
 
-enum step { S_CTX_NEW, S_TARGET_ADD, S_PROBE_ADD, S_SET_FILTERS, S_SET_ATTRS, S_START, S_NR };
+enum step {
+	S_CTX_NEW,
+	S_TARGET_ADD,
+	S_PROBE_ADD,
+	S_SET_FILTERS,
+	S_SET_ATTRS,
+	S_START,
+	S_NR
+};
 
-static const char *const step_name[S_NR] = { "context creation", "target add", "probe add",
-	"filters", "attributes (ring size)", "start (probe arm, rings, kdamond)" };
+static const char *const step_name[S_NR] = {
+	"context creation",
+	"target add",
+	"probe add",
+	"filters",
+	"attributes (ring size)",
+	"start (probe arm, rings, kdamond)"
+};
 
 /* The request of @st against context @id (0 for CTX_NEW). */
 static void step_msg(struct buf *b, int st, uint32_t id, pid_t pid)
@@ -2075,25 +2404,15 @@ static void step_msg(struct buf *b, int st, uint32_t id, pid_t pid)
 		put_str(b, DAMON_PERF_A_CTX_NAME, "inj");
 		break;
 	case S_TARGET_ADD:
-		msg_begin(b, fam, DAMON_PERF_CMD_TARGET_ADD, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
-		n = nest_start(b, DAMON_PERF_A_TARGET);
-		put_u32(b, DAMON_PERF_TARGET_A_PID, (uint32_t)pid);
-		nest_end(b, n);
+		ctx_msg(b, DAMON_PERF_CMD_TARGET_ADD, id);
+		put_pid_target(b, pid);
 		break;
 	case S_PROBE_ADD:
-		msg_begin(b, fam, DAMON_PERF_CMD_PROBE_ADD, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
-		n = nest_start(b, DAMON_PERF_A_PROBE);
-		put_u32(b, DAMON_PERF_PROBE_A_TYPE, 1);
-		put_u64(b, DAMON_PERF_PROBE_A_CONFIG, 2);
-		put_u64(b, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, 1);
-		put_flag(b, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL);
-		nest_end(b, n);
+		ctx_msg(b, DAMON_PERF_CMD_PROBE_ADD, id);
+		put_fault_probe(b);
 		break;
 	case S_SET_FILTERS:
-		msg_begin(b, fam, DAMON_PERF_CMD_SET_FILTERS, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
+		ctx_msg(b, DAMON_PERF_CMD_SET_FILTERS, id);
 		n = nest_start(b, DAMON_PERF_A_FILTERS);
 		m = nest_start(b, DAMON_PERF_FILTERS_A_FILTER);
 		put_u32(b, DAMON_PERF_FILTER_A_TYPE, DAMON_PERF_FILTER_CPUMASK);
@@ -2108,8 +2427,7 @@ static void step_msg(struct buf *b, int st, uint32_t id, pid_t pid)
 		nest_end(b, n);
 		break;
 	case S_SET_ATTRS:
-		msg_begin(b, fam, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
+		ctx_msg(b, DAMON_PERF_CMD_SET_ATTRS, id);
 		n = nest_start(b, DAMON_PERF_A_ATTRS);
 		put_u32(b, DAMON_PERF_ATTRS_A_RING_SIZE, 4096);
 		put_u64(b, DAMON_PERF_ATTRS_A_SAMPLE_US, 2000);
@@ -2117,8 +2435,7 @@ static void step_msg(struct buf *b, int st, uint32_t id, pid_t pid)
 		nest_end(b, n);
 		break;
 	default:
-		msg_begin(b, fam, DAMON_PERF_CMD_START, NLM_F_ACK);
-		put_u32(b, DAMON_PERF_A_CTX_ID, id);
+		ctx_msg(b, DAMON_PERF_CMD_START, id);
 		break;
 	}
 	msg_end(b);
@@ -2145,7 +2462,8 @@ static uint32_t step_setup(struct nl *nl, int st, pid_t pid)
 		step_msg(&b, i, id, pid);
 		xfer(nl, &b, NULL, NULL, &r);
 		if (r.err) {
-			fail("inject: setup: %s: %d %s", step_name[i], r.err, r.msg);
+			fail("inject: setup: %s: %d %s", step_name[i], r.err,
+			     r.msg);
 			return 0;
 		}
 	}
@@ -2170,11 +2488,16 @@ static int step_built(struct nl *nl, int st, uint32_t id)
 	if (get_ctx(nl, id, &k))
 		return -1;
 	switch (st) {
-	case S_TARGET_ADD: return k.nt > 0;
-	case S_PROBE_ADD: return k.p[1].used || k.p[2].used || k.p[3].used;
-	case S_SET_FILTERS: return k.nf > 0;
-	case S_SET_ATTRS: return k.attrs[DAMON_PERF_ATTRS_A_RING_SIZE] == 4096;
-	default: return k.state == DAMON_PERF_CTX_STATE_RUNNING;
+	case S_TARGET_ADD:
+		return k.nt > 0;
+	case S_PROBE_ADD:
+		return k.p[1].used || k.p[2].used || k.p[3].used;
+	case S_SET_FILTERS:
+		return k.nf > 0;
+	case S_SET_ATTRS:
+		return k.attrs[DAMON_PERF_ATTRS_A_RING_SIZE] == 4096;
+	default:
+		return k.state == DAMON_PERF_CTX_STATE_RUNNING;
 	}
 }
 
@@ -2204,7 +2527,7 @@ static int do_inject(struct nl *nl, pid_t pid)
 			xfer(nl, &b, reply_id_cb, &nid, &r);
 			inject_n = 0;
 			if (!inject_fired)
-				break;		/* fewer than n fault sites: all done */
+				break; /* fewer than n fault sites: all done */
 			injected++;
 			if (!r.acked && r.err == -ETIMEDOUT) {
 				/* the failed allocation was netlink's own reply or ack */
@@ -2212,7 +2535,8 @@ static int do_inject(struct nl *nl, pid_t pid)
 				continue;
 			}
 			if (!r.acked || r.err > 0) {
-				fail("inject: %s, site %d: no proper reply (%d)", step_name[st], n, r.err);
+				fail("inject: %s, site %d: no proper reply (%d)",
+				     step_name[st], n, r.err);
 				continue;
 			}
 			built = step_built(nl, st, id);
@@ -2231,7 +2555,7 @@ static int do_inject(struct nl *nl, pid_t pid)
 					fail("inject: %s, site %d: retry succeeded, nothing built",
 					     step_name[st], n);
 			} else {
-				survived++;	/* a failure the kernel absorbed */
+				survived++; /* a failure the kernel absorbed */
 				if (built != 1)
 					fail("inject: %s, site %d: succeeded, nothing built",
 					     step_name[st], n);
@@ -2255,7 +2579,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
-		fprintf(stderr, "usage: nlattack policy | sweep | fuzz COUNT [SEED]\n");
+		fprintf(stderr,
+			"usage: nlattack policy | sweep | fuzz COUNT [SEED]\n");
 		return 2;
 	}
 	nl_open(&nl);
@@ -2270,15 +2595,18 @@ int main(int argc, char **argv)
 		start_faulters();
 		ret = do_sweep(&nl);
 	} else if (!strcmp(argv[1], "fuzz") && argc >= 3) {
-		uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 0) : (uint64_t)time(NULL);
+		uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 0) :
+					   (uint64_t)time(NULL);
 
-		fault_pause_us = 20000;	/* targets more than sample sources here */
+		fault_pause_us =
+			20000; /* targets more than sample sources here */
 		start_faulters();
 		if (getenv("NLATTACK_MUTATE"))
 			mutate_pct = atoi(getenv("NLATTACK_MUTATE"));
 		ret = do_fuzz(&nl, strtoul(argv[2], NULL, 0), seed);
 	} else {
-		fprintf(stderr, "usage: nlattack policy | sweep | fuzz COUNT [SEED]\n");
+		fprintf(stderr,
+			"usage: nlattack policy | sweep | fuzz COUNT [SEED]\n");
 		ret = 2;
 	}
 	stop_faulters();

@@ -28,7 +28,7 @@
 #define PAGE 4096UL
 
 static unsigned long secs = 30;
-static pid_t worker_tid;	/* __atomic: set by the worker */
+static pid_t worker_tid; /* __atomic: set by the worker */
 
 static void *worker(void *arg)
 {

@@ -13,17 +13,10 @@ probe_add() {
 	raw PROBE_ADD -a "$A_CTX_NAME:str:$1" \
 		-a "$A_PROBE:nest:$(nla_u32 $PROBE_A_TYPE "$2")$(nla_u64 $PROBE_A_CONFIG "$3")$(nla_u64 $PROBE_A_SAMPLE_PERIOD "$4")$(nla_flag $PROBE_A_EXCLUDE_KERNEL)$_f"
 }
-ctx_new() { raw CTX_NEW -a "$A_CTX_NAME:str:$1" -a "$A_CTX_OPS:u32:$OPS_VADDR"; }
-ctx_del() { raw CTX_DEL -a "$A_CTX_NAME:str:$1"; }
-ctx_start() { raw START -a "$A_CTX_NAME:str:$1"; }
 
-if [ ! -x /bin/damonctl ]; then
-	skip "probe attribute errors" "damonctl not in the image"
-	finish
-fi
+need_damonctl "probe attribute errors"
 load_module damon_perf || finish
-sleep 600 &
-SLEEPER=$!
+start_sleeper
 check "context 'bad'" ctx_new bad
 raw TARGET_ADD -a "$A_CTX_NAME:str:bad" \
 	-a "$A_TARGET:nest:$(nla_u32 $TARGET_A_PID $SLEEPER)" >/dev/null 2>&1 ||
@@ -50,11 +43,9 @@ check "context not running after the refused start" sh -c \
 check "delete it" ctx_del bad
 
 # A good probe still works after all that.
-check "page-fault probe starts" damonctl start -n good -p $SLEEPER \
-	-e page-faults --period 1 --exclude-kernel
+check "page-fault probe starts" start_faults good $SLEEPER
 check "delete it" damonctl stop good
 check "perf_stats balanced after the stop" stats_balanced
-kill $SLEEPER 2>/dev/null
-wait $SLEEPER 2>/dev/null
+stop_sleeper
 unload_module damon_perf
 finish

@@ -20,20 +20,11 @@ MIN_SAMPLES=${PERF_E2E_SAMPLES:-1000}
 MIN_AGGRS=${PERF_E2E_AGGRS:-8}
 SAFETY=${PERF_E2E_SAFETY:-400}
 
-if [ ! -x /bin/damonctl ]; then
-	skip "end to end with page-fault samples" "damonctl not in the image"
-	finish
-fi
-nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)
-diag "$(nproc) CPUs, $nodes NUMA nodes, kernel $DAMON_PERF_KERNEL"
+need_damonctl "end to end with page-fault samples"
+diag_machine
 check "NUMA balancing on with fast scans" numa_balancing_fast
 load_module damon_perf || finish
-if start_workload -s 64 -o 16 -h 4 -t 0 -n 2; then
-	ok "workload started"
-else
-	not_ok "workload started"
-	finish
-fi
+workload_started -s 64 -o 16 -h 4 -t 0 -n 2
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
 
@@ -59,7 +50,7 @@ diag "$(col sample_valid) valid samples after ${waited} s"
 # until MIN_AGGRS of them: the hottest region of the first, and every
 # region of all of them for the share below.
 : > /tmp/all.tsv
-top= last= got=0 seen=0
+top='' last='' got=0 seen=0
 while [ $got -lt "$MIN_AGGRS" ] && [ $waited -lt "$SAFETY" ]; do
 	if damonctl report $CTX --json > /tmp/all.json 2>&1; then
 		seq=$(snap_seq /tmp/all.json)
@@ -100,22 +91,11 @@ else
 	not_ok "reports matched regions (match '$match')"
 fi
 
-set -- $top
-if [ -n "$top" ] && overlaps "$1" "$2" "$hs" "$he"; then
-	ok "hottest region $(printf '%#x-%#x' "$1" "$2") (nr_accesses $3)" \
-		"overlaps the hot range $(printf '%#x-%#x' "$hs" "$he")"
-else
-	diag "$(head -c 2000 /tmp/all.json)"
-	not_ok "hottest region '$top' overlaps the hot range" \
-		"$(printf '%#x-%#x' "$hs" "$he")"
-fi
+expect_hottest "$top" 0 "$hs" "$he" /tmp/all.json
 
 # Share of those aggregations' samples in regions overlapping the hot range.
-share=$(awk -v hs="$hs" -v he="$he" '
-	{ all += $4; if ($1 < he && $2 > hs) hot += $4 }
-	END { if (all) printf "%d %d %d\n", hot * 100 / all, hot, all;
-	      else print "0 0 0" }' /tmp/all.tsv)
-set -- $share
+# shellcheck disable=SC2046 # into $1 $2 $3
+set -- $(hot_share /tmp/all.tsv 4 "$hs" "$he")
 if [ "$3" -gt 0 ] && [ "$1" -ge 80 ]; then
 	ok "$1% of $got snapshots' samples ($2 of $3) in regions on the hot range"
 else

@@ -19,10 +19,7 @@ status_field() {
 		sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" | head -n 1
 }
 
-if [ ! -x /bin/damonctl ]; then
-	skip "CPU hotplug while sampling" "damonctl not in the image"
-	finish
-fi
+need_damonctl "CPU hotplug while sampling"
 if [ ! -w "$ONLINE" ]; then
 	skip "CPU hotplug while sampling" "cpu1 cannot be taken offline here"
 	finish
@@ -71,16 +68,10 @@ while [ $i -le "$CYCLES" ]; do
 	sleep 1
 	i=$((i + 1))
 done
-if [ $fail -eq 0 ]; then
-	ok "cpu1 offlined and onlined $CYCLES times while armed"
-else
-	not_ok "cpu1 hotplug ($fail failed transitions)"
-fi
-if [ $resumed -eq "$CYCLES" ]; then
-	ok "samples on cpu1 resumed after every online ($resumed/$CYCLES)"
-else
-	not_ok "samples on cpu1 resumed after every online ($resumed/$CYCLES)"
-fi
+check "cpu1 offlined and onlined $CYCLES times while armed ($fail failed)" \
+	[ $fail -eq 0 ]
+check "samples on cpu1 resumed after every online ($resumed/$CYCLES)" \
+	[ $resumed -eq "$CYCLES" ]
 sleep 2
 after=$(col sample_valid)
 if [ -n "$after" ] && [ "$after" -gt "$before" ]; then

@@ -6,8 +6,6 @@
 # down on unload. The harness fails the run on any splat or leak report.
 . /tests/lib.sh
 
-F=/sys/kernel/debug/damon_perf/perf_stats
-
 raw_start() { raw START -a "$A_CTX_NAME:str:$1"; }
 raw_del() { raw CTX_DEL -a "$A_CTX_NAME:str:$1"; }
 start_ctx() {
@@ -37,10 +35,7 @@ quiet() {
 	if [ "$_a" = "$_b" ]; then ok "$1"; else not_ok "$1 ($_a -> $_b)"; fi
 }
 
-if [ ! -x /bin/damonctl ]; then
-	skip "context lifecycle while sampling" "damonctl not in the image"
-	finish
-fi
+need_damonctl "context lifecycle while sampling"
 numa_balancing_fast
 load_module damon_perf || finish
 start_workload -s 64 -o 16 -h 4 -t 0 -n 2 || { not_ok "workload started"; finish; }

@@ -14,20 +14,13 @@ probe_add() {
 	raw PROBE_ADD -a "$A_CTX_NAME:str:$1" \
 		-a "$A_PROBE:nest:$(nla_u32 $PROBE_A_TYPE "$2")$(nla_u64 $PROBE_A_CONFIG "$3")$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)$(nla_flag $PROBE_A_EXCLUDE_KERNEL)"
 }
-ctx_new() { raw CTX_NEW -a "$A_CTX_NAME:str:$1" -a "$A_CTX_OPS:u32:$OPS_VADDR"; }
-ctx_del() { raw CTX_DEL -a "$A_CTX_NAME:str:$1"; }
 
-if [ ! -x /bin/damonctl ]; then
-	skip "PMU ownership" "damonctl not in the image"
-	finish
-fi
+need_damonctl "PMU ownership"
 load_module damon_perf || finish
-sleep 600 &
-SLEEPER=$!
+start_sleeper
 
 check "owner: context 'own1' with a page-fault probe" \
-	damonctl start -n own1 -p $SLEEPER -e page-faults --period 1 \
-	--exclude-kernel
+	start_faults own1 $SLEEPER
 id1=$(damonctl status --json | tr -d ' \n' |
 	sed -n 's/.*"id":\([0-9]*\),"name":"own1".*/\1/p')
 [ -n "$id1" ] || id1='[0-9]+'
@@ -61,12 +54,9 @@ expect_err "own1: fourth probe gets ENOSPC" ENOSPC "3 perf probes" \
 check "delete own1" damonctl stop own1
 check "own3 now may take PMU type 1" probe_add own3 1 2
 check "delete own3" ctx_del own3
-check "own2 may start on PMU type 1 now" \
-	damonctl start -n own2 -p $SLEEPER -e page-faults --period 1 \
-	--exclude-kernel
+check "own2 may start on PMU type 1 now" start_faults own2 $SLEEPER
 check "delete own2" damonctl stop own2
 check "perf_stats balanced after the stop" stats_balanced
-kill $SLEEPER 2>/dev/null
-wait $SLEEPER 2>/dev/null
+stop_sleeper
 unload_module damon_perf
 finish

@@ -16,14 +16,6 @@
 
 CTX=phys
 WAIT=${PERF_PADDR_WAIT:-12}
-F=/sys/kernel/debug/damon_perf/perf_stats
-
-col() {
-	awk -v c="$1" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == "total" { if (c in h) print $h[c]; exit }' "$F"
-}
-
 # pfns VADDR NPAGES: "vaddr paddr" of every present page (pagemap: bit 63
 # present, bits 0-54 the PFN; read as root).
 pfns() {
@@ -42,17 +34,6 @@ pfns() {
 			va += 4096
 		}
 	}'
-}
-
-# regions FILE: "start end nr_accesses" per region, ascending.
-regions() {
-	awk '
-		/"regions": \[/ { in_r = 1; next }
-		!in_r { next }
-		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
-		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
-		/"nr_accesses":/ { gsub(/[^0-9]/, ""); n = $0 }
-		/"target_id":/ { print s, e, n }' "$1" | sort -n -k1,1
 }
 
 # expect_ge DESC A B: A >= B.
@@ -83,40 +64,21 @@ ram_ranges() {
 	}' /proc/iomem
 }
 
-# quiet CMD...: run CMD with the workload stopped. Creating the first or
-# releasing the last page-fault counter flips a static key, patching the
-# page-fault path with int3 while the workload's CPU runs it; under TCG
-# that once ended in "Oops: int3" in do_user_addr_fault (6.12 guest).
-quiet() {
-	kill -STOP "$WORKLOAD_PID"
-	"$@"
-	_rc=$?
-	kill -CONT "$WORKLOAD_PID"
-	return $_rc
-}
-
-if [ ! -x /bin/damonctl ]; then
-	skip "paddr end to end" "damonctl not in the image"
-	finish
-fi
-nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)
-diag "$(nproc) CPUs, $nodes NUMA nodes, kernel $DAMON_PERF_KERNEL"
+need_damonctl "paddr end to end"
+diag_machine
 check "NUMA balancing on with fast scans" numa_balancing_fast
 load_module damon_perf || finish
 # Both threads on CPU 0, so on node 0 with their pages from the start:
 # hinting faults keep coming (two threads), but no page migrates, and a
 # frame read from pagemap is the frame the samples were translated to.
 taskset -p 1 $$ > /dev/null
-if ! start_workload -s 64 -o 16 -h 4 -t 0 -n 2; then
-	not_ok "workload started"
-	finish
-fi
+workload_started -s 64 -o 16 -h 4 -t 0 -n 2
 taskset -p ffffffff $$ > /dev/null
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
 hpages=$(((he - hs) / 4096))
 
-echo reset > "$F"
+echo reset > "$PERF_STATS"
 ram=$(ram_ranges)
 diag "System RAM: $ram"
 # --split random: this test checks which frames the samples are credited
@@ -125,9 +87,9 @@ diag "System RAM: $ram"
 # hot range when hinting faults are sparse (7.2: 58%); how closely regions
 # follow the samples is accuracy.sh's subject.
 check "damonctl start: paddr over System RAM, page faults, --phys-addr" \
-	quiet damonctl start -n $CTX --ops paddr $ram -e page-faults --period 1 \
-	--exclude-kernel --phys-addr --sample-us 10000 --aggr-us 3000000 \
-	--min-nr-regions 1000 --max-nr-regions 2000 --split random
+	workload_paused damonctl start -n $CTX --ops paddr $ram -e page-faults \
+	--period 1 --exclude-kernel --phys-addr --sample-us 10000 \
+	--aggr-us 3000000 --min-nr-regions 1000 --max-nr-regions 2000 --split random
 sleep "$WAIT"
 
 # The same moment: pagemap, the last aggregation, pagemap again (again
@@ -143,7 +105,7 @@ while [ $i -lt 3 ]; do
 		"$(wc -l < /tmp/pm1) lines"
 	sleep 1
 done
-regions /tmp/phys.json > /tmp/phys.tsv
+regions /tmp/phys.json | sort -n -k1,1 > /tmp/phys.tsv
 ws=$(awk '/"working_set_bytes":/ { gsub(/[^0-9]/, ""); print; exit }' \
 	/tmp/phys.json)
 damonctl report $CTX --hot 6 2>&1 | while read -r l; do diag "$l"; done
@@ -193,6 +155,7 @@ fi
 # hot range (accessed regions holding its frames) cannot be below the
 # 1 MiB blocks that hold them, nor far above. Accessed regions without a
 # hot frame are the other processes' pages (shell, damonctl): shown.
+# shellcheck disable=SC2046 # into $1 $2
 set -- $(awk 'NR == FNR { if ($3 > 0) { s[++nr] = $1; e[nr] = $2 }; next }
 	{
 		while (j <= nr && e[j] <= $1 + 0) j++
@@ -217,7 +180,7 @@ else
 		"(want $((hb / 2))..$wmax: $blocks MiB blocks hold its frames)"
 fi
 
-check "damonctl stop" quiet damonctl stop $CTX
+check "damonctl stop" workload_paused damonctl stop $CTX
 stop_workload
 cb=$(col callback)
 classes=$(($(col sample_valid) + $(col sample_null) + $(col sample_addr_zero) +
@@ -251,12 +214,12 @@ expect_ge "no sample refused for not asking: --phys-addr given" 0 \
 # Without --phys-addr nothing is translated: every sample with a virtual
 # address only is counted as sample_no_phys, none becomes a report.
 if start_workload -s 16 -o 0 -h 8 -t 0 -n 1 -w -f; then
-	echo reset > "$F"
+	echo reset > "$PERF_STATS"
 	check "damonctl start: paddr without --phys-addr" \
-		quiet damonctl start -n $CTX --ops paddr $ram -e page-faults \
-		--period 1 --exclude-kernel
+		workload_paused damonctl start -n $CTX --ops paddr $ram \
+		-e page-faults --period 1 --exclude-kernel
 	sleep 2
-	check "damonctl stop" quiet damonctl stop $CTX
+	check "damonctl stop" workload_paused damonctl stop $CTX
 	stop_workload
 	expect_ge "without --phys-addr: samples counted as sample_no_phys" \
 		"$(col sample_no_phys)" 1

@@ -15,14 +15,6 @@
 
 CTX=period
 SECS=${PERF_PERIOD_SECS:-3}
-F=/sys/kernel/debug/damon_perf/perf_stats
-
-col() {
-	awk -v c="$1" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == "total" { if (c in h) print $h[c]; exit }' "$F"
-}
-
 # faults: minor + major faults of the workload so far.
 faults() {
 	awk '{ print $10 + $12 }' "/proc/$WORKLOAD_PID/stat"
@@ -52,37 +44,19 @@ regions() {
 		END { print "aggr", aggr, seq }' "$1"
 }
 
-# quiet CMD...: run CMD with the workload stopped. Creating the first or
-# releasing the last page-fault counter flips a static key, patching the
-# page-fault path with int3 while the workload's CPU runs it; under TCG
-# that once ended in "Oops: int3" in do_user_addr_fault (6.12 guest).
-quiet() {
-	kill -STOP "$WORKLOAD_PID"
-	"$@"
-	_rc=$?
-	kill -CONT "$WORKLOAD_PID"
-	return $_rc
-}
-
-if [ ! -x /bin/damonctl ]; then
-	skip "sample periods of a software probe" "damonctl not in the image"
-	finish
-fi
+need_damonctl "sample periods of a software probe"
 load_module damon_perf || finish
-if ! start_workload -s 8 -o 0 -h 8 -t 0 -n 1 -w -f; then
-	not_ok "workload started"
-	finish
-fi
+workload_started -s 8 -o 0 -h 8 -t 0 -n 1 -w -f
 
 # run_period N: samples and faults of SECS seconds at period N, then the
 # rows "hits rate aggr_us" of the next aggregations (faults come in bursts:
 # one aggregation may have none) in /tmp/period-N.tsv. Prints "SAMPLES
 # FAULTS_IN_WINDOW FAULTS_AROUND".
 run_period() {
-	echo reset > "$F"
+	echo reset > "$PERF_STATS"
 	fa=$(faults)
-	quiet damonctl start -n $CTX -p "$WORKLOAD_PID" -e page-faults \
-		--period "$1" --exclude-kernel --sample-us 10000 \
+	workload_paused damonctl start -n $CTX -p "$WORKLOAD_PID" \
+		-e page-faults --period "$1" --exclude-kernel --sample-us 10000 \
 		--aggr-us 500000 > /tmp/start.out 2>&1 ||
 		{ cat /tmp/start.out; echo "0 0 0"; return; }
 	f0=$(faults)
@@ -103,7 +77,7 @@ run_period() {
 		last=$seq
 		sleep 0.3
 	done
-	quiet damonctl stop $CTX > /dev/null 2>&1
+	workload_paused damonctl stop $CTX > /dev/null 2>&1
 	fb=$(faults)
 	echo "period $1: match $(col match) miss_region $(col miss_region)" \
 		"miss_tgid $(col miss_tgid) stale $(col stale)" \
@@ -125,9 +99,11 @@ expect_period() {
 	fi
 }
 
+# shellcheck disable=SC2046 # into $1 $2 $3
 set -- $(run_period 10)
 diag "$(cat /tmp/period-10.diag)"
 expect_period 10 "$@"
+# shellcheck disable=SC2046 # into $1 $2 $3
 set -- $(run_period 100)
 diag "$(cat /tmp/period-100.diag)"
 expect_period 100 "$@"
@@ -152,9 +128,9 @@ fi
 
 # Frequency mode: the kernel adapts the period; rate must estimate the
 # faults per second (sum of periods), not the 100 samples per second.
-echo reset > "$F"
-check "damonctl start --freq 100" quiet damonctl start -n $CTX \
-	-p "$WORKLOAD_PID" -e page-faults --freq 100 --exclude-kernel \
+echo reset > "$PERF_STATS"
+check "damonctl start --freq 100" workload_paused damonctl start \
+	-n $CTX -p "$WORKLOAD_PID" -e page-faults --freq 100 --exclude-kernel \
 	--sample-us 10000 --aggr-us 1000000
 sleep 2
 f0=$(faults)
@@ -175,8 +151,9 @@ while [ $i -lt 10 ]; do
 done
 f1=$(faults)
 t1=$(awk '{ print int($1 * 1000) }' /proc/uptime)
-check "damonctl stop" quiet damonctl stop $CTX
+check "damonctl stop" workload_paused damonctl stop $CTX
 fps=$(( (f1 - f0) * 1000 / (t1 - t0) ))
+# shellcheck disable=SC2046 # into $1 $2 $3
 set -- $(awk '{ r += $1; h += $2; n++ }
 	END { if (n) printf "%d %d %d\n", r / n, h, n; else print "0 0 0" }' \
 	/tmp/freq.tsv)

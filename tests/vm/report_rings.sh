@@ -26,18 +26,10 @@ expect_ge() {
 	fi
 }
 
-if [ ! -x /bin/damonctl ]; then
-	skip "report rings with page-fault samples" "damonctl not in the image"
-	finish
-fi
+need_damonctl "report rings with page-fault samples"
 check "NUMA balancing on with fast scans" numa_balancing_fast
 load_module damon_perf || finish
-if start_workload -s 32 -o 8 -h 4 -t 0 -n 2; then
-	ok "workload started"
-else
-	not_ok "workload started"
-	finish
-fi
+workload_started -s 32 -o 8 -h 4 -t 0 -n 2
 
 check "damonctl start with $RING-entry rings" \
 	damonctl start -n $CTX -p "$WORKLOAD_PID" -e page-faults --period 1 \

@@ -46,21 +46,28 @@ wait_exit() {
 	return 0
 }
 
-if [ ! -x /bin/damonctl ]; then
-	skip "SPE end to end" "damonctl not in the image"
-	finish
-fi
+# attach_bg OUT ARGS...: damonctl spe attach ARGS in the background (pid in
+# apid, output in OUT) until it says "attached" or exits, 10 s at most.
+attach_bg() {
+	_o=$1
+	shift
+	damonctl spe attach "$@" > "$_o" 2>&1 &
+	apid=$!
+	_i=0
+	while [ $_i -lt 50 ] && ! grep -q '^attached' "$_o"; do
+		kill -0 $apid 2>/dev/null || break
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+}
+
+need_damonctl "SPE end to end"
 if [ ! -f "$DAMON_PERF_MODDIR/damon_perf_testpmu.ko" ]; then
 	skip "SPE end to end" "no test PMU module (debug kernel only)"
 	finish
 fi
 load_module damon_perf || finish
-if start_workload -s 64 -o 16 -h 4 -t 0 -n 1; then
-	ok "workload started"
-else
-	not_ok "workload started"
-	finish
-fi
+workload_started -s 64 -o 16 -h 4 -t 0 -n 1
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
 line=$(grep '^WORKLOAD pid=' /tmp/workload.out)
@@ -106,14 +113,7 @@ else
 	not_ok "spe attach of a PMU without AUX tracing (exit $rc)"
 fi
 
-damonctl spe attach $CTX -e $EVENT --aux-pages 16 > /tmp/attach.out 2>&1 &
-apid=$!
-i=0
-while [ $i -lt 50 ] && ! grep -q '^attached' /tmp/attach.out; do
-	kill -0 $apid 2>/dev/null || break
-	sleep 0.2
-	i=$((i + 1))
-done
+attach_bg /tmp/attach.out $CTX -e $EVENT --aux-pages 16
 diag "$(cat /tmp/attach.out)"
 if grep -q "^attached $(nproc) AUX buffer" /tmp/attach.out; then
 	ok "spe attach: one AUX buffer per CPU handed over"
@@ -137,15 +137,7 @@ done
 damonctl report $CTX 2>&1 | head -n 12 | while read -r l; do diag "$l"; done
 F=/sys/kernel/debug/damon_perf/perf_stats
 [ -r $F ] && diag "$(cat $F)"
-set -- $top
-if [ -n "$top" ] && [ "${3:-0}" -gt 0 ] && overlaps "$1" "$2" "$hs" "$he"; then
-	ok "hottest region $(printf '%#x-%#x' "$1" "$2") (nr_accesses $3)" \
-		"overlaps the hot range $(printf '%#x-%#x' "$hs" "$he")"
-else
-	diag "$(cat /tmp/hot.json)"
-	not_ok "hottest region '$top' overlaps the hot range" \
-		"$(printf '%#x-%#x' "$hs" "$he")"
-fi
+expect_hottest "$top" 1 "$hs" "$he" /tmp/hot.json
 if grep -q '"probe_hits"' /tmp/hot.json &&
    awk '/"probe_hits": \[/ { p = 1; n = 0; next }
 	p && /\]/ { p = 0; next }
@@ -173,11 +165,8 @@ while [ $i -lt 6 ]; do
 	sleep 0.5
 	i=$((i + 1))
 done
-share=$(awk -v hs="$hs" -v he="$he" '
-	{ all += $3; if ($1 < he && $2 > hs) hot += $3 }
-	END { if (all) printf "%d %d %d\n", hot * 100 / all, hot, all;
-	      else print "0 0 0" }' /tmp/all.tsv)
-set -- $share
+# shellcheck disable=SC2046 # into $1 $2 $3
+set -- $(hot_share /tmp/all.tsv 3 "$hs" "$he")
 if [ "$3" -gt 0 ] && [ "$1" -ge 60 ]; then
 	ok "$1% of the AUX hits of 6 snapshots ($2 of $3) on the hot range"
 else
@@ -200,15 +189,7 @@ if echo "$st" | grep -q running; then ok "context still runs after detach"
 else diag "$st"; not_ok "context still runs after detach"; fi
 
 # Again, and let the context stop underneath.
-damonctl spe attach $CTX -e $EVENT --aux-pages 4 --poll-ms 100 \
-	> /tmp/attach2.out 2>&1 &
-apid=$!
-i=0
-while [ $i -lt 50 ] && ! grep -q '^attached' /tmp/attach2.out; do
-	kill -0 $apid 2>/dev/null || break
-	sleep 0.2
-	i=$((i + 1))
-done
+attach_bg /tmp/attach2.out $CTX -e $EVENT --aux-pages 4 --poll-ms 100
 check "re-attach after a detach" grep -q '^attached' /tmp/attach2.out
 sleep 2
 check "damonctl stop" damonctl stop $CTX

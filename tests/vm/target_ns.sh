@@ -80,10 +80,12 @@ EOF
 START=$START unshare -p -f sh /tmp/ns.sh &
 nspid=$!
 wait_line /tmp/ns.ids '.'
-set -- $(cat /tmp/ns.ids)
-lpid=$1 ltid=$2
+read -r lpid ltid < /tmp/ns.ids
 gpid=$(pidof nsprobe | tr ' ' '\n' | sort -n | tail -n 1)
-gtid=$(ls /proc/$gpid/task | grep -v "^$gpid\$" | head -n 1)
+gtid=$(for t in "/proc/$gpid/task/"*; do
+	t=${t##*/}
+	[ "$t" = "$gpid" ] || { echo "$t"; break; }
+done)
 echo "$gtid" > /tmp/ns.gtid
 i=0
 while [ ! -e /tmp/ns.ready ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done

@@ -20,8 +20,8 @@
 void shim_random_seed(u64 seed);
 unsigned long shim_stat(int cpu, int idx);
 
-#define BENCH_BASE	0x100000000UL	/* first address of a target */
-#define BENCH_PID	4242
+#define BENCH_BASE 0x100000000UL /* first address of a target */
+#define BENCH_PID 4242
 
 struct bench_ctx {
 	struct damon_perf_ctx ctx;
@@ -90,7 +90,7 @@ static const struct damon_perf_report one_report = {
 	.paddr = 0x12345000UL,
 	.vaddr = 0x7f0000001000UL,
 	.size = PAGE_SIZE,
-	.time_ns = 1,	/* the overflow handler passes damon_perf_clock_ns() */
+	.time_ns = 1, /* the overflow handler passes damon_perf_clock_ns() */
 	.cpu = 0,
 	.tid = BENCH_PID,
 	.tgid = BENCH_PID,
@@ -163,14 +163,16 @@ void bench_drain_fill_reports(struct bench_ctx *b, unsigned int n,
 	shim_random_seed(seed);
 	for (i = 0; i < n; i++) {
 		struct damon_perf_report *rep = &b->reports[i];
-		unsigned long addr = BENCH_BASE + PAGE_SIZE *
-			(unsigned long)get_random_u32_below((u32)pages);
+		unsigned long addr =
+			BENCH_BASE +
+			PAGE_SIZE *
+				(unsigned long)get_random_u32_below((u32)pages);
 
 		*rep = one_report;
 		rep->paddr = addr;
 		rep->vaddr = addr;
 		rep->cpu = (int)(i % nr_cpu_ids);
-		rep->time_ns = 0;	/* report_access stamps the clock */
+		rep->time_ns = 0; /* report_access stamps the clock */
 	}
 }
 
@@ -200,8 +202,9 @@ unsigned int bench_drain_credit_linear(struct bench_ctx *b)
 
 	for (i = 0; i < b->nr_reports; i++) {
 		const struct damon_perf_report *rep = &b->reports[i];
-		unsigned long addr = b->ctx.ops == DAMON_PERF_OPS_VADDR ?
-				     rep->vaddr : rep->paddr;
+		unsigned long addr = b->ctx.ops == DAMON_PERF_OPS_VADDR
+					     ? rep->vaddr
+					     : rep->paddr;
 
 		for (j = 0; j < d->nr_ents; j++) {
 			const struct damon_perf_drain_ent *e = &d->ents[j];
@@ -245,8 +248,7 @@ unsigned long bench_matched(void)
 	unsigned long n = 0;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		n += shim_stat(cpu, DAMON_PERF_STAT_match);
+	for_each_possible_cpu(cpu) n += shim_stat(cpu, DAMON_PERF_STAT_match);
 	return n;
 }
 
@@ -303,11 +305,13 @@ void bench_regions_credit(struct bench_ctx *b, unsigned int nr,
 			unsigned long addr;
 
 			if (get_random_u32_below(100) < hot_pct)
-				addr = hot_start + PAGE_SIZE *
-				       get_random_u32_below((u32)hot_pages);
+				addr = hot_start +
+				       PAGE_SIZE * get_random_u32_below(
+							   (u32)hot_pages);
 			else
-				addr = BENCH_BASE + PAGE_SIZE *
-				       get_random_u32_below((u32)pages);
+				addr = BENCH_BASE +
+				       PAGE_SIZE *
+					       get_random_u32_below((u32)pages);
 			rep.paddr = addr;
 			damon_perf_drain_report(&b->d, &rep);
 		}
@@ -331,11 +335,10 @@ void bench_regions_aggregate(struct bench_ctx *b, enum bench_split_mode mode)
 		break;
 	}
 	damon_perf_regions_cut_ctx(ctx);
-	damon_perf_for_each_target(t, ctx)
-		max_nr = max(max_nr, damon_perf_regions_max_nr_accesses(t));
+	damon_perf_for_each_target(t, ctx) max_nr =
+		max(max_nr, damon_perf_regions_max_nr_accesses(t));
 	damon_perf_regions_merge_ctx(ctx, max_nr);
-	damon_perf_for_each_target(t, ctx)
-		damon_perf_regions_reset(t);
+	damon_perf_for_each_target(t, ctx) damon_perf_regions_reset(t);
 	damon_perf_regions_split_ctx(ctx);
 }
 

@@ -2,9 +2,9 @@
 /*
  * What the kernel provides to kmod/ring.c, drain.c, regions.c and
  * density.c, for the native microbenchmarks: allocation, per-CPU areas,
- * the monotonic clocks, the out-of-line bsearch() and sort() of lib/, get_random_u32_below(), and the
- * observe API of kmod/stats.c (same per-CPU increments and atomics, no
- * tracepoints, which are off unless enabled).
+ * the monotonic clocks, the out-of-line bsearch() and sort() of lib/,
+ * get_random_u32_below(), and the observe API of kmod/stats.c (same per-CPU
+ * increments and atomics, no tracepoints, which are off unless enabled).
  */
 #include <stdlib.h>
 #include <time.h>
@@ -22,8 +22,8 @@ void *shim_alloc_percpu(size_t size, size_t align)
 
 	if (size > SHIM_PCPU_STRIDE || align > SHIM_PCPU_STRIDE)
 		return NULL;
-	if (posix_memalign(&p, SHIM_PCPU_STRIDE, (size_t)NR_CPUS *
-			   SHIM_PCPU_STRIDE))
+	if (posix_memalign(&p, SHIM_PCPU_STRIDE,
+			   (size_t)NR_CPUS * SHIM_PCPU_STRIDE))
 		return NULL;
 	memset(p, 0, (size_t)NR_CPUS * SHIM_PCPU_STRIDE);
 	return p;
@@ -158,11 +158,11 @@ noinline void sort(void *base, size_t num, size_t size, cmp_func_t cmp,
 
 	if (num < 2)
 		return;
-	for (n = num, i = num / 2; ; ) {
+	for (n = num, i = num / 2;;) {
 		if (i > 0) {
-			i--;		/* heapify */
+			i--; /* heapify */
 		} else {
-			n--;		/* sort: the max to the end */
+			n--; /* sort: the max to the end */
 			if (swap_fn)
 				swap_fn(b, b + n * size, (int)size);
 			else
@@ -286,11 +286,11 @@ void damon_perf_observe_miss(unsigned long addr, int cpu,
 			     enum damon_perf_miss_reason reason)
 {
 	static const enum damon_perf_stat_idx idx[] = {
-		[DAMON_PERF_MISS_TGID]		= DAMON_PERF_STAT_miss_tgid,
-		[DAMON_PERF_MISS_REGION]	= DAMON_PERF_STAT_miss_region,
-		[DAMON_PERF_MISS_BOUNDARY]	= DAMON_PERF_STAT_miss_boundary,
-		[DAMON_PERF_MISS_STALE]		= DAMON_PERF_STAT_stale,
-		[DAMON_PERF_MISS_FILTER]	= DAMON_PERF_STAT_miss_filter,
+		[DAMON_PERF_MISS_TGID] = DAMON_PERF_STAT_miss_tgid,
+		[DAMON_PERF_MISS_REGION] = DAMON_PERF_STAT_miss_region,
+		[DAMON_PERF_MISS_BOUNDARY] = DAMON_PERF_STAT_miss_boundary,
+		[DAMON_PERF_MISS_STALE] = DAMON_PERF_STAT_stale,
+		[DAMON_PERF_MISS_FILTER] = DAMON_PERF_STAT_miss_filter,
 	};
 
 	(void)addr;

@@ -214,13 +214,14 @@ run() {
 	[ -n "$KD_PID" ] && kd=$((c1 - c0))
 	prec=- rec=- seen=- nr=-
 	if [ "$mon" != none ]; then
-		sp=0 sr=0 k=0 i=0 pk=0
+		sp=0 sr=0 k=0 i=0
 		while [ $i -lt "$snaps" ]; do
 			i=$((i + 1))
 			case $mon in
 			damon*) damon_snapshot /tmp/regions ;;
 			*) sleep 1; dp_snapshot /tmp/regions ;;
 			esac
+			# shellcheck disable=SC2046 # into $1 $2 $3
 			set -- $(score /tmp/regions)
 			nr=$3
 			if [ "$1" != - ]; then
