@@ -772,14 +772,72 @@ static int cmp_interval(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sample intervals one bitmap pass of distinct_intervals() covers. */
+#define INTERVAL_WINDOW		1024
+/* Passes before distinct_intervals() sorts instead. */
+#define INTERVAL_PASSES		8
+
+/*
+ * The distinct sample intervals of @smp[@a, @b) (sorted by key; left so):
+ * an on-stack bitmap of INTERVAL_WINDOW intervals from the lowest one not
+ * yet counted, one pass per window that holds any (a single pass when the
+ * aggregation is at most INTERVAL_WINDOW sample intervals long), so
+ * O(@b - @a). Intervals spread over more than INTERVAL_PASSES windows
+ * (aggregations of many thousand sample intervals) are counted by
+ * sorting the piece by interval and back by key instead.
+ */
+static u32 distinct_intervals(struct damon_perf_sample *smp, u32 a, u32 b)
+{
+	u64 seen[INTERVAL_WINDOW / 64], bit;
+	u32 i, v, lo, hi, next, n = 0;
+
+	if (a == b)
+		return 0;
+	lo = hi = damon_perf_sample_interval(smp[a].tag);
+	for (i = a + 1; i < b; i++) {
+		v = damon_perf_sample_interval(smp[i].tag);
+		lo = min(lo, v);
+		hi = max(hi, v);
+	}
+	if (hi - lo >= INTERVAL_WINDOW * INTERVAL_PASSES) {
+		sort(smp + a, b - a, sizeof(*smp), cmp_interval, NULL);
+		for (i = a; i < b; i++)
+			n += i == a ||
+			     damon_perf_sample_interval(smp[i].tag) !=
+			     damon_perf_sample_interval(smp[i - 1].tag);
+		sort(smp + a, b - a, sizeof(*smp), cmp_key, NULL);
+		return n;
+	}
+	for (;;) {
+		memset(seen, 0, sizeof(seen));
+		next = lo;
+		for (i = a; i < b; i++) {
+			v = damon_perf_sample_interval(smp[i].tag);
+			if (v < lo)
+				continue;
+			if (v - lo < INTERVAL_WINDOW) {
+				bit = 1ULL << ((v - lo) % 64);
+				n += !(seen[(v - lo) / 64] & bit);
+				seen[(v - lo) / 64] |= bit;
+			} else if (next == lo || v < next) {
+				next = v;	/* lowest interval beyond */
+			}
+		}
+		if (next == lo)
+			return n;
+		lo = next;
+	}
+}
+
 /*
  * The counters of the pieces [@first, @stop) of a cut region, whose
  * counters before the cut were @orig, from its samples [@lo, @hi): raw
  * probe hits, the events they stand for and count-mode nr_accesses in
  * proportion to the samples
  * (exact when the buffer holds every sample), presence-mode nr_accesses
- * from the sample intervals seen in each piece (sorting its samples by
- * interval, then back by key).
+ * from the distinct sample intervals seen in each piece
+ * (distinct_intervals()). O(@hi - @lo + pieces): the samples stay in the
+ * order of the one sort by key.
  */
 static void recount(struct damon_perf_region *first,
 		    struct damon_perf_region *stop, const struct orig *o,
@@ -787,7 +845,7 @@ static void recount(struct damon_perf_region *first,
 {
 	u32 tot[DAMON_PERF_MAX_PROBES] = {}, cnt[DAMON_PERF_MAX_PROBES];
 	struct damon_perf_region *p;
-	u32 i, a = lo, b, distinct;
+	u32 i, a = lo, b;
 	unsigned int slot;
 
 	for (i = lo; i < hi; i++) {
@@ -810,18 +868,12 @@ static void recount(struct damon_perf_region *first,
 				mul_u64_u64_div_u64(o->probe_hits[i], cnt[i],
 						    tot[i]) : 0;
 		p->events = mul_u64_u64_div_u64(o->events, b - a, hi - lo);
-		if (mode == DAMON_PERF_MODE_COUNT) {
+		if (mode == DAMON_PERF_MODE_COUNT)
 			p->nr_accesses = div_u64((u64)o->nr_accesses * (b - a),
 						 hi - lo);
-		} else {
-			sort(smp + a, b - a, sizeof(*smp), cmp_interval, NULL);
-			for (distinct = 0, i = a; i < b; i++)
-				distinct += i == a ||
-					damon_perf_sample_interval(smp[i].tag) !=
-					damon_perf_sample_interval(smp[i - 1].tag);
-			p->nr_accesses = min(distinct, o->nr_accesses);
-			sort(smp + a, b - a, sizeof(*smp), cmp_key, NULL);
-		}
+		else
+			p->nr_accesses = min(distinct_intervals(smp, a, b),
+					     o->nr_accesses);
 		a = b;
 	}
 }

@@ -832,6 +832,53 @@ static void regions_split_samples_should_recount_pieces(struct kunit *test)
 }
 
 /*
+ * Presence-mode counts of a piece are its distinct sample intervals, also
+ * when they span several bitmap windows of the count (1024 intervals) and
+ * when they span more than its 8 windows (counted by sorting instead).
+ */
+static void regions_split_samples_should_count_intervals_far_apart(
+		struct kunit *test)
+{
+	struct damon_perf_range range = { BASE, BASE + 1024 * PG };
+	static const u64 far[] = { 0, 100000 };
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i, k, found;
+	unsigned long pg;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	for (i = 0; i < ARRAY_SIZE(far); i++) {
+		struct damon_perf_target *t = target_with(test, range.start,
+							  range.end, 1);
+
+		keys_init(test, &ks, 2048);
+		/* [100, 200): 10 intervals 700 apart, each twice per page */
+		for (k = 0; k < 20; k++)
+			for (pg = 100; pg < 200; pg++)
+				keys_add_at(&ks, pg, 7 + 700 * (k % 10), 0);
+		if (far[i])	/* and one 100000 intervals on */
+			keys_add_at(&ks, 150, far[i], 0);
+		keys_sort(&ks);
+		r = list_first_entry(&t->regions, struct damon_perf_region,
+				     list);
+		r->nr_accesses = 100;
+		KUNIT_ASSERT_GT(test, damon_perf_regions_split_samples(t,
+				&attrs, ks.k, ks.nr), 0U);
+		found = 0;
+		damon_perf_for_each_region(r, t) {
+			if (r->start != BASE + 100 * PG)
+				continue;
+			found = 1;
+			KUNIT_EXPECT_EQ(test, r->end, BASE + 200 * PG);
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, far[i] ? 11U : 10U);
+		}
+		KUNIT_EXPECT_EQ(test, found, 1U);
+		damon_perf_regions_free(t);
+	}
+}
+
+/*
  * One sample in a huge region describes its page, not the region. At a
  * user-space-like address on 64-bit: page numbers above 32 bits.
  */
@@ -930,6 +977,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_samples_should_respect_bounds),
 	KUNIT_CASE(regions_split_samples_should_ignore_keys_outside),
 	KUNIT_CASE(regions_split_samples_should_recount_pieces),
+	KUNIT_CASE(regions_split_samples_should_count_intervals_far_apart),
 	KUNIT_CASE(regions_split_samples_should_cut_out_a_lone_sample),
 	KUNIT_CASE(regions_split_samples_cost_at_the_budget),
 	KUNIT_CASE(regions_split_ctx_should_keep_random_mode),
