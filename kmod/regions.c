@@ -552,6 +552,23 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 	damon_perf_region_destroy(t, r);
 }
 
+/* One merge pass; @keep_edges: never join an accessed and an unaccessed region. */
+static void merge_pass(struct damon_perf_target *t, unsigned int thres,
+		       unsigned long sz_limit, bool keep_edges)
+{
+	struct damon_perf_region *r, *next, *prev = NULL;
+
+	damon_perf_for_each_region_safe(r, next, t) {
+		if (prev && prev->end == r->start &&
+		    diff(prev->nr_accesses, r->nr_accesses) <= thres &&
+		    (!keep_edges || !prev->nr_accesses == !r->nr_accesses) &&
+		    sz(prev) + sz(r) <= sz_limit)
+			merge_two(t, prev, r);
+		else
+			prev = r;
+	}
+}
+
 /**
  * damon_perf_regions_merge() - Merge adjacent regions of similar access.
  * @t:		the target.
@@ -563,16 +580,7 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 void damon_perf_regions_merge(struct damon_perf_target *t, unsigned int thres,
 			      unsigned long sz_limit)
 {
-	struct damon_perf_region *r, *next, *prev = NULL;
-
-	damon_perf_for_each_region_safe(r, next, t) {
-		if (prev && prev->end == r->start &&
-		    diff(prev->nr_accesses, r->nr_accesses) <= thres &&
-		    sz(prev) + sz(r) <= sz_limit)
-			merge_two(t, prev, r);
-		else
-			prev = r;
-	}
+	merge_pass(t, thres, sz_limit, false);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge);
 
@@ -639,7 +647,11 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split);
  * @attrs:		the attributes (min/max_nr_regions).
  * @max_nr_accesses:	highest nr_accesses in the context.
  *
- * The merge threshold is a tenth of @max_nr_accesses; regions grow to at
+ * The merge threshold is a tenth of @max_nr_accesses; in samples split
+ * mode the first pass keeps the edges between regions with and without
+ * accesses (a range a tenth as hot as the hottest would otherwise vanish
+ * into its cold neighbours, its nr_accesses averaged to zero), and only a
+ * target still above max_nr_regions merges across them. Regions grow to at
  * most a min_nr_regions-th of the target, so at least min_nr_regions stay
  * when the target is large enough (halving the largest regions if rounding
  * left fewer). The threshold doubles until the target is within
@@ -656,6 +668,7 @@ unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
 					     const struct damon_perf_attrs *attrs,
 					     unsigned int max_nr_accesses)
 {
+	bool keep_edges = attrs->split == DAMON_PERF_SPLIT_SAMPLES;
 	u64 thres = max_nr_accesses / 10;
 	unsigned long sz_limit;
 	unsigned int passes = 0;
@@ -664,14 +677,18 @@ unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
 	sz_limit = max(damon_perf_regions_size(t) / attrs->min_nr_regions,
 		       DAMON_PERF_MIN_REGION);
 	for (;;) {
-		damon_perf_regions_merge(t, min_t(u64, thres, UINT_MAX),
-					 sz_limit);
+		merge_pass(t, min_t(u64, thres, UINT_MAX), sz_limit,
+			   keep_edges);
 		passes++;
 		if (t->nr_regions <= attrs->max_nr_regions ||
 		    thres > max_nr_accesses ||
 		    passes >= DAMON_PERF_MERGE_MAX_PASSES)
 			break;
-		thres = thres ? thres * 2 : 1;
+		/* above max_nr_regions: edges merge too, as in DAMON */
+		if (keep_edges)
+			keep_edges = false;
+		else
+			thres = thres ? thres * 2 : 1;
 	}
 	/* sizes round down, and vaddr ranges may shrink: restore the floor */
 	fill_to_min(t, attrs->min_nr_regions);

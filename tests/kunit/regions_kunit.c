@@ -474,6 +474,52 @@ static void score(const struct damon_perf_target *t, const struct keys *ks,
 	*r = hot ? div64_u64((u64)hit * 1000, hot) : 0;
 }
 
+/*
+ * Samples mode keeps the edge between a region with accesses and one
+ * without (a range a tenth as hot as the hottest stays reported); random
+ * mode merges them as DAMON does; above max_nr_regions they merge in
+ * both.
+ */
+static void regions_merge_should_keep_accessed_edges_in_samples_mode(
+		struct kunit *test)
+{
+	/* pages 0-9 cold, 10-11 warm (1), 12-19 cold, 20-21 hot (10) */
+	static const unsigned int nr[] = { 0, 1, 0, 10, 0 };
+	static const unsigned long edge[] = { 0, 10, 12, 20, 22, 32 };
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int mode, i;
+
+	damon_perf_attrs_default(&attrs);
+	attrs.min_nr_regions = 1;
+	for (mode = 0; mode < 3; mode++) {
+		struct damon_perf_target *t = target_alloc(test);
+
+		free_at_end(test, t);
+		for (i = 0; i < ARRAY_SIZE(nr); i++) {
+			r = damon_perf_region_new(BASE + edge[i] * PG,
+						  BASE + edge[i + 1] * PG);
+			KUNIT_ASSERT_NOT_NULL(test, r);
+			r->nr_accesses = nr[i];
+			damon_perf_region_add(t, r);
+		}
+		attrs.split = mode == 1 ? DAMON_PERF_SPLIT_RANDOM :
+					  DAMON_PERF_SPLIT_SAMPLES;
+		attrs.max_nr_regions = mode == 2 ? 3 : 1000;
+		damon_perf_regions_adjust_merge(t, &attrs, 10);
+		r = region_starting(t, BASE + 10 * PG);
+		if (mode == 0) {
+			KUNIT_EXPECT_EQ(test, t->nr_regions, 5U);
+			KUNIT_ASSERT_NOT_NULL(test, r);
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, 1U);
+		} else {
+			/* the warm range averaged into its cold neighbours */
+			KUNIT_EXPECT_LE(test, t->nr_regions, 3U);
+			KUNIT_EXPECT_NULL(test, r);
+		}
+	}
+}
+
 /* 64 MiB in 10 regions; a 1 MiB and a region-straddling hot range. */
 static void regions_split_samples_should_isolate_hot_ranges_at_once(
 		struct kunit *test)
@@ -968,6 +1014,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_merge_should_respect_size_limit_and_gaps),
 	KUNIT_CASE(regions_merge_should_end_with_huge_counts),
 	KUNIT_CASE(regions_merge_should_join_regions_with_huge_counts),
+	KUNIT_CASE(regions_merge_should_keep_accessed_edges_in_samples_mode),
 	KUNIT_CASE(regions_age_should_grow_while_stable_and_reset_on_change),
 	KUNIT_CASE(regions_set_ranges_should_trim_extend_and_add),
 	KUNIT_CASE(regions_set_ranges_should_close_holes),
