@@ -317,7 +317,7 @@ per, summ = {}, []
 with open(sys.argv[1]) as f:
     for line in f:
         w = line.split()
-        if w[0] == "ACCURACY" and len(w) >= 9:
+        if w[0] == "ACCURACY" and len(w) >= 9 and w[3].isdigit():
             per.setdefault((w[1], w[2]), {})[int(w[3])] = w[4:]
         elif w[0] == "ACCURACY-SUMMARY":
             kv = dict(zip(w[3::2], w[4::2]))
@@ -331,17 +331,19 @@ print("   aggregation N; detect: first aggregation with P and R >= 0.9; held:")
 print("   aggregations from then on with both >= 0.9 (of those with samples);")
 print("   follow: aggregations after a phase change until P and R >= 0.9;")
 print("   rank: aggregations with the hot ranges' mean nr_accesses ordered")
-print("   as their intensities (of those with samples)")
-print("  %-20s %-8s %11s %11s %11s %11s %6s %6s %6s %6s" % (
-    "scenario", "split", "P/R @1", "P/R @2", "P/R @3", "P/R @10", "detect", "held", "follow", "rank"))
+print("   as their intensities (of those with samples); sampled: aggregations")
+print("   with any sample on the workload (the page faults come from NUMA scans)")
+print("  %-20s %-8s %11s %11s %11s %11s %7s %6s %6s %6s %6s" % (
+    "scenario", "split", "P/R @1", "P/R @2", "P/R @3", "P/R @last", "sampled", "detect", "held", "follow", "rank"))
 def pr(v):
     if not v or v[0] == "-":
         return "-"
     return "%s/%s" % (v[0][:4], v[2][:4])
 for name, split, kv in summ:
     a = per.get((name, split), {})
-    print("  %-20s %-8s %11s %11s %11s %11s %6s %6s %6s %6s" % (
-        name, split, pr(a.get(1)), pr(a.get(2)), pr(a.get(3)), pr(a.get(max(a) if a else 0)),
+    sampled = "%d/%d" % (sum(1 for v in a.values() if v[0] != "-"), len(a))
+    print("  %-20s %-8s %11s %11s %11s %11s %7s %6s %6s %6s %6s" % (
+        name, split, pr(a.get(1)), pr(a.get(2)), pr(a.get(3)), pr(a.get(max(a) if a else 0)), sampled,
         kv.get("detect", "-"), kv.get("held", "-"), kv.get("follow", "-"), kv.get("rank", "-")))
 if not summ:
     print("  (no ACCURACY lines: see vm-accuracy.log)")
