@@ -986,12 +986,53 @@ void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge_ctx);
 
+/*
+ * Sort the @s->nr samples of @s by key: a least-significant-digit radix
+ * sort, a byte a pass, skipping the bytes every key shares (the target
+ * position and the high address bits), through @s->tmp; stable. O(n) per
+ * pass, at most 8 passes; a heapsort when there is no @s->tmp.
+ */
+static void sort_by_key(struct damon_perf_samples *s)
+{
+	struct damon_perf_sample *smp = s->buf, *a = s->buf, *b = s->tmp, *t;
+	u32 *cnt = s->radix, n = s->nr, i, sum, c;
+	unsigned int shift;
+	u64 differ = 0;
+
+	if (!b) {
+		sort(smp, n, sizeof(*smp), cmp_key, NULL);
+		return;
+	}
+	for (i = 1; i < n; i++)
+		differ |= smp[i].key ^ smp[0].key;
+	for (shift = 0; shift < 64; shift += 8) {
+		if (!((differ >> shift) & 0xff))
+			continue;
+		memset(cnt, 0, sizeof(s->radix));
+		for (i = 0; i < n; i++)
+			cnt[(a[i].key >> shift) & 0xff]++;
+		for (sum = 0, i = 0; i < 256; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[(a[i].key >> shift) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != smp)
+		memcpy(smp, a, n * sizeof(*smp));
+}
+
 /**
  * damon_perf_regions_cut_ctx() - Cut the regions of a context by samples.
  * @ctx:	the context, at the end of an aggregation, before the merge.
  *
  * Samples split mode only: sorts the aggregation's samples by target and
- * page (O(n log n), in place) and hands each live target its run to
+ * page (sort_by_key(): O(n) per key byte that differs, or a heapsort)
+ * and hands each live target its run to
  * damon_perf_regions_split_samples(), so the aggregation's snapshot
  * already has the regions its samples describe.
  *
@@ -1006,7 +1047,7 @@ void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx)
 
 	if (ctx->attrs.split != DAMON_PERF_SPLIT_SAMPLES || !s->nr)
 		return;
-	sort(s->buf, s->nr, sizeof(*s->buf), cmp_key, NULL);
+	sort_by_key(s);
 	damon_perf_for_each_target(t, ctx) {
 		for (hi = lo; hi < s->nr &&
 		     damon_perf_sample_pos(s->buf[hi].key) == pos; hi++)
