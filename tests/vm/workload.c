@@ -399,8 +399,11 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	fflush(stdout);
-	if (!nprocs && write(ready[1], "", 1) != 1)
-		return 1;
+	if (!nprocs) {	/* a child: say so, and let a failed sibling's EOF show */
+		if (write(ready[1], "", 1) != 1)
+			return 1;
+		close(ready[1]);
+	}
 
 	for (i = 0; i < nthreads; i++) {
 		if (pthread_create(&tids[i], NULL, loop, (void *)i)) {
