@@ -204,6 +204,9 @@ struct damon_perf_snapshot {
  * @nr:		samples held.
  * @cap:	length of @buf; grows at high-water marks, up to
  *		DAMON_PERF_MAX_SPLIT_SAMPLES.
+ * @tmp:	@cap samples of scratch for the radix sort at aggregation
+ *		(allocated with @buf; NULL: the sort is a heapsort).
+ * @radix:	the radix sort's counts of one key byte (off the stack).
  * @seen:	samples credited in this aggregation. Above @nr when @buf
  *		holds a uniform random subset of them (reservoir sampling).
  * @target_seen: samples credited per target (by list position).
@@ -213,10 +216,12 @@ struct damon_perf_snapshot {
  */
 struct damon_perf_samples {
 	struct damon_perf_sample *buf;
+	struct damon_perf_sample *tmp;
 	u32 nr;
 	u32 cap;
 	u32 seen;
 	u32 target_seen[DAMON_PERF_MAX_TARGETS];
+	u32 radix[256];
 };
 
 struct damon_perf_source;	/* perf_source.c: one probe's per-CPU events */

@@ -43,7 +43,11 @@ static struct damon_perf_drain_ent *reserve(struct damon_perf_ctx *ctx,
 	return ents;
 }
 
-/* Replace the buffer by one of @cap samples holding the same samples. */
+/*
+ * Replace the buffer by one of @cap samples holding the same samples, and
+ * its scratch for the sort by one as long (without it the sort falls
+ * back to a heapsort).
+ */
 static int samples_grow(struct damon_perf_samples *s, u32 cap)
 {
 	struct damon_perf_sample *buf;
@@ -54,8 +58,10 @@ static int samples_grow(struct damon_perf_samples *s, u32 cap)
 	if (s->nr)
 		memcpy(buf, s->buf, s->nr * sizeof(*buf));
 	kvfree(s->buf);
+	kvfree(s->tmp);
 	s->buf = buf;
 	s->cap = cap;
+	s->tmp = kvmalloc_array(cap, sizeof(*s->tmp), GFP_KERNEL);
 	return 0;
 }
 
@@ -439,6 +445,7 @@ void damon_perf_drain_free(struct damon_perf_ctx *ctx)
 	ctx->drain_snap = NULL;
 	ctx->drain_snap_cap = 0;
 	kvfree(ctx->samples.buf);
+	kvfree(ctx->samples.tmp);
 	memset(&ctx->samples, 0, sizeof(ctx->samples));
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_free);

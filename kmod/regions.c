@@ -552,6 +552,23 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 	damon_perf_region_destroy(t, r);
 }
 
+/* One merge pass; @keep_edges: never join an accessed and an unaccessed region. */
+static void merge_pass(struct damon_perf_target *t, unsigned int thres,
+		       unsigned long sz_limit, bool keep_edges)
+{
+	struct damon_perf_region *r, *next, *prev = NULL;
+
+	damon_perf_for_each_region_safe(r, next, t) {
+		if (prev && prev->end == r->start &&
+		    diff(prev->nr_accesses, r->nr_accesses) <= thres &&
+		    (!keep_edges || !prev->nr_accesses == !r->nr_accesses) &&
+		    sz(prev) + sz(r) <= sz_limit)
+			merge_two(t, prev, r);
+		else
+			prev = r;
+	}
+}
+
 /**
  * damon_perf_regions_merge() - Merge adjacent regions of similar access.
  * @t:		the target.
@@ -563,16 +580,7 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 void damon_perf_regions_merge(struct damon_perf_target *t, unsigned int thres,
 			      unsigned long sz_limit)
 {
-	struct damon_perf_region *r, *next, *prev = NULL;
-
-	damon_perf_for_each_region_safe(r, next, t) {
-		if (prev && prev->end == r->start &&
-		    diff(prev->nr_accesses, r->nr_accesses) <= thres &&
-		    sz(prev) + sz(r) <= sz_limit)
-			merge_two(t, prev, r);
-		else
-			prev = r;
-	}
+	merge_pass(t, thres, sz_limit, false);
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge);
 
@@ -639,7 +647,11 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split);
  * @attrs:		the attributes (min/max_nr_regions).
  * @max_nr_accesses:	highest nr_accesses in the context.
  *
- * The merge threshold is a tenth of @max_nr_accesses; regions grow to at
+ * The merge threshold is a tenth of @max_nr_accesses; in samples split
+ * mode the first pass keeps the edges between regions with and without
+ * accesses (a range a tenth as hot as the hottest would otherwise vanish
+ * into its cold neighbours, its nr_accesses averaged to zero), and only a
+ * target still above max_nr_regions merges across them. Regions grow to at
  * most a min_nr_regions-th of the target, so at least min_nr_regions stay
  * when the target is large enough (halving the largest regions if rounding
  * left fewer). The threshold doubles until the target is within
@@ -656,6 +668,7 @@ unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
 					     const struct damon_perf_attrs *attrs,
 					     unsigned int max_nr_accesses)
 {
+	bool keep_edges = attrs->split == DAMON_PERF_SPLIT_SAMPLES;
 	u64 thres = max_nr_accesses / 10;
 	unsigned long sz_limit;
 	unsigned int passes = 0;
@@ -664,14 +677,18 @@ unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
 	sz_limit = max(damon_perf_regions_size(t) / attrs->min_nr_regions,
 		       DAMON_PERF_MIN_REGION);
 	for (;;) {
-		damon_perf_regions_merge(t, min_t(u64, thres, UINT_MAX),
-					 sz_limit);
+		merge_pass(t, min_t(u64, thres, UINT_MAX), sz_limit,
+			   keep_edges);
 		passes++;
 		if (t->nr_regions <= attrs->max_nr_regions ||
 		    thres > max_nr_accesses ||
 		    passes >= DAMON_PERF_MERGE_MAX_PASSES)
 			break;
-		thres = thres ? thres * 2 : 1;
+		/* above max_nr_regions: edges merge too, as in DAMON */
+		if (keep_edges)
+			keep_edges = false;
+		else
+			thres = thres ? thres * 2 : 1;
 	}
 	/* sizes round down, and vaddr ranges may shrink: restore the floor */
 	fill_to_min(t, attrs->min_nr_regions);
@@ -772,14 +789,72 @@ static int cmp_interval(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sample intervals one bitmap pass of distinct_intervals() covers. */
+#define INTERVAL_WINDOW		1024
+/* Passes before distinct_intervals() sorts instead. */
+#define INTERVAL_PASSES		8
+
+/*
+ * The distinct sample intervals of @smp[@a, @b) (sorted by key; left so):
+ * an on-stack bitmap of INTERVAL_WINDOW intervals from the lowest one not
+ * yet counted, one pass per window that holds any (a single pass when the
+ * aggregation is at most INTERVAL_WINDOW sample intervals long), so
+ * O(@b - @a). Intervals spread over more than INTERVAL_PASSES windows
+ * (aggregations of many thousand sample intervals) are counted by
+ * sorting the piece by interval and back by key instead.
+ */
+static u32 distinct_intervals(struct damon_perf_sample *smp, u32 a, u32 b)
+{
+	u64 seen[INTERVAL_WINDOW / 64], bit;
+	u32 i, v, lo, hi, next, n = 0;
+
+	if (a == b)
+		return 0;
+	lo = hi = damon_perf_sample_interval(smp[a].tag);
+	for (i = a + 1; i < b; i++) {
+		v = damon_perf_sample_interval(smp[i].tag);
+		lo = min(lo, v);
+		hi = max(hi, v);
+	}
+	if (hi - lo >= INTERVAL_WINDOW * INTERVAL_PASSES) {
+		sort(smp + a, b - a, sizeof(*smp), cmp_interval, NULL);
+		for (i = a; i < b; i++)
+			n += i == a ||
+			     damon_perf_sample_interval(smp[i].tag) !=
+			     damon_perf_sample_interval(smp[i - 1].tag);
+		sort(smp + a, b - a, sizeof(*smp), cmp_key, NULL);
+		return n;
+	}
+	for (;;) {
+		memset(seen, 0, sizeof(seen));
+		next = lo;
+		for (i = a; i < b; i++) {
+			v = damon_perf_sample_interval(smp[i].tag);
+			if (v < lo)
+				continue;
+			if (v - lo < INTERVAL_WINDOW) {
+				bit = 1ULL << ((v - lo) % 64);
+				n += !(seen[(v - lo) / 64] & bit);
+				seen[(v - lo) / 64] |= bit;
+			} else if (next == lo || v < next) {
+				next = v;	/* lowest interval beyond */
+			}
+		}
+		if (next == lo)
+			return n;
+		lo = next;
+	}
+}
+
 /*
  * The counters of the pieces [@first, @stop) of a cut region, whose
  * counters before the cut were @orig, from its samples [@lo, @hi): raw
  * probe hits, the events they stand for and count-mode nr_accesses in
  * proportion to the samples
  * (exact when the buffer holds every sample), presence-mode nr_accesses
- * from the sample intervals seen in each piece (sorting its samples by
- * interval, then back by key).
+ * from the distinct sample intervals seen in each piece
+ * (distinct_intervals()). O(@hi - @lo + pieces): the samples stay in the
+ * order of the one sort by key.
  */
 static void recount(struct damon_perf_region *first,
 		    struct damon_perf_region *stop, const struct orig *o,
@@ -787,7 +862,7 @@ static void recount(struct damon_perf_region *first,
 {
 	u32 tot[DAMON_PERF_MAX_PROBES] = {}, cnt[DAMON_PERF_MAX_PROBES];
 	struct damon_perf_region *p;
-	u32 i, a = lo, b, distinct;
+	u32 i, a = lo, b;
 	unsigned int slot;
 
 	for (i = lo; i < hi; i++) {
@@ -810,18 +885,12 @@ static void recount(struct damon_perf_region *first,
 				mul_u64_u64_div_u64(o->probe_hits[i], cnt[i],
 						    tot[i]) : 0;
 		p->events = mul_u64_u64_div_u64(o->events, b - a, hi - lo);
-		if (mode == DAMON_PERF_MODE_COUNT) {
+		if (mode == DAMON_PERF_MODE_COUNT)
 			p->nr_accesses = div_u64((u64)o->nr_accesses * (b - a),
 						 hi - lo);
-		} else {
-			sort(smp + a, b - a, sizeof(*smp), cmp_interval, NULL);
-			for (distinct = 0, i = a; i < b; i++)
-				distinct += i == a ||
-					damon_perf_sample_interval(smp[i].tag) !=
-					damon_perf_sample_interval(smp[i - 1].tag);
-			p->nr_accesses = min(distinct, o->nr_accesses);
-			sort(smp + a, b - a, sizeof(*smp), cmp_key, NULL);
-		}
+		else
+			p->nr_accesses = min(distinct_intervals(smp, a, b),
+					     o->nr_accesses);
 		a = b;
 	}
 }
@@ -917,12 +986,53 @@ void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 }
 DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge_ctx);
 
+/*
+ * Sort the @s->nr samples of @s by key: a least-significant-digit radix
+ * sort, a byte a pass, skipping the bytes every key shares (the target
+ * position and the high address bits), through @s->tmp; stable. O(n) per
+ * pass, at most 8 passes; a heapsort when there is no @s->tmp.
+ */
+static void sort_by_key(struct damon_perf_samples *s)
+{
+	struct damon_perf_sample *smp = s->buf, *a = s->buf, *b = s->tmp, *t;
+	u32 *cnt = s->radix, n = s->nr, i, sum, c;
+	unsigned int shift;
+	u64 differ = 0;
+
+	if (!b) {
+		sort(smp, n, sizeof(*smp), cmp_key, NULL);
+		return;
+	}
+	for (i = 1; i < n; i++)
+		differ |= smp[i].key ^ smp[0].key;
+	for (shift = 0; shift < 64; shift += 8) {
+		if (!((differ >> shift) & 0xff))
+			continue;
+		memset(cnt, 0, sizeof(s->radix));
+		for (i = 0; i < n; i++)
+			cnt[(a[i].key >> shift) & 0xff]++;
+		for (sum = 0, i = 0; i < 256; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[(a[i].key >> shift) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != smp)
+		memcpy(smp, a, n * sizeof(*smp));
+}
+
 /**
  * damon_perf_regions_cut_ctx() - Cut the regions of a context by samples.
  * @ctx:	the context, at the end of an aggregation, before the merge.
  *
  * Samples split mode only: sorts the aggregation's samples by target and
- * page (O(n log n), in place) and hands each live target its run to
+ * page (sort_by_key(): O(n) per key byte that differs, or a heapsort)
+ * and hands each live target its run to
  * damon_perf_regions_split_samples(), so the aggregation's snapshot
  * already has the regions its samples describe.
  *
@@ -937,7 +1047,7 @@ void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx)
 
 	if (ctx->attrs.split != DAMON_PERF_SPLIT_SAMPLES || !s->nr)
 		return;
-	sort(s->buf, s->nr, sizeof(*s->buf), cmp_key, NULL);
+	sort_by_key(s);
 	damon_perf_for_each_target(t, ctx) {
 		for (hi = lo; hi < s->nr &&
 		     damon_perf_sample_pos(s->buf[hi].key) == pos; hi++)

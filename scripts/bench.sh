@@ -11,12 +11,15 @@
 #   BENCH_CALLGRIND=0 scripts/bench.sh    no instruction counts
 #   BENCH_NATIVE=0 scripts/bench.sh       only the VM part
 #   BENCH_VM=0 scripts/bench.sh           only the native part
-#   BENCH_NMI=0 / BENCH_DAMON=0 scripts/bench.sh   without one VM part
+#   BENCH_NMI=0 / BENCH_DAMON=0 / BENCH_ACCURACY=0 scripts/bench.sh
+#                                     without that VM part
 #   BENCH_NMI_ITERS=2000 scripts/bench.sh timed batches per NMI measurement
 #   BENCH_VM_SIZES="64 256 1024" BENCH_VM_PERIODS="1 10 100"
 #   BENCH_VM_WINDOW=10 BENCH_VM_SNAPSHOTS=5 scripts/bench.sh
 #                                     the VM matrix (mapping MiB, probe
 #                                     periods, seconds, snapshots)
+#   BENCH_ACCURACY_ONLY=256M-move,1G-1M scripts/bench.sh
+#                                     some accuracy scenarios only
 #
 # Writes build/bench/results.txt (summary: times, ratios, instruction
 # counts), kmod_bench.json and spe_bench.json (Google Benchmark's JSON),
@@ -33,7 +36,10 @@
 # runs the workload with no monitoring, with in-kernel DAMON (sysfs) and
 # with damon_perf (damonctl) and prints one BENCH line per run; the table
 # of those is appended to results.txt (raw lines in vm-damon.txt, console
-# in vm-damon.log).
+# in vm-damon.log). Last the accuracy harness: tests/vm/bench/accuracy.sh
+# (tests/vm/accuracy.sh's full scenario table, scripts/vm.sh --kernel
+# stock --numa) booted once; its table is appended to results.txt (raw
+# per-aggregation lines in vm-accuracy.txt, console in vm-accuracy.log).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -287,7 +293,7 @@ PY
 fi
 
 # --- VM part: damon_perf against in-kernel DAMON ------------------------
-[ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_DAMON:-1}" = 1 ] || { cat "$out/results.txt"; exit $nrc; }
+[ "${BENCH_VM:-1}" = 1 ] || { cat "$out/results.txt"; exit $nrc; }
 sizes=${BENCH_VM_SIZES:-64 256 1024}
 periods=${BENCH_VM_PERIODS:-1 10 100}
 window=${BENCH_VM_WINDOW:-10}
@@ -299,6 +305,8 @@ echo "bench: damonctl (build/tools)" >&2
 cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
 echo "bench: VM: DAMON side by side on trixie, mappings $sizes MiB, periods $periods" >&2
+vrc=0
+if [ "${BENCH_DAMON:-1}" = 1 ]; then
 set +e
 "$top/scripts/vm.sh" --kernel trixie --numa --mem "$mem" --timeout 7200 --quiet \
 	--log "$out/vm-damon.log" \
@@ -352,7 +360,60 @@ for r in rows:
 if not rows:
     print("  (no BENCH lines: see vm-damon.log)")
 PY
-cat "$out/results.txt"
 echo "bench: VM table appended to $out/results.txt (console $out/vm-damon.log)" >&2
+fi
+
+# --- VM part: the accuracy harness ---------------------------------------
+if [ "${BENCH_ACCURACY:-1}" = 1 ]; then
+echo "bench: VM: accuracy harness on stock (bookworm), both split modes" >&2
+set +e
+"$top/scripts/vm.sh" --kernel stock --numa --mem 2048 --timeout 1600 --quiet \
+	--log "$out/vm-accuracy.log" \
+	${BENCH_ACCURACY_ONLY:+--append "ACCURACY_ONLY=$BENCH_ACCURACY_ONLY"} \
+	tests/vm/bench/accuracy.sh
+arc=$?
+set -e
+[ $arc -eq 0 ] || vrc=$arc
+grep -a '^# ACCURACY' "$out/vm-accuracy.log" | sed 's/^# //' >"$out/vm-accuracy.txt" || true
+python3 - "$out/vm-accuracy.txt" >>"$out/results.txt" <<'PY'
+import sys
+per, summ = {}, []
+with open(sys.argv[1]) as f:
+    for line in f:
+        w = line.split()
+        if w[0] == "ACCURACY" and len(w) >= 9 and w[3].isdigit():
+            per.setdefault((w[1], w[2]), {})[int(w[3])] = w[4:]
+        elif w[0] == "ACCURACY-SUMMARY":
+            kv = dict(zip(w[3::2], w[4::2]))
+            summ.append((w[1], w[2], kv))
+print()
+print("7. Accuracy of the regions (VM: 2 NUMA nodes under TCG, Debian 12 stock")
+print("   6.1; page-fault probe at period 1, sample 10 ms, aggregation 1 s,")
+print("   10..1000 regions; tests/vm/accuracy.sh). P, R: precision and recall")
+print("   of the regions with nr_accesses >= 1 (R: the worst hot range) at")
+print("   aggregation N; detect: first aggregation with P and R >= 0.9; held:")
+print("   aggregations from then on with both >= 0.9 (of those with samples);")
+print("   follow: aggregations after a phase change until P and R >= 0.9;")
+print("   rank: aggregations with the hot ranges' mean nr_accesses ordered")
+print("   as their intensities (of those with samples); sampled: aggregations")
+print("   with any sample on the workload (the page faults come from NUMA scans)")
+print("  %-20s %-8s %11s %11s %11s %11s %7s %6s %6s %6s %6s" % (
+    "scenario", "split", "P/R @1", "P/R @2", "P/R @3", "P/R @last", "sampled", "detect", "held", "follow", "rank"))
+def pr(v):
+    if not v or v[0] == "-":
+        return "-"
+    return "%s/%s" % (v[0][:4], v[2][:4])
+for name, split, kv in summ:
+    a = per.get((name, split), {})
+    sampled = "%d/%d" % (sum(1 for v in a.values() if v[0] != "-"), len(a))
+    print("  %-20s %-8s %11s %11s %11s %11s %7s %6s %6s %6s %6s" % (
+        name, split, pr(a.get(1)), pr(a.get(2)), pr(a.get(3)), pr(a.get(max(a) if a else 0)), sampled,
+        kv.get("detect", "-"), kv.get("held", "-"), kv.get("follow", "-"), kv.get("rank", "-")))
+if not summ:
+    print("  (no ACCURACY lines: see vm-accuracy.log)")
+PY
+echo "bench: accuracy table appended to $out/results.txt (console $out/vm-accuracy.log)" >&2
+fi
+cat "$out/results.txt"
 [ $vrc -ne 0 ] || vrc=$nrc
 exit $vrc

@@ -4,6 +4,7 @@
  * group routing, stale window, sample filters and crediting.
  */
 #include <kunit/test.h>
+#include <linux/prandom.h>
 #include <linux/sched/clock.h>
 
 #include "drain.h"
@@ -467,6 +468,45 @@ static void drain_should_bound_samples_and_grow_at_high_water_mark(
 	KUNIT_EXPECT_EQ(test, s->cap, DAMON_PERF_MAX_SPLIT_SAMPLES);
 }
 
+/*
+ * The kept samples in random order come out of the cut sorted by key,
+ * the same samples (the radix sort through the buffer's scratch).
+ */
+static void drain_then_split_should_sort_the_samples(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_samples *s = &ctx->samples;
+	struct damon_perf_target *t;
+	struct damon_perf_drain d;
+	u64 sum = 0, xor = 0;
+	struct rnd_state rnd;
+	unsigned int i;
+
+	t = target_add(test, ctx, 0, BASE, 1);
+	damon_perf_regions_free(t);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_regions_split_evenly(t, BASE,
+			BASE + 65536 * PG, 10));
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	prandom_seed_state(&rnd, 3);
+	for (i = 0; i < 800; i++)
+		drain(&d, BASE + (prandom_u32_state(&rnd) % 65536) * PG, 8);
+	KUNIT_ASSERT_EQ(test, s->nr, 800U);
+	KUNIT_ASSERT_NOT_NULL(test, s->tmp);
+	for (i = 0; i < s->nr; i++) {
+		sum += s->buf[i].key;
+		xor ^= s->buf[i].key;
+	}
+	damon_perf_regions_cut_ctx(ctx);
+	for (i = 1; i < s->nr; i++)
+		KUNIT_EXPECT_LE(test, s->buf[i - 1].key, s->buf[i].key);
+	for (i = 0; i < s->nr; i++) {
+		sum -= s->buf[i].key;
+		xor ^= s->buf[i].key;
+	}
+	KUNIT_EXPECT_EQ(test, sum, 0ULL);
+	KUNIT_EXPECT_EQ(test, xor, 0ULL);
+}
+
 /* A synthetic stream: one aggregation isolates a hot range. */
 static void drain_then_split_should_isolate_hot_range(struct kunit *test)
 {
@@ -645,6 +685,7 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_not_keep_samples_in_random_mode),
 	KUNIT_CASE(drain_should_key_vaddr_samples_by_target_position),
 	KUNIT_CASE(drain_should_bound_samples_and_grow_at_high_water_mark),
+	KUNIT_CASE(drain_then_split_should_sort_the_samples),
 	KUNIT_CASE(drain_then_split_should_isolate_hot_range),
 	KUNIT_CASE_PARAM(filters_should_follow_first_match_and_last_default,
 			 filter_gen_params),

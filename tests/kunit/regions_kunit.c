@@ -474,6 +474,52 @@ static void score(const struct damon_perf_target *t, const struct keys *ks,
 	*r = hot ? div64_u64((u64)hit * 1000, hot) : 0;
 }
 
+/*
+ * Samples mode keeps the edge between a region with accesses and one
+ * without (a range a tenth as hot as the hottest stays reported); random
+ * mode merges them as DAMON does; above max_nr_regions they merge in
+ * both.
+ */
+static void regions_merge_should_keep_accessed_edges_in_samples_mode(
+		struct kunit *test)
+{
+	/* pages 0-9 cold, 10-11 warm (1), 12-19 cold, 20-21 hot (10) */
+	static const unsigned int nr[] = { 0, 1, 0, 10, 0 };
+	static const unsigned long edge[] = { 0, 10, 12, 20, 22, 32 };
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int mode, i;
+
+	damon_perf_attrs_default(&attrs);
+	attrs.min_nr_regions = 1;
+	for (mode = 0; mode < 3; mode++) {
+		struct damon_perf_target *t = target_alloc(test);
+
+		free_at_end(test, t);
+		for (i = 0; i < ARRAY_SIZE(nr); i++) {
+			r = damon_perf_region_new(BASE + edge[i] * PG,
+						  BASE + edge[i + 1] * PG);
+			KUNIT_ASSERT_NOT_NULL(test, r);
+			r->nr_accesses = nr[i];
+			damon_perf_region_add(t, r);
+		}
+		attrs.split = mode == 1 ? DAMON_PERF_SPLIT_RANDOM :
+					  DAMON_PERF_SPLIT_SAMPLES;
+		attrs.max_nr_regions = mode == 2 ? 3 : 1000;
+		damon_perf_regions_adjust_merge(t, &attrs, 10);
+		r = region_starting(t, BASE + 10 * PG);
+		if (mode == 0) {
+			KUNIT_EXPECT_EQ(test, t->nr_regions, 5U);
+			KUNIT_ASSERT_NOT_NULL(test, r);
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, 1U);
+		} else {
+			/* the warm range averaged into its cold neighbours */
+			KUNIT_EXPECT_LE(test, t->nr_regions, 3U);
+			KUNIT_EXPECT_NULL(test, r);
+		}
+	}
+}
+
 /* 64 MiB in 10 regions; a 1 MiB and a region-straddling hot range. */
 static void regions_split_samples_should_isolate_hot_ranges_at_once(
 		struct kunit *test)
@@ -832,6 +878,53 @@ static void regions_split_samples_should_recount_pieces(struct kunit *test)
 }
 
 /*
+ * Presence-mode counts of a piece are its distinct sample intervals, also
+ * when they span several bitmap windows of the count (1024 intervals) and
+ * when they span more than its 8 windows (counted by sorting instead).
+ */
+static void regions_split_samples_should_count_intervals_far_apart(
+		struct kunit *test)
+{
+	struct damon_perf_range range = { BASE, BASE + 1024 * PG };
+	static const u64 far[] = { 0, 100000 };
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i, k, found;
+	unsigned long pg;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	for (i = 0; i < ARRAY_SIZE(far); i++) {
+		struct damon_perf_target *t = target_with(test, range.start,
+							  range.end, 1);
+
+		keys_init(test, &ks, 2048);
+		/* [100, 200): 10 intervals 700 apart, each twice per page */
+		for (k = 0; k < 20; k++)
+			for (pg = 100; pg < 200; pg++)
+				keys_add_at(&ks, pg, 7 + 700 * (k % 10), 0);
+		if (far[i])	/* and one 100000 intervals on */
+			keys_add_at(&ks, 150, far[i], 0);
+		keys_sort(&ks);
+		r = list_first_entry(&t->regions, struct damon_perf_region,
+				     list);
+		r->nr_accesses = 100;
+		KUNIT_ASSERT_GT(test, damon_perf_regions_split_samples(t,
+				&attrs, ks.k, ks.nr), 0U);
+		found = 0;
+		damon_perf_for_each_region(r, t) {
+			if (r->start != BASE + 100 * PG)
+				continue;
+			found = 1;
+			KUNIT_EXPECT_EQ(test, r->end, BASE + 200 * PG);
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, far[i] ? 11U : 10U);
+		}
+		KUNIT_EXPECT_EQ(test, found, 1U);
+		damon_perf_regions_free(t);
+	}
+}
+
+/*
  * One sample in a huge region describes its page, not the region. At a
  * user-space-like address on 64-bit: page numbers above 32 bits.
  */
@@ -921,6 +1014,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_merge_should_respect_size_limit_and_gaps),
 	KUNIT_CASE(regions_merge_should_end_with_huge_counts),
 	KUNIT_CASE(regions_merge_should_join_regions_with_huge_counts),
+	KUNIT_CASE(regions_merge_should_keep_accessed_edges_in_samples_mode),
 	KUNIT_CASE(regions_age_should_grow_while_stable_and_reset_on_change),
 	KUNIT_CASE(regions_set_ranges_should_trim_extend_and_add),
 	KUNIT_CASE(regions_set_ranges_should_close_holes),
@@ -930,6 +1024,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_samples_should_respect_bounds),
 	KUNIT_CASE(regions_split_samples_should_ignore_keys_outside),
 	KUNIT_CASE(regions_split_samples_should_recount_pieces),
+	KUNIT_CASE(regions_split_samples_should_count_intervals_far_apart),
 	KUNIT_CASE(regions_split_samples_should_cut_out_a_lone_sample),
 	KUNIT_CASE(regions_split_samples_cost_at_the_budget),
 	KUNIT_CASE(regions_split_ctx_should_keep_random_mode),

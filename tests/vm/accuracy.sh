@@ -12,84 +12,165 @@
 #      nr_accesses >= 1, the share inside the hot ranges;
 #   R  recall: of the hot ranges' bytes, the share in such regions
 #      (Rmin: the worst hot range);
-#   nr byte-weighted mean nr_accesses over each hot range (intensities).
+#   nr byte-weighted mean nr_accesses over each hot range (intensities),
+#      and rank: whether they order as the ranges' weights.
 # Page-fault probe at period 1, sample 10 ms, aggregation 1 s, default
-# region bounds, NUMA balancing provoking hinting faults.
+# region bounds, NUMA balancing provoking hinting faults. A vaddr context
+# monitors every workload process (-P) and is scored on their mappings; a
+# paddr context covers System RAM (--phys-addr) and is scored against the
+# frames of the hot pages (pagemap at the end of the run, the workload on
+# one CPU so that its pages stay put).
 #
 # make check runs the guard: one scenario (two hot ranges of 2 MiB and
 # 1 MiB in 256 MiB), split samples must reach
 # P and Rmin >= 0.8 by the 3rd aggregation and hold them; split random is
 # only printed. With
-# ACCURACY_FULL=1 on the kernel command line it runs the scenarios of
-# the benchmark table (ACCURACY_ONLY=name,name: some of them, as one boot
-# has this script's 300 s) and asserts nothing:
-#   scripts/vm.sh --kernel stock --numa --mem 2048 \
-#       --append "ACCURACY_FULL=1 ACCURACY_ONLY=512M-1M,1G-1M" \
-#       tests/vm/accuracy.sh
+# ACCURACY_FULL=1 (tests/vm/bench/accuracy.sh, make bench: its timeout
+# fits them all) it runs the scenarios of the benchmark table
+# (ACCURACY_ONLY=name,name: some of them) and asserts nothing:
+#   scripts/vm.sh --kernel stock --numa --mem 2048 --timeout 1800 \
+#       --append "ACCURACY_ONLY=512M-1M,1G-1M" tests/vm/bench/accuracy.sh
 . /tests/lib.sh
 
 CTX=acc
 AGGRS=${ACCURACY_AGGRS:-10}
 
 # acc_truth WORKLOAD_OUT: the ground truth in decimal, one line each:
-#   map START END | range I START END WEIGHT | move I START END T_NS
+#   map PID START END | range K PID START END WEIGHT | move PID:I START END T_NS
+# (K: the hot range's index over all processes, in the order printed; I:
+# the index within its process).
 acc_truth() {
-	sed -n 's/^WORKLOAD pid=[^ ]* base=\([^ ]*\) size=\([^ ]*\).*/\1 \2/p' "$1" |
-	while read -r b s; do echo "map $((b)) $((b + s))"; done
-	sed -n 's/^WORKLOAD range i=\([0-9]*\) start=\([^ ]*\) end=\([^ ]*\) weight=\([0-9]*\).*/\1 \2 \3 \4/p' "$1" |
-	while read -r i s e w; do echo "range $i $((s)) $((e)) $w"; done
-	sed -n 's/^WORKLOAD move i=\([0-9]*\) start=\([^ ]*\) end=\([^ ]*\) .* t_ns=\([0-9]*\).*/\1 \2 \3 \4/p' "$1" |
-	while read -r i s e t; do echo "move $i $((s)) $((e)) $t"; done
+	sed -n 's/^WORKLOAD pid=\([0-9]*\) base=\([^ ]*\) size=\([^ ]*\).*/\1 \2 \3/p' "$1" |
+	while read -r p b s; do echo "map $p $((b)) $((b + s))"; done
+	sed -n 's/^WORKLOAD range i=\([0-9]*\) start=\([^ ]*\) end=\([^ ]*\) weight=\([0-9]*\).* pid=\([0-9]*\).*/\5 \2 \3 \4/p' "$1" |
+	while read -r p s e w; do echo "$p $((s)) $((e)) $w"; done |
+	awk '{ print "range", k++, $1, $2, $3, $4 }'
+	sed -n 's/^WORKLOAD move i=\([0-9]*\) start=\([^ ]*\) end=\([^ ]*\) .* pid=\([0-9]*\) t_ns=\([0-9]*\).*/\4 \1 \2 \3 \5/p' "$1" |
+	while read -r p i s e t; do echo "move $p:$i $((s)) $((e)) $t"; done
+}
+
+# acc_targets: "target ID PID" for every target of the context
+# (damonctl status --json; recordings name targets by id only).
+acc_targets() {
+	damonctl status --json $CTX 2>/dev/null | tr -d ' \n' |
+	awk '{
+		rest = $0
+		while (match(rest, /"id":[0-9]+,"nr_regions":[0-9]+,"pid":[0-9]+/)) {
+			o = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
+			split(o, f, /[:,]/); print "target", f[2], f[6]
+		}
+	}'
+}
+
+# acc_frames PID TRUTH: "frame K PADDR" for every present page of the hot
+# ranges of PID (the truth's range lines) from /proc/PID/pagemap (bit 63
+# present, bits 0-54 the PFN), ascending by PADDR.
+acc_frames() {
+	awk -v p="$1" '$1 == "range" && $3 == p { print $2, $4, $5 }' "$2" |
+	while read -r k s e; do
+		dd if="/proc/$1/pagemap" bs=8 skip=$((s / 4096)) \
+			count=$(((e - s) / 4096)) 2>/dev/null |
+		od -An -v -tx8 | awk -v k="$k" '
+		function hex(s,   i, v) {
+			v = 0
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		{
+			for (i = 1; i <= NF; i++)
+				if (index("89abcdef", substr($i, 1, 1)))
+					printf "frame %d %.0f\n", k, hex(substr($i, 4)) * 4096
+		}'
+	done | sort -n -k3,3
 }
 
 # acc_score TRUTH RECORDING: one line per aggregation,
-#   SEQ P R RMIN NR_REGIONS MOVED SAMPLES FULL nr0 nr1 ...
+#   SEQ P R RMIN NR_REGIONS MOVED SAMPLES FULL RANK nr0 nr1 ...
 # (P, R as fractions, "-" without a sample in the mapping: no data; MOVED:
 # 1 when the aggregation ended after a move; SAMPLES: the first probe's
-# hits in regions on the mapping; FULL: 1 when each hot range drew at
+# hits in regions on the mappings; FULL: 1 when each hot range drew at
 # least 0.9 samples per page, i.e. the NUMA scan that makes the page
-# faults covered all of them within this aggregation).
+# faults covered all of them within this aggregation; RANK: 1 when every
+# hot range with a higher weight has a higher nr (mean nr_accesses over
+# its bytes) than every one with a lower weight, 0 when not, - when the
+# weights are all the same or nothing was sampled). vaddr: the regions
+# of each workload process (TRUTH's "target ID PID" lines), clipped to
+# its mapping. With
+# "frame" lines in TRUTH (paddr): every region counts (all of RAM), and
+# a hot range is the frames its pages had at the end.
 acc_score() {
 	awk '
 	function max(a, b) { return a > b ? a : b }
 	function min(a, b) { return a < b ? a : b }
+	function num(o, key,   v) {
+		if (!match(o, "\"" key "\":[0-9]+")) return 0
+		v = substr(o, RSTART, RLENGTH); sub(/.*:/, "", v); return v + 0
+	}
+	# first frame at or above a (binary search over fa[0..nf))
+	function lb(a,   lo, hi, m) {
+		lo = 0; hi = nf
+		while (lo < hi) { m = int((lo + hi) / 2); if (fa[m] < a) lo = m + 1; else hi = m }
+		return lo
+	}
 	FNR == NR {
 		# + 0: numbers, not strings, in every comparison below
-		if ($1 == "map") { ms = $2 + 0; me = $3 + 0 }
-		if ($1 == "range") { hs[$2 + 0] = $3 + 0; he[$2 + 0] = $4 + 0
-				     nh = max(nh, $2 + 1) }
-		if ($1 == "move") { mi = $2 + 0; mvs = $3 + 0; mve = $4 + 0
-				    mt = $5 + 0; mv = 1 }
+		if ($1 == "map") { ms[$2 + 0] = $3 + 0; me[$2 + 0] = $4 + 0 }
+		if ($1 == "range") { k = $2 + 0; rp[k] = $3 + 0; hs[k] = $4 + 0
+				     he[k] = $5 + 0; w[k] = $6 + 0; nh = max(nh, k + 1) }
+		if ($1 == "move") { mi[$2] = 1; mvs[$2] = $3 + 0; mve[$2] = $4 + 0
+				    mt[$2] = $5 + 0; mv = 1 }
+		if ($1 == "target") tp[$2 + 0] = $3 + 0
+		if ($1 == "frame") { fk[nf + 0] = $2 + 0; fa[nf + 0] = $3 + 0
+				     nf++; nfk[$2 + 0]++ }
 		next
 	}
 	{
 		line = $0
-		seq = 0; t = 0
-		if (match(line, /"seq":[0-9]+/))
-			seq = substr(line, RSTART + 6, RLENGTH - 6) + 0
-		if (match(line, /"time_ns":[0-9]+/))
-			t = substr(line, RSTART + 10, RLENGTH - 10) + 0
-		for (i = 0; i < nh; i++) { s[i] = hs[i]; e[i] = he[i] }
+		seq = num(line, "seq"); t = num(line, "time_ns")
+		for (i = 0; i < nh; i++) {
+			s[i] = hs[i]; e[i] = he[i]
+		}
+		# a move names its range by pid:index within the process
 		moved = 0
-		if (mv && t > mt) { s[mi] = mvs; e[mi] = mve; moved = 1 }
+		for (key in mi) {
+			if (t <= mt[key]) continue
+			split(key, pk, ":"); n0 = 0
+			for (i = 0; i < nh; i++)
+				if (rp[i] == pk[1] && n0++ == pk[2]) {
+					s[i] = mvs[key]; e[i] = mve[key]; moved = 1
+				}
+		}
 		sel = 0; hit = 0; n = 0; smp = 0
 		for (i = 0; i < nh; i++) { cov[i] = 0; acc[i] = 0; hh[i] = 0 }
 		rest = line
-		while (match(rest, /"end":[0-9]+,"nr_accesses":[0-9]+,[^}]*"start":[0-9]+/)) {
+		while (match(rest, /"end":[0-9]+,"nr_accesses":[0-9]+,[^}]*"start":[0-9]+,"target_id":[0-9]+/)) {
 			obj = substr(rest, RSTART, RLENGTH)
 			rest = substr(rest, RSTART + RLENGTH)
 			n++
-			match(obj, /"end":[0-9]+/); re = substr(obj, RSTART + 6, RLENGTH - 6) + 0
-			match(obj, /"nr_accesses":[0-9]+/); rn = substr(obj, RSTART + 14, RLENGTH - 14) + 0
-			match(obj, /"start":[0-9]+/); rs = substr(obj, RSTART + 8, RLENGTH - 8) + 0
-			cs = max(rs, ms); ce = min(re, me)
-			if (ce <= cs) continue
+			re = num(obj, "end"); rn = num(obj, "nr_accesses")
+			rs = num(obj, "start"); pid = tp[num(obj, "target_id")]
 			rh = 0
 			if (match(obj, /"probe_hits":\[[0-9]+/))
 				rh = substr(obj, RSTART + 14, RLENGTH - 14) + 0
+			if (nf) {
+				smp += rh
+				if (rn >= 1) sel += re - rs
+				for (j = lb(rs); j < nf && fa[j] < re; j++) {
+					i = fk[j]
+					acc[i] += 4096 * rn
+					hh[i] += rh * 4096 / (re - rs)
+					if (rn >= 1) { cov[i] += 4096; hit += 4096 }
+				}
+				continue
+			}
+			if (!(pid in ms)) continue
+			cs = max(rs, ms[pid]); ce = min(re, me[pid])
+			if (ce <= cs) continue
 			smp += rh
 			if (rn >= 1) sel += ce - cs
 			for (i = 0; i < nh; i++) {
+				if (rp[i] != pid) continue
 				os = max(cs, s[i]); oe = min(ce, e[i])
 				if (oe <= os) continue
 				acc[i] += (oe - os) * rn
@@ -99,38 +180,102 @@ acc_score() {
 		}
 		hot = 0; rmin = 1; full = 1
 		for (i = 0; i < nh; i++) {
-			hot += e[i] - s[i]
-			rmin = min(rmin, cov[i] / (e[i] - s[i]))
-			if (hh[i] < 0.9 * (e[i] - s[i]) / 4096) full = 0
+			sz[i] = nf ? 4096 * nfk[i] : e[i] - s[i]
+			if (!sz[i]) continue
+			hot += sz[i]
+			rmin = min(rmin, cov[i] / sz[i])
+			if (hh[i] < 0.9 * sz[i] / 4096) full = 0
 		}
+		rank = "-"
+		for (i = 0; i < nh; i++)
+			for (j = 0; j < nh; j++)
+				if (w[i] > w[j] && sz[i] && sz[j]) {
+					if (rank == "-") rank = 1
+					if (acc[i] / sz[i] <= acc[j] / sz[j]) rank = 0
+				}
 		if (smp)
-			printf "%d %.3f %.3f %.3f %d %d %d %d", seq, \
+			printf "%d %.3f %.3f %.3f %d %d %d %d %s", seq, \
 			       sel ? hit / sel : 0, hot ? hit / hot : 0, rmin, \
-			       n, moved, smp, full
+			       n, moved, smp, full, rank
 		else
-			printf "%d - - - %d %d 0 0", seq, n, moved
-		for (i = 0; i < nh; i++) printf " %.1f", acc[i] / (e[i] - s[i])
+			printf "%d - - - %d %d 0 0 -", seq, n, moved
+		for (i = 0; i < nh; i++) printf " %.1f", sz[i] ? acc[i] / sz[i] : 0
 		printf "\n"
 	}' "$1" "$2"
 }
 
-# acc_run SPLIT NAME WORKLOAD_ARGS...: one scenario in one split mode;
-# leaves the scores in /tmp/acc-NAME-SPLIT.score and prints them.
+# ram_ranges: "-r START-END" for every top-level System RAM range of at
+# least 1 MiB, page aligned (/proc/iomem ends are inclusive).
+ram_ranges() {
+	awk -F' : ' '$2 == "System RAM" && $1 !~ /^ / {
+		split($1, a, "-")
+		s = int((hex(a[1]) + 4095) / 4096) * 4096
+		e = int((hex(a[2]) + 1) / 4096) * 4096
+		if (e - s >= 1048576)
+			printf "-r 0x%x-0x%x ", s, e
+	}
+	function hex(s,   i, v) {
+		s = tolower(s)
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}' /proc/iomem
+}
+
+# quiet CMD...: CMD with the workload stopped (see perf_paddr.sh: the
+# page-fault counter's static key is patched while the workload runs the
+# fault path).
+quiet() {
+	kill -STOP "$WORKLOAD_PID"
+	"$@"
+	_rc=$?
+	kill -CONT "$WORKLOAD_PID"
+	return $_rc
+}
+
+# acc_run SPLIT NAME OPS WORKLOAD_ARGS...: one scenario in one split mode,
+# OPS vaddr (a context on every workload process) or paddr (over System
+# RAM, --phys-addr, the workload on CPU 0 so its pages stay where the
+# final pagemap read finds them); leaves the scores in
+# /tmp/acc-NAME-SPLIT.score and prints them.
 acc_run() {
-	_split=$1 _name=$2
-	shift 2
+	_split=$1 _name=$2 _ops=$3
+	shift 3
 	_rec=/tmp/acc-$_name-$_split.jsonl
 	_score=/tmp/acc-$_name-$_split.score
 	: > "$_score"
-	if ! start_workload "$@"; then
+	[ "$_ops" = paddr ] && taskset -p 1 $$ > /dev/null
+	start_workload "$@"
+	_rc=$?
+	[ "$_ops" = paddr ] && taskset -p ffffffff $$ > /dev/null
+	# -P: the parent's own line comes after every child's
+	_i=0
+	while [ $_rc -eq 0 ] &&
+	      ! grep -q "^WORKLOAD pid=$WORKLOAD_PID " /tmp/workload.out; do
+		_i=$((_i + 1))
+		[ $_i -gt "${WORKLOAD_WAIT:-100}" ] && _rc=1
+		sleep 0.1
+	done
+	if [ $_rc -ne 0 ]; then
 		diag "$_name: workload did not start"
+		stop_workload
 		return 1
 	fi
 	cp /tmp/workload.out "/tmp/acc-$_name.out"
+	if [ "$_ops" = paddr ]; then
+		# shellcheck disable=SC2046
+		set -- --ops paddr $(ram_ranges) --phys-addr
+	else
+		set --
+		for _p in $(sed -n 's/^WORKLOAD pid=\([0-9]*\) .*/\1/p' /tmp/workload.out); do
+			set -- "$@" -p "$_p"
+		done
+	fi
 	damonctl record -o "$_rec" -n "$AGGRS" $CTX > /tmp/acc-record.log 2>&1 &
 	_recpid=$!
 	sleep 0.3	# subscribed before the first aggregation
-	if ! damonctl start -n $CTX -p "$WORKLOAD_PID" -e page-faults \
+	if ! quiet damonctl start -n $CTX "$@" -e page-faults \
 		--period 1 --exclude-kernel --sample-us 10000 \
 		--aggr-us 1000000 --ring-size 4096 --split "$_split" \
 		> /tmp/acc-start.log 2>&1; then
@@ -140,12 +285,17 @@ acc_run() {
 		return 1
 	fi
 	wait "$_recpid"
-	damonctl stop $CTX > /dev/null 2>&1	# and deletes it
-	stop_workload
 	sed -n '/^WORKLOAD move/p' /tmp/workload.out >> "/tmp/acc-$_name.out"
 	acc_truth "/tmp/acc-$_name.out" > /tmp/acc-truth
+	acc_targets >> /tmp/acc-truth
+	if [ "$_ops" = paddr ]; then
+		acc_frames "$WORKLOAD_PID" /tmp/acc-truth > /tmp/acc-frames
+		cat /tmp/acc-frames >> /tmp/acc-truth
+	fi
+	quiet damonctl stop $CTX > /dev/null 2>&1	# and deletes it
+	stop_workload
 	acc_score /tmp/acc-truth "$_rec" > "$_score"
-	diag "$_name, split $_split: seq P R Rmin nr_regions moved samples full nr(range)..."
+	diag "$_name ($_ops), split $_split: seq P R Rmin nr_regions moved samples full rank nr(range)..."
 	diag "$(awk 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		$1 == "total" { printf "perf_stats: sample_valid %s match %s overflow %s ring_peak %s\n",
 			$h["sample_valid"], $h["match"], $h["overflow"], $h["ring_peak"] }' \
@@ -172,15 +322,24 @@ acc_dump() {
 	done
 }
 
-# acc_summary NAME SPLIT: "detect D follow F" (aggregations; - = never).
+# acc_summary NAME SPLIT: "detect D held H follow F rank K/N"
+# (aggregations; D: the first with P and Rmin >= 0.9, - = never; H: of
+# the aggregations with samples from D on, those with P and Rmin >= 0.9;
+# F: after the move, the aggregations until the first with P and
+# Rmin >= 0.9 on the moved range, n/a without a move; K/N: aggregations
+# ranking the intensities right of those with samples and a ranking).
 acc_summary() {
 	awk '
 		$6 == 1 && !m { m = $1 }
 		$2 == "-" { next }
-		!d && $2 >= 0.9 && $4 >= 0.9 { d = $1 }
-		m && !f && $2 >= 0.9 && $4 >= 0.9 { f = $1 - m + 1 }
-		END { printf "detect %s follow %s\n", d ? d : "-",
-		      m ? (f ? f : "-") : "n/a" }' "/tmp/acc-$1-$2.score"
+		{ good = $2 >= 0.9 && $4 >= 0.9 }
+		!d && good { d = $1 }
+		d { hn++; hk += good }
+		m && !f && good { f = $1 - m + 1 }
+		$9 != "-" { rn++; rk += $9 }
+		END { printf "detect %s held %s follow %s rank %s\n", d ? d : "-",
+		      d ? hk "/" hn : "-", m ? (f ? f : "-") : "n/a",
+		      rn ? rk "/" rn : "n/a" }' "/tmp/acc-$1-$2.score"
 }
 
 if [ ! -x /bin/damonctl ]; then
@@ -201,32 +360,39 @@ load_module damon_perf || { restore_scan_size; finish; }
 if [ "${ACCURACY_FULL:-0}" = 1 ]; then
 	AGGRS=${ACCURACY_AGGRS:-10}
 	WORKLOAD_WAIT=900	# a 1 GiB memset takes a while under TCG
-	# name and workload arguments (offsets and sizes in KiB)
+	# name, context (vaddr|paddr) and workload arguments (-r offsets and
+	# sizes in KiB, weight 1..10, r|w, seq|rand; -m SECS:OFF_MB moves
+	# the first range; -P processes)
 	set -- \
-	"64M-4M|-s 64 -r 16384,4096 -t 0 -n 2" \
-	"256M-2M|-s 256 -r 102400,2048 -t 0 -n 2" \
-	"512M-1M|-s 512 -r 307200,1024 -t 0 -n 2" \
-	"1G-1M|-s 1024 -r 614400,1024 -t 0 -n 2" \
-	"256M-3ranges|-s 256 -r 16384,4096,10 -r 102400,2048,5,w,rand -r 204800,1024,2,r -t 0 -n 2" \
-	"256M-move|-s 256 -r 32768,2048 -m 6:200 -t 0 -n 2"
-	# ACCURACY_ONLY=a,b: only these scenarios (one boot has the 300 s of
-	# this script's timeout; two or three scenarios fit)
+	"64M-4M|vaddr|-s 64 -r 16384,4096 -t 0 -n 2" \
+	"256M-2M|vaddr|-s 256 -r 102400,2048 -t 0 -n 2" \
+	"512M-1M|vaddr|-s 512 -r 307200,1024 -t 0 -n 2" \
+	"1G-1M|vaddr|-s 1024 -r 614400,1024 -t 0 -n 2" \
+	"256M-3ranges|vaddr|-s 256 -r 16384,4096,10 -r 102400,2048,5,w,rand -r 204800,1024,2,r -t 0 -n 2" \
+	"256M-3ranges-f|vaddr|-s 256 -r 16384,4096,10 -r 102400,2048,5,w,rand -r 204800,1024,2,r -f -t 0 -n 2" \
+	"256M-move|vaddr|-s 256 -r 32768,2048 -m 6:200 -t 0 -n 2" \
+	"2x128M-procs|vaddr|-s 128 -r 32768,2048 -r 98304,1024,3,w,rand -P 2 -t 0 -n 2" \
+	"256M-2ranges-paddr|paddr|-s 256 -r 65536,2048 -r 163840,1024,3 -t 0 -n 2"
+	# ACCURACY_ONLY=a,b: only these scenarios
 	for sc in "$@"; do
 		name=${sc%%|*}
 		case ",${ACCURACY_ONLY:-$name}," in *",$name,"*) ;; *) continue ;; esac
+		rest=${sc#*|}
 		for split in samples random; do
 			# shellcheck disable=SC2086
-			acc_run $split "$name" ${sc#*|} || not_ok "$name $split ran"
+			acc_run $split "$name" ${rest%%|*} ${rest#*|} ||
+				not_ok "$name $split ran"
 		done
 	done
-	echo "# ACCURACY table: scenario split aggregation P R Rmin nr_regions"
+	echo "# ACCURACY table: scenario split aggregation P R Rmin nr_regions rank nr(range)..."
 	for sc in "$@"; do
 		name=${sc%%|*}
 		[ -f "/tmp/acc-$name-samples.score" ] || continue
 		for split in samples random; do
-			awk -v n="$name" -v s="$split" \
-				'{ printf "# ACCURACY %s %s %d %s %s %s %d\n", n, s, $1, $2, $3, $4, $5 }' \
-				"/tmp/acc-$name-$split.score"
+			awk -v n="$name" -v s="$split" '{
+				printf "# ACCURACY %s %s %d %s %s %s %d %s", n, s, $1, $2, $3, $4, $5, $9
+				for (i = 10; i <= NF; i++) printf " %s", $i
+				printf "\n" }' "/tmp/acc-$name-$split.score"
 			echo "# ACCURACY-SUMMARY $name $split $(acc_summary "$name" "$split")"
 		done
 	done
@@ -262,13 +428,13 @@ wait $idle 2>/dev/null
 # --- the guard ----------------------------------------------------------
 GUARD="-s 256 -r 65536,2048 -r 163840,1024 -t 0 -n 2"
 # shellcheck disable=SC2086
-if acc_run samples guard $GUARD; then
+if acc_run samples guard vaddr $GUARD; then
 	ok "split samples: recorded $(wc -l < /tmp/acc-guard-samples.score) aggregations"
 else
 	not_ok "split samples: scenario ran"
 fi
 # shellcheck disable=SC2086
-if acc_run random guard $GUARD; then
+if acc_run random guard vaddr $GUARD; then
 	ok "split random: recorded $(wc -l < /tmp/acc-guard-random.score) aggregations"
 else
 	not_ok "split random: scenario ran"

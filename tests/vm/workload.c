@@ -5,6 +5,7 @@
  *
  *   workload [-s TOTAL_MB] [-o HOT_OFF_MB] [-h HOT_MB] [-t SECONDS]
  *            [-n THREADS] [-w] [-f] [-r RANGE]... [-m SECS:OFF_MB]
+ *            [-P PROCS]
  *
  * Maps TOTAL_MB of anonymous memory (no transparent huge pages, so each 4 KiB
  * page is its own NUMA hinting fault; where madvise() is missing, the
@@ -26,14 +27,20 @@
  * -m SECS:OFF_MB moves the first range to OFF_MB after SECS seconds (a
  * phase change). -f drops the hot ranges (MADV_DONTNEED) after each pass of
  * thread 0, so that every touch of the next pass is a page fault: a steady
- * stream of faults without NUMA balancing.
+ * stream of faults without NUMA balancing. -P PROCS (1..8, default 1)
+ * runs PROCS processes, each with its own mapping of TOTAL_MB, the same
+ * hot ranges and THREADS threads: the first PROCS - 1 are children
+ * (ended with the parent: SIGTERM to the parent ends them all), and the
+ * parent prints its own lines after every child printed its own, so its
+ * "WORKLOAD pid=" line (pid = $! of the caller) says all are running.
+ * SIGUSR1 reports the parent's passes only.
  *
  * Ground truth, one parseable line each, flushed before the loop starts:
  *   WORKLOAD pid=123 base=0x7f.. size=0x.. hot_start=0x7f.. hot_end=0x7f..
- *   WORKLOAD range i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq
+ *   WORKLOAD range i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq pid=123
  *   ... one range line per hot range (hot_start/hot_end: range 0)
  * at a phase change (t_ns: CLOCK_MONOTONIC, as damonctl's time_ns):
- *   WORKLOAD move i=0 start=0x7f.. end=0x7f.. t_ns=123456789
+ *   WORKLOAD move i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq pid=123 t_ns=123456789
  * on SIGUSR1 (within 10 ms; the benchmarks' progress counter):
  *   WORKLOAD progress pid=123 passes=N t_ns=123456789
  * and when it ends:
@@ -48,6 +55,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +66,7 @@
 #define MAX_RANGES 8
 #define SLOT_MS 100
 #define SLOTS 10
+#define MAX_PROCS 8
 
 struct range {
 	unsigned char *start;	/* moves at a phase change: atomic pointer */
@@ -225,15 +235,19 @@ static void print_range(const char *what, unsigned int i)
 	const struct range *r = &ranges[i];
 
 	printf("WORKLOAD %s i=%u start=%p end=%p weight=%u access=%s "
-	       "order=%s", what, i, (void *)r->start,
+	       "order=%s pid=%d", what, i, (void *)r->start,
 	       (void *)(r->start + r->len), r->weight, r->write ? "w" : "r",
-	       r->random ? "rand" : "seq");
+	       r->random ? "rand" : "seq", (int)getpid());
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long total_mb = 64, hot_off_mb = 16, hot_mb = 8, secs = 10;
 	unsigned long nthreads = 2, i, all = 0, move_secs = 0, move_off_mb = 0;
+	unsigned long nprocs = 1;
+	pid_t kids[MAX_PROCS];
+	int ready[2] = { -1, -1 };
+	char c;
 	struct spec specs[MAX_RANGES];
 	unsigned int nr_specs = 0;
 	int do_write = 0, move = 0;
@@ -244,7 +258,7 @@ int main(int argc, char **argv)
 	size_t size;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:")) != -1) {
 		switch (opt) {
 		case 's': total_mb = arg_ul(optarg, "size"); break;
 		case 'o': hot_off_mb = arg_ul(optarg, "hot offset"); break;
@@ -252,6 +266,7 @@ int main(int argc, char **argv)
 		case 't': secs = arg_ul(optarg, "duration"); break;
 		case 'n': nthreads = arg_ul(optarg, "threads"); break;
 		case 'w': do_write = 1; break;
+		case 'P': nprocs = arg_ul(optarg, "processes"); break;
 		case 'f': do_refault = 1; break;
 		case 'r':
 			if (nr_specs == MAX_RANGES) {
@@ -276,7 +291,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: %s [-s TOTAL_MB] [-o HOT_OFF_MB] "
 				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w] [-f] "
 				"[-r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]]... "
-				"[-m SECS:OFF_MB]\n", argv[0]);
+				"[-m SECS:OFF_MB] [-P PROCS]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -307,11 +322,37 @@ int main(int argc, char **argv)
 			"total\n");
 		return 2;
 	}
+	if (!nprocs || nprocs > MAX_PROCS) {
+		fprintf(stderr, "workload: 1..8 processes\n");
+		return 2;
+	}
 	if (!total_mb || !nthreads || nthreads > 64) {
 		fprintf(stderr, "workload: need 0 < hot range within total, "
 			"1..64 threads\n");
 		return 2;
 	}
+
+	/* the children: each its own mapping; one byte each when it printed */
+	if (nprocs > 1 && pipe(ready)) {
+		perror("workload: pipe");
+		return 1;
+	}
+	fflush(stdout);
+	for (i = 0; i + 1 < nprocs; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0) {
+			perror("workload: fork");
+			return 1;
+		}
+		if (!kids[i]) {
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			close(ready[0]);
+			nprocs = 0;	/* a child: no children of its own */
+			break;
+		}
+	}
+	if (nprocs > 1)
+		close(ready[1]);
 
 	size = total_mb * MB;
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -343,6 +384,13 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_progress;
 	sigaction(SIGUSR1, &sa, NULL);
 
+	/* the parent prints last: its line says every process runs */
+	for (i = 0; nprocs > 1 && i + 1 < nprocs; i++) {
+		if (read(ready[0], &c, 1) != 1) {
+			fprintf(stderr, "workload: a child did not start\n");
+			return 1;
+		}
+	}
 	printf("WORKLOAD pid=%d base=%p size=0x%zx hot_start=%p hot_end=%p\n",
 	       (int)getpid(), (void *)base, size, (void *)ranges[0].start,
 	       (void *)(ranges[0].start + ranges[0].len));
@@ -351,6 +399,11 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	fflush(stdout);
+	if (!nprocs) {	/* a child: say so, and let a failed sibling's EOF show */
+		if (write(ready[1], "", 1) != 1)
+			return 1;
+		close(ready[1]);
+	}
 
 	for (i = 0; i < nthreads; i++) {
 		if (pthread_create(&tids[i], NULL, loop, (void *)i)) {
@@ -389,6 +442,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(tids[i], NULL);
 		all += passes[i];
+	}
+	for (i = 0; nprocs > 1 && i + 1 < nprocs; i++) {
+		kill(kids[i], SIGTERM);
+		waitpid(kids[i], NULL, 0);
 	}
 	printf("WORKLOAD done pid=%d passes=%lu\n", (int)getpid(), all);
 	return 0;

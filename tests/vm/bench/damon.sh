@@ -62,8 +62,8 @@ cpu_ms() {
 	awk '{ sub(/^.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat" 2>/dev/null
 }
 
-# progress: send SIGUSR1 to the workload, wait for its new progress line,
-# set P_PASSES and P_NS.
+# progress: send SIGUSR1 to the workload, wait (up to 60 s) for its new
+# progress line, set P_PASSES and P_NS.
 _prog_n=0
 progress() {
 	kill -USR1 "$WORKLOAD_PID"
@@ -71,7 +71,8 @@ progress() {
 	_i=0
 	while [ "$(grep -c '^WORKLOAD progress' /tmp/workload.out)" -lt $_prog_n ]; do
 		_i=$((_i + 1))
-		[ $_i -gt 200 ] && return 1
+		# a workload hammering 1 GiB under TCG answers late
+		[ $_i -gt 1200 ] && return 1
 		sleep 0.05
 	done
 	_l=$(grep '^WORKLOAD progress' /tmp/workload.out | tail -n 1)
@@ -204,10 +205,10 @@ run() {
 	sleep "$warmup"
 	c0=0
 	[ -n "$KD_PID" ] && c0=$(cpu_ms "$KD_PID")
-	progress || { not_ok "$size MiB $hot $mon: progress line"; return 1; }
+	progress || { not_ok "$size MiB $hot $mon: progress line"; mon_off; return 1; }
 	p0=$P_PASSES t0=$P_NS
 	sleep "$window"
-	progress || { not_ok "$size MiB $hot $mon: progress line"; return 1; }
+	progress || { not_ok "$size MiB $hot $mon: progress line"; mon_off; return 1; }
 	c1=0
 	[ -n "$KD_PID" ] && c1=$(cpu_ms "$KD_PID")
 	kd=-
@@ -236,14 +237,20 @@ run() {
 		[ $k -gt 0 ] && prec=$(awk -v a="$sp" -v n="$k" 'BEGIN { printf "%.3f", a / n }')
 		seen=$k/$snaps
 	fi
-	case $mon in
-	damon*) damon_off ;;
-	dp_p*) damonctl stop bench >/dev/null ;;
-	esac
-	stop_workload
+	mon_off
 	echo "BENCH damon size=$size hot=$hot hot_mb=$hot_mb mon=$mon passes=$((P_PASSES - p0))" \
 		"window_ns=$((P_NS - t0)) kdamond_ms=$kd prec=$prec rec=$rec seen=$seen nr_regions=$nr"
 	ok "$size MiB, $hot hot set, $mon"
+}
+
+# mon_off: stop the run's monitor and workload (a failed run too, so the
+# next one starts clean)
+mon_off() {
+	case $mon in
+	damon*) damon_off ;;
+	dp_p*) damonctl stop bench >/dev/null 2>&1 ;;
+	esac
+	stop_workload
 }
 
 mons="none"
