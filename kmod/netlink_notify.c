@@ -25,7 +25,7 @@
 #include <linux/damon_perf.h>
 
 #include "ctx.h"
-#include "netlink.h"
+#include "listener.h"
 #include "netlink_internal.h"
 
 /* Subscribers of AGGREGATION notifications (MONITOR_SUBSCRIBE). */
@@ -38,8 +38,6 @@ struct subscriber {
 static LIST_HEAD(subscribers);
 static DEFINE_MUTEX(subscribers_lock);	/* innermost: after damon_perf_lock */
 static unsigned int nr_subscribers;
-/* the family is registered: notifications may go out (subscribers_lock) */
-static bool registered;
 
 static void subscriber_free(struct subscriber *s)
 {
@@ -131,8 +129,6 @@ static void deliver(struct sk_buff *msg)
 	int ret;
 
 	mutex_lock(&subscribers_lock);
-	if (!registered)
-		goto out;
 	list_for_each_entry_safe(s, next, &subscribers, list) {
 		/*
 		 * A released socket is orphaned (SOCK_DEAD) right after it
@@ -156,7 +152,6 @@ static void deliver(struct sk_buff *msg)
 		msg = NULL;
 	}
 #endif
-out:
 	mutex_unlock(&subscribers_lock);
 	nlmsg_free(msg);
 }
@@ -172,27 +167,22 @@ static bool has_listeners(void)
 #endif
 }
 
-/**
- * damon_perf_netlink_notify() - Send one aggregation to the listeners.
- * @ctx:	the context that aggregated.
- * @snap:	its new snapshot.
- *
- * Builds one AGGREGATION message: the summary and every region when they
- * fit in NLMSG_GOODSIZE, otherwise the summary and DAMON_PERF_A_TRUNCATED.
- * Does nothing when nobody listens.
- *
- * Context: process context (kdamond), may sleep; reads only @ctx's
- * immutable id and name.
+/*
+ * One AGGREGATION message: the summary and every region when they fit in
+ * NLMSG_GOODSIZE, otherwise the summary and DAMON_PERF_A_TRUNCATED.
+ * Nothing when nobody listens. Registered as a listener (listener.h) only
+ * while the family is: process context (kdamond), may sleep; reads only
+ * @ctx's immutable id and name.
  */
-void damon_perf_netlink_notify(struct damon_perf_ctx *ctx,
-			       struct damon_perf_snapshot *snap)
+static void notify_aggregated(struct damon_perf_ctx *ctx,
+			      struct damon_perf_snapshot *snap)
 {
 	struct sk_buff *msg;
 	unsigned int i;
 	void *hdr;
 	u32 mark;
 
-	if (!snap || !READ_ONCE(registered) || !has_listeners())
+	if (!snap || !has_listeners())
 		return;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
@@ -241,6 +231,14 @@ static struct notifier_block release_nb = {
 	.notifier_call = release_notify,
 };
 
+static const struct damon_perf_listener_ops listener_ops = {
+	.aggregated = notify_aggregated,
+};
+
+static struct damon_perf_listener listener = {
+	.ops = &listener_ops,
+};
+
 /**
  * damon_perf_nl_notify_init() - Watch netlink sockets for releases.
  *
@@ -255,27 +253,26 @@ int __init damon_perf_nl_notify_init(void)
 }
 
 /**
- * damon_perf_nl_notify_start() - Let notifications go out.
+ * damon_perf_nl_notify_start() - Let notifications go out: listen to the
+ * aggregations.
  *
  * Context: module init, once the family is registered.
  */
 void damon_perf_nl_notify_start(void)
 {
-	mutex_lock(&subscribers_lock);
-	registered = true;
-	mutex_unlock(&subscribers_lock);
+	damon_perf_listener_register(&listener);
 }
 
 /**
  * damon_perf_nl_notify_stop() - Stop sending notifications.
  *
+ * Waits for a notification being sent; none is sent after it returns.
+ *
  * Context: module exit, before the family is unregistered.
  */
 void damon_perf_nl_notify_stop(void)
 {
-	mutex_lock(&subscribers_lock);
-	registered = false;
-	mutex_unlock(&subscribers_lock);
+	damon_perf_listener_unregister(&listener);
 }
 
 /**

@@ -18,6 +18,7 @@
 
 #include "ctx.h"
 #include "kdamond.h"
+#include "listener.h"
 #include "perf_source.h"
 #include "regions.h"
 #include "stats.h"
@@ -840,6 +841,87 @@ static void stop_should_drain_and_publish_what_is_in_flight(
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->stale_drops), 0ULL);
 }
 
+/* What the test listener heard: aggregations of heard.ctx only. */
+static struct {
+	struct damon_perf_ctx *ctx;
+	unsigned int calls;
+	u64 seq;
+	bool published;
+} heard;
+
+static void heard_aggregated(struct damon_perf_ctx *ctx,
+			     struct damon_perf_snapshot *snap)
+{
+	struct damon_perf_snapshot *cur;
+
+	if (ctx != READ_ONCE(heard.ctx))
+		return;
+	heard.calls++;
+	heard.seq = snap->seq;
+	/* told after the snapshot is published, not before */
+	cur = damon_perf_snapshot_get(ctx);
+	heard.published = cur == snap;
+	damon_perf_snapshot_put(cur);
+}
+
+static const struct damon_perf_listener_ops heard_ops = {
+	.aggregated = heard_aggregated,
+};
+
+static struct damon_perf_listener heard_listener = {
+	.ops = &heard_ops,
+};
+
+/* Unregister the test listener at the end of the case, failed or not. */
+static int listener_res_init(struct kunit_resource *res, void *l)
+{
+	res->data = l;
+	damon_perf_listener_register(l);
+	return 0;
+}
+
+static void listener_res_free(struct kunit_resource *res)
+{
+	damon_perf_listener_unregister(res->data);
+}
+
+static void listeners_should_hear_each_aggregation_until_unregistered(
+		struct kunit *test)
+{
+	struct kunit_resource *res;
+	struct damon_perf_ctx *ctx;
+	u64 seq;
+
+	ctx = slow_ctx(test, "kunit-listen", 256);
+	memset(&heard, 0, sizeof(heard));
+	WRITE_ONCE(heard.ctx, ctx);
+	res = kunit_alloc_and_get_resource(test, listener_res_init,
+					   listener_res_free, GFP_KERNEL,
+					   &heard_listener);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+
+	/* stop publishes the aggregation in flight: one call, seq 1 */
+	mutex_lock(&damon_perf_lock);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+	snapshot_hits(ctx, &seq);
+	KUNIT_EXPECT_EQ(test, heard.calls, 1U);
+	KUNIT_EXPECT_EQ(test, heard.seq, seq);
+	KUNIT_EXPECT_TRUE(test, heard.published);
+
+	/* unregistered: the next run's aggregation reaches nobody */
+	kunit_remove_resource(test, res);
+	kunit_put_resource(res);
+	mutex_lock(&damon_perf_lock);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+	snapshot_hits(ctx, &seq);
+	KUNIT_EXPECT_GE(test, seq, 1ULL);
+	KUNIT_EXPECT_EQ(test, heard.calls, 1U);
+}
+
 /*
  * Defect: the kdamond took its first stale reference when it began to run,
  * after the probes were armed; reports taken in between (arming many CPUs
@@ -1229,6 +1311,7 @@ static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(running_ctx_should_refuse_structural_changes),
 	KUNIT_CASE(stop_should_not_wait_for_long_intervals),
 	KUNIT_CASE(stop_should_drain_and_publish_what_is_in_flight),
+	KUNIT_CASE(listeners_should_hear_each_aggregation_until_unregistered),
 	KUNIT_CASE(first_drain_should_find_nothing_stale),
 	KUNIT_CASE(reports_should_be_stamped_with_one_clock),
 	KUNIT_CASE(early_wakes_should_reach_the_scheduling_point),
