@@ -968,9 +968,7 @@ static const struct genl_ops damon_perf_ops[] = {
 static const struct genl_multicast_group damon_perf_mcgrps[] = {
 	{
 		.name = DAMON_PERF_GENL_MCGRP_MONITOR,
-#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
-		.flags = GENL_MCAST_CAP_SYS_ADMIN,
-#endif
+		.flags = DAMON_PERF_GENL_MCAST_FLAGS,
 	},
 };
 

@@ -145,26 +145,19 @@ static void deliver(struct sk_buff *msg)
 		if (ret == -ECONNREFUSED)
 			subscriber_free(s);
 	}
-#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
-	/* joining the group needs CAP_SYS_ADMIN on this kernel */
-	if (genl_has_listeners(&damon_perf_family, &init_net, 0)) {
+	/* only where joining the group needs CAP_SYS_ADMIN */
+	if (damon_perf_genl_has_privileged_listeners(&damon_perf_family)) {
 		genlmsg_multicast(&damon_perf_family, msg, 0, 0, GFP_KERNEL);
 		msg = NULL;
 	}
-#endif
 	mutex_unlock(&subscribers_lock);
 	nlmsg_free(msg);
 }
 
 static bool has_listeners(void)
 {
-	if (READ_ONCE(nr_subscribers))
-		return true;
-#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
-	return genl_has_listeners(&damon_perf_family, &init_net, 0);
-#else
-	return false;
-#endif
+	return READ_ONCE(nr_subscribers) ||
+	       damon_perf_genl_has_privileged_listeners(&damon_perf_family);
 }
 
 /*

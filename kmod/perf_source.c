@@ -109,56 +109,16 @@ struct type_owner {
 static enum cpuhp_state hp_state;
 static struct type_owner owners[TYPE_OWNERS];	/* damon_perf_lock */
 
-/*
- * Formatted extack messages. 6.1 has no NL_SET_ERR_MSG_FMT; there the
- * message lives in a small ring of static buffers, written under
- * damon_perf_lock, so it outlives the handler until netlink_ack() copies it
- * (a message is only overwritten after 15 more have been formatted).
- */
-#ifdef DAMON_PERF_HAVE_NL_ERR_MSG_FMT
-#define errmsg(extack, fmt, ...) NL_SET_ERR_MSG_FMT(extack, fmt, ##__VA_ARGS__)
-#else
-#define NR_MSGBUF	16
-#define MSGBUF_LEN	128
-
-static char msgbuf[NR_MSGBUF][MSGBUF_LEN];
-static unsigned int msgbuf_next;
-
-static __printf(2, 3) void errmsg(struct netlink_ext_ack *extack,
-				  const char *fmt, ...)
-{
-	char *buf;
-	va_list args;
-
-	if (!extack)
-		return;
-	buf = msgbuf[msgbuf_next++ % NR_MSGBUF];
-	va_start(args, fmt);
-	vsnprintf(buf, MSGBUF_LEN, fmt, args);
-	va_end(args);
-	extack->_msg = buf;
-}
-#endif
-
 /* Address of a sample, by what the sample says it carries. */
 static bool sample_has(const struct perf_sample_data *data, u64 flag)
 {
 	return data->sample_flags & flag;
 }
 
+/* The sample's data address, 0 when it has none (compat/compat.h). */
 static unsigned long sample_vaddr(const struct perf_sample_data *data)
 {
-#ifdef DAMON_PERF_HAVE_SAMPLE_ADDR_FLAG
-	/*
-	 * perf_sample_data_init() flags PERF_SAMPLE_ADDR for a non-zero
-	 * address (software events such as page-faults) and PMU drivers flag
-	 * what they fill; an unflagged data->addr is stack garbage.
-	 */
-	return sample_has(data, PERF_SAMPLE_ADDR) ? data->addr : 0;
-#else
-	/* Older init always writes data->addr, 0 when unknown. */
-	return data->addr;
-#endif
+	return damon_perf_sample_addr(data);
 }
 
 static bool user_vaddr(unsigned long addr)
@@ -447,11 +407,7 @@ static void note_failure(struct damon_perf_source *src, int cpu, int err)
  */
 static int may_open(const struct perf_event_attr *attr)
 {
-#ifdef DAMON_PERF_HAVE_PERF_ALLOW_KERNEL
-	if (!attr->exclude_kernel)
-		return perf_allow_kernel();
-#endif
-	return 0;
+	return attr->exclude_kernel ? 0 : damon_perf_allow_kernel();
 }
 
 static void get_counter(struct damon_perf_source *src, int cpu, bool arming)
@@ -590,9 +546,9 @@ static int get_owner(struct damon_perf_ctx *ctx, u32 type,
 
 	if (o) {
 		if (o->ctx != ctx) {
-			errmsg(extack,
-			       "PMU type %u is owned by context '%s' (id %u)",
-			       type, o->ctx->name, o->ctx->id);
+			NL_SET_ERR_MSG_FMT(extack,
+					   "PMU type %u is owned by context '%s' (id %u)",
+					   type, o->ctx->name, o->ctx->id);
 			return -EBUSY;
 		}
 		o->refs++;
@@ -623,8 +579,8 @@ static int validate(const struct damon_perf_probe_attr *pa,
 		    struct netlink_ext_ack *extack)
 {
 	if (pa->precise_ip > 3) {
-		errmsg(extack, "precise_ip %u out of range 0..3",
-		       pa->precise_ip);
+		NL_SET_ERR_MSG_FMT(extack, "precise_ip %u out of range 0..3",
+				   pa->precise_ip);
 		return -EINVAL;
 	}
 	if (pa->type == PERF_TYPE_BREAKPOINT) {
@@ -633,14 +589,16 @@ static int validate(const struct damon_perf_probe_attr *pa,
 		return -EOPNOTSUPP;
 	}
 	if (pa->type == PERF_TYPE_SOFTWARE && pa->config >= PERF_COUNT_SW_MAX) {
-		errmsg(extack, "config %llu is not a software event (max %u)",
-		       pa->config, PERF_COUNT_SW_MAX - 1);
+		NL_SET_ERR_MSG_FMT(extack,
+				   "config %llu is not a software event (max %u)",
+				   pa->config, PERF_COUNT_SW_MAX - 1);
 		return -EINVAL;
 	}
 	if (pa->freq) {
 		if (!pa->sample_period || pa->sample_period > MAX_SAMPLE_FREQ) {
-			errmsg(extack, "sample_freq %llu out of range 1..%u",
-			       pa->sample_period, MAX_SAMPLE_FREQ);
+			NL_SET_ERR_MSG_FMT(extack,
+					   "sample_freq %llu out of range 1..%u",
+					   pa->sample_period, MAX_SAMPLE_FREQ);
 			return -EINVAL;
 		}
 	} else {
@@ -650,9 +608,9 @@ static int validate(const struct damon_perf_probe_attr *pa,
 			return -EINVAL;
 		}
 		if (pa->sample_period > MAX_SAMPLE_PERIOD) {
-			errmsg(extack,
-			       "sample_period %llu out of range 1..%llu (2^48)",
-			       pa->sample_period, MAX_SAMPLE_PERIOD);
+			NL_SET_ERR_MSG_FMT(extack,
+					   "sample_period %llu out of range 1..%llu (2^48)",
+					   pa->sample_period, MAX_SAMPLE_PERIOD);
 			return -EINVAL;
 		}
 	}
@@ -695,8 +653,9 @@ int damon_perf_probe_add(struct damon_perf_ctx *ctx,
 		}
 	}
 	if (!probe) {
-		errmsg(extack, "context '%s' already has %d perf probes",
-		       ctx->name, DAMON_PERF_MAX_PROBES);
+		NL_SET_ERR_MSG_FMT(extack,
+				   "context '%s' already has %d perf probes",
+				   ctx->name, DAMON_PERF_MAX_PROBES);
 		return -ENOSPC;
 	}
 	err = get_owner(ctx, attr->type, extack);
@@ -732,8 +691,9 @@ int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 	}
 	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES ||
 	    !ctx->probes[probe_idx - 1].used) {
-		errmsg(extack, "context '%s' has no probe %u", ctx->name,
-		       probe_idx);
+		NL_SET_ERR_MSG_FMT(extack,
+				   "context '%s' has no probe %u",
+				   ctx->name, probe_idx);
 		return -ENOENT;
 	}
 	probe = &ctx->probes[probe_idx - 1];
@@ -898,8 +858,9 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	if (!err)
 		return 0;
 	/* The errno itself reaches userspace as the request's error. */
-	errmsg(extack, "probe %u on cpu %d: PMU type %u %s", idx, cpu,
-	       probe->attr.type, why_failed(err));
+	NL_SET_ERR_MSG_FMT(extack,
+			   "probe %u on cpu %d: PMU type %u %s",
+			   idx, cpu, probe->attr.type, why_failed(err));
 	return err;
 }
 

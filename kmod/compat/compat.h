@@ -61,4 +61,78 @@
 	pin_user_pages(start, nr, flags, pages)
 #endif
 
+/*
+ * Formatted extack messages (NL_SET_ERR_MSG_FMT: 6.3). The fallback
+ * formats into a small ring of static buffers (compat.c), so the message
+ * outlives the handler until netlink_ack() copies it; callers hold
+ * damon_perf_lock, which every netlink handler does.
+ */
+#ifndef DAMON_PERF_HAVE_NL_ERR_MSG_FMT
+struct netlink_ext_ack;
+__printf(2, 3) void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
+						  const char *fmt, ...);
+#define NL_SET_ERR_MSG_FMT(extack, fmt, args...) \
+	damon_perf_compat_err_msg_fmt(extack, fmt, ##args)
+#endif
+
+/*
+ * The data address of a perf sample, 0 when it has none. Newer
+ * perf_sample_data_init() flags PERF_SAMPLE_ADDR for a non-zero address
+ * (software events such as page-faults) and PMU drivers flag what they
+ * fill, so an unflagged data->addr is stack garbage; older init always
+ * writes data->addr, 0 when unknown. Callers include <linux/perf_event.h>.
+ */
+#ifdef DAMON_PERF_HAVE_SAMPLE_ADDR_FLAG
+#define damon_perf_sample_addr(data) \
+	(((data)->sample_flags & PERF_SAMPLE_ADDR) ? (data)->addr : 0)
+#else
+#define damon_perf_sample_addr(data) ((data)->addr)
+#endif
+
+/*
+ * perf_allow_kernel(): the perf_event_open() check for counting kernel
+ * events. Exported where it takes no argument; 6.1 has only an inline
+ * taking the attributes, whose LSM hook a module cannot reach, so nothing
+ * is checked there (perf_source.c, may_open()).
+ */
+#ifdef DAMON_PERF_HAVE_PERF_ALLOW_KERNEL
+#define damon_perf_allow_kernel() perf_allow_kernel()
+#else
+#define damon_perf_allow_kernel() 0
+#endif
+
+/*
+ * Multicast groups whose joiners the kernel checks for CAP_SYS_ADMIN
+ * (GENL_MCAST_CAP_SYS_ADMIN: 6.7). Without the flag any user may join a
+ * generic netlink group, so nothing may be multicast: the group reports no
+ * listeners. Callers include <net/genetlink.h>.
+ */
+#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
+#define DAMON_PERF_GENL_MCAST_FLAGS GENL_MCAST_CAP_SYS_ADMIN
+#define damon_perf_genl_has_privileged_listeners(family) \
+	genl_has_listeners(family, &init_net, 0)
+#else
+#define DAMON_PERF_GENL_MCAST_FLAGS 0
+#define damon_perf_genl_has_privileged_listeners(family) false
+#endif
+
+/*
+ * KUNIT_ARRAY_PARAM_DESC (6.3): a parameter generator over a table whose
+ * entries name themselves in @desc_member. Callers include <kunit/test.h>.
+ */
+#ifndef DAMON_PERF_HAVE_KUNIT_ARRAY_PARAM_DESC
+#define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)		\
+	static const void *name##_gen_params(const void *prev, char *desc) \
+	{								\
+		typeof((array)[0]) *__next = prev ?			\
+			((typeof(__next))prev) + 1 : (array);		\
+		if (__next - (array) < ARRAY_SIZE((array))) {		\
+			strscpy(desc, __next->desc_member,		\
+				KUNIT_PARAM_DESC_SIZE);			\
+			return __next;					\
+		}							\
+		return NULL;						\
+	}
+#endif
+
 #endif /* _DAMON_PERF_COMPAT_H */
