@@ -20,7 +20,6 @@
 
 #include "ctx.h"
 #include "debugfs.h"
-#include "kunit_export.h"
 #include "ring.h"
 #include "stats.h"
 
@@ -211,7 +210,7 @@ void damon_perf_debugfs_ctx_add(struct damon_perf_ctx *ctx)
 	list_add_tail(&e->list, &ctx_list);
 	mutex_unlock(&ctx_lock);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_debugfs_ctx_add);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_debugfs_ctx_add);
 
 /**
  * damon_perf_debugfs_ctx_del() - Remove the files of a context.
@@ -239,7 +238,7 @@ void damon_perf_debugfs_ctx_del(struct damon_perf_ctx *ctx)
 	debugfs_remove_recursive(found->dir);
 	kfree(found);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_debugfs_ctx_del);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_debugfs_ctx_del);
 
 /**
  * damon_perf_debugfs_init() - Create /sys/kernel/debug/damon_perf.

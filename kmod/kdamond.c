@@ -24,7 +24,6 @@
 #include "aux.h"
 #include "drain.h"
 #include "kdamond.h"
-#include "kunit_export.h"
 #include "listener.h"
 #include "regions.h"
 #include "stats.h"
@@ -68,7 +67,7 @@ u64 damon_perf_kdamond_rate(const struct damon_perf_region *r, u64 elapsed_ns)
 		return U64_MAX;
 	return mul_u64_u64_div_u64(r->events, NSEC_PER_SEC, elapsed_ns);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_kdamond_rate);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_kdamond_rate);
 
 static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
 						  u64 elapsed_ns)
@@ -152,7 +151,7 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 		damon_perf_regions_reset(t);
 	damon_perf_regions_split_ctx(ctx);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_kdamond_aggregate);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_kdamond_aggregate);
 
 /* Refresh the targets; false when none is alive any more. */
 static bool update(struct damon_perf_ctx *ctx)

@@ -15,7 +15,6 @@
 #include <linux/list.h>
 #include <linux/rwsem.h>
 
-#include "kunit_export.h"
 #include "listener.h"
 
 static LIST_HEAD(listeners);
@@ -34,7 +33,7 @@ void damon_perf_listener_register(struct damon_perf_listener *l)
 	list_add_tail(&l->list, &listeners);
 	up_write(&listeners_rwsem);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_listener_register);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_listener_register);
 
 /**
  * damon_perf_listener_unregister() - Stop telling @l anything.
@@ -52,7 +51,7 @@ void damon_perf_listener_unregister(struct damon_perf_listener *l)
 	list_del(&l->list);
 	up_write(&listeners_rwsem);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_listener_unregister);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_listener_unregister);
 
 /**
  * damon_perf_listeners_aggregated() - Tell every listener of an aggregation.

@@ -39,7 +39,6 @@
 #include <linux/workqueue.h>
 
 #include "ctx.h"
-#include "kunit_export.h"
 #include "perf_source.h"
 #include "ring.h"
 #include "stats.h"
@@ -185,7 +184,7 @@ phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr)
 	return 0;
 #endif
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_walk_user);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_walk_user);
 
 /**
  * damon_perf_virt_to_phys() - Physical address of a sampled data address.
@@ -225,7 +224,7 @@ phys_addr_t damon_perf_virt_to_phys(unsigned long addr)
 	local_irq_restore(flags);
 	return phys;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_virt_to_phys);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_virt_to_phys);
 
 /*
  * The overflow handler. Runs in NMI (hardware PMUs), hard IRQ (hrtimer
@@ -668,7 +667,7 @@ int damon_perf_probe_add(struct damon_perf_ctx *ctx,
 	probe->used = true;
 	return i + 1;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_add);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_probe_add);
 
 /**
  * damon_perf_probe_del() - Remove a perf probe from a stopped context.
@@ -703,7 +702,7 @@ int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 	memset(probe, 0, sizeof(*probe));
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_del);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_probe_del);
 
 /**
  * damon_perf_probes_release() - Disarm and remove every probe of a context.
@@ -726,7 +725,7 @@ void damon_perf_probes_release(struct damon_perf_ctx *ctx)
 		memset(probe, 0, sizeof(*probe));
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probes_release);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_probes_release);
 
 /**
  * damon_perf_probe_status() - Report how a probe's counters are doing.
@@ -759,7 +758,7 @@ int damon_perf_probe_status(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 		st->last_err_cpu = READ_ONCE(src->last_err_cpu);
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_status);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_probe_status);
 
 static void free_source(struct damon_perf_source *src)
 {
@@ -895,7 +894,7 @@ int damon_perf_source_arm(struct damon_perf_ctx *ctx,
 	}
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_arm);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_arm);
 
 /**
  * damon_perf_source_disarm() - Release the counters of every probe.
@@ -954,7 +953,7 @@ void damon_perf_source_disarm(struct damon_perf_ctx *ctx)
 		}
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_disarm);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_disarm);
 
 /**
  * damon_perf_source_init() - Register the CPU hotplug multi-instance state.

@@ -27,11 +27,14 @@
  * Exports only the KUnit test module may use, in the namespace the kernel
  * reserves for them; the test module imports it.
  */
+#include <linux/export.h>
 #ifdef DAMON_PERF_HAVE_KUNIT_VISIBILITY
 #include <kunit/visibility.h>
 #elif IS_ENABLED(CONFIG_KUNIT)
 #define EXPORT_SYMBOL_IF_KUNIT(symbol) \
 	EXPORT_SYMBOL_NS(symbol, EXPORTED_FOR_KUNIT_TESTING)
+#else
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
 #endif
 #ifdef DAMON_PERF_HAVE_NS_STRING
 #define DAMON_PERF_IMPORT_KUNIT_NS() \
