@@ -429,15 +429,36 @@ int damon_perf_ctx_set_attrs(struct damon_perf_ctx *ctx,
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_set_attrs);
 
-static struct damon_perf_target *target_new(struct damon_perf_ctx *ctx)
+/**
+ * damon_perf_target_new() - Allocate a target, in no context yet.
+ * @id:		its id within the context it will join.
+ *
+ * The target has no regions, no pid and an empty range; the caller sets
+ * what its kind needs and frees it with damon_perf_regions_free() and
+ * kfree() (plus put_pid() of @pid_ref) unless a context owns it.
+ *
+ * Context: process context, may sleep.
+ * Return: the target, or NULL when out of memory.
+ */
+struct damon_perf_target *damon_perf_target_new(u32 id)
 {
 	struct damon_perf_target *t;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return NULL;
-	t->id = ctx->next_target_id++;
+	t->id = id;
 	INIT_LIST_HEAD(&t->regions);
+	return t;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_target_new);
+
+static struct damon_perf_target *target_new(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_target *t = damon_perf_target_new(ctx->next_target_id);
+
+	if (t)
+		ctx->next_target_id++;
 	return t;
 }
 

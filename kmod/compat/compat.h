@@ -65,7 +65,7 @@
 #endif
 
 /*
- * Formatted extack messages (NL_SET_ERR_MSG_FMT: 6.3). The fallback
+ * Formatted extack messages (NL_SET_ERR_MSG_FMT: 6.2). The fallback
  * formats into a small ring of static buffers (compat.c), so the message
  * outlives the handler until netlink_ack() copies it; callers hold
  * damon_perf_lock, which every netlink handler does.

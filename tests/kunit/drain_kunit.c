@@ -9,7 +9,7 @@
 #include "drain.h"
 #include "regions.h"
 
-#define BASE	(1UL << 30)
+#define BASE	BIT(30)
 #define PG	DAMON_PERF_MIN_REGION
 
 static int res_init(struct kunit_resource *res, void *ctx)
@@ -54,10 +54,9 @@ static struct damon_perf_target *target_add(struct kunit *test,
 	struct damon_perf_target *t;
 
 	/* freed with the context's resource, which was registered first */
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = damon_perf_target_new(ctx->nr_targets + 1);
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	INIT_LIST_HEAD(&t->regions);
-	t->id = ++ctx->nr_targets;
+	ctx->nr_targets++;
 	t->pid = pid;
 	t->start = start;
 	t->end = start + nr * PG;
@@ -522,38 +521,68 @@ struct filter_case {
 #define F_WRITE(a)	{ .type = DAMON_PERF_FILTER_WRITE, .allow = a }
 
 static const struct filter_case filter_cases[] = {
-	{ "no filter keeps everything", {}, 0, 1, 7, false, false },
-	{ "allow cpu matched keeps", { F_CPU(true, CPUS(0x2)) }, 1,
-	  1, 7, false, false },
-	{ "allow cpu unmatched takes default allow", { F_CPU(true, CPUS(0x2)) },
-	  1, 0, 7, false, false },
-	{ "reject cpu matched drops", { F_CPU(false, CPUS(0x2)) }, 1,
-	  1, 7, false, true },
-	{ "reject cpu unmatched takes default reject",
-	  { F_CPU(false, CPUS(0x2)) }, 1, 0, 7, false, true },
-	{ "allow cpu then reject all: only that cpu",
-	  { F_CPU(true, CPUS(0x2)), F_CPU(false, CPUS(0x3)) }, 2,
-	  0, 7, false, true },
-	{ "reject tid matched drops", { F_TID(false, 42), F_WRITE(true) }, 2,
-	  0, 42, true, true },
-	{ "first matching filter decides", { F_TID(false, 42), F_WRITE(true) },
-	  2, 0, 7, true, false },
-	{ "unmatched read takes the last filter's allow",
-	  { F_TID(false, 42), F_WRITE(true) }, 2, 0, 7, false, false },
-	{ "write filter rejects writes", { F_WRITE(false), F_TID(true, 7) }, 2,
-	  0, 7, true, true },
-	{ "allow tid keeps reads of the thread",
-	  { F_WRITE(false), F_TID(true, 7) }, 2, 0, 7, false, false },
-	{ "cpu out of range never matches",
-	  { F_CPU(false, CPUS(0x1)), F_WRITE(true) }, 2, -1, 7, false, false },
+	{
+		.desc = "no filter keeps everything",
+		.cpu = 1, .tid = 7,
+	},
+	{
+		.desc = "allow cpu matched keeps",
+		.f = { F_CPU(true, CPUS(0x2)) },
+		.nr = 1, .cpu = 1, .tid = 7,
+	},
+	{
+		.desc = "allow cpu unmatched takes default allow",
+		.f = { F_CPU(true, CPUS(0x2)) },
+		.nr = 1, .cpu = 0, .tid = 7,
+	},
+	{
+		.desc = "reject cpu matched drops",
+		.f = { F_CPU(false, CPUS(0x2)) },
+		.nr = 1, .cpu = 1, .tid = 7, .reject = true,
+	},
+	{
+		.desc = "reject cpu unmatched takes default reject",
+		.f = { F_CPU(false, CPUS(0x2)) },
+		.nr = 1, .cpu = 0, .tid = 7, .reject = true,
+	},
+	{
+		.desc = "allow cpu then reject all: only that cpu",
+		.f = { F_CPU(true, CPUS(0x2)), F_CPU(false, CPUS(0x3)) },
+		.nr = 2, .cpu = 0, .tid = 7, .reject = true,
+	},
+	{
+		.desc = "reject tid matched drops",
+		.f = { F_TID(false, 42), F_WRITE(true) },
+		.nr = 2, .cpu = 0, .tid = 42, .is_write = true, .reject = true,
+	},
+	{
+		.desc = "first matching filter decides",
+		.f = { F_TID(false, 42), F_WRITE(true) },
+		.nr = 2, .cpu = 0, .tid = 7, .is_write = true,
+	},
+	{
+		.desc = "unmatched read takes the last filter's allow",
+		.f = { F_TID(false, 42), F_WRITE(true) },
+		.nr = 2, .cpu = 0, .tid = 7,
+	},
+	{
+		.desc = "write filter rejects writes",
+		.f = { F_WRITE(false), F_TID(true, 7) },
+		.nr = 2, .cpu = 0, .tid = 7, .is_write = true, .reject = true,
+	},
+	{
+		.desc = "allow tid keeps reads of the thread",
+		.f = { F_WRITE(false), F_TID(true, 7) },
+		.nr = 2, .cpu = 0, .tid = 7,
+	},
+	{
+		.desc = "cpu out of range never matches",
+		.f = { F_CPU(false, CPUS(0x1)), F_WRITE(true) },
+		.nr = 2, .cpu = -1, .tid = 7,
+	},
 };
 
-static void filter_case_desc(const struct filter_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(filter, filter_cases, filter_case_desc);
+KUNIT_ARRAY_PARAM_DESC(filter, filter_cases, desc);
 
 static void filters_should_follow_first_match_and_last_default(
 		struct kunit *test)

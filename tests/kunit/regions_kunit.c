@@ -9,23 +9,14 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "ctx.h"
 #include "drain.h"
 #include "regions.h"
 
-#define BASE	(1UL << 30)
+#define BASE	BIT(30)
 #define PG	DAMON_PERF_MIN_REGION
 
-static struct damon_perf_target *target_alloc(struct kunit *test)
-{
-	struct damon_perf_target *t;
-
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	INIT_LIST_HEAD(&t->regions);
-	return t;
-}
-
-/* Regions are freed at the end of the case even when an assertion fails. */
+/* Target and regions are freed at the end of the case, even on failure. */
 static int cleanup_init(struct kunit_resource *res, void *t)
 {
 	res->data = t;
@@ -35,12 +26,21 @@ static int cleanup_init(struct kunit_resource *res, void *t)
 static void cleanup_free(struct kunit_resource *res)
 {
 	damon_perf_regions_free(res->data);
+	kfree(res->data);
 }
 
-static void free_at_end(struct kunit *test, struct damon_perf_target *t)
+/* A target without regions, freed with them at the end of the case. */
+static struct damon_perf_target *target_alloc(struct kunit *test)
 {
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, cleanup_init,
-			cleanup_free, GFP_KERNEL, t));
+	struct damon_perf_target *t = damon_perf_target_new(0);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	if (!kunit_alloc_resource(test, cleanup_init, cleanup_free,
+				  GFP_KERNEL, t)) {
+		kfree(t);
+		KUNIT_ASSERT_FAILURE(test, "no memory for the cleanup");
+	}
+	return t;
 }
 
 static struct damon_perf_target *target_with(struct kunit *test,
@@ -49,7 +49,6 @@ static struct damon_perf_target *target_with(struct kunit *test,
 {
 	struct damon_perf_target *t = target_alloc(test);
 
-	free_at_end(test, t);
 	KUNIT_ASSERT_EQ(test, 0,
 			damon_perf_regions_split_evenly(t, start, end, nr));
 	return t;
@@ -211,7 +210,6 @@ static void regions_merge_should_respect_size_limit_and_gaps(
 	struct damon_perf_target *t = target_alloc(test);
 	struct damon_perf_region *r;
 
-	free_at_end(test, t);
 	/* [0,1) [1,2) gap [3,4) [4,5) pages, all equal */
 	damon_perf_region_add(t, damon_perf_region_new(BASE, BASE + PG));
 	damon_perf_region_add(t, damon_perf_region_new(BASE + PG,
@@ -250,7 +248,6 @@ static void regions_merge_should_end_with_huge_counts(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(huge); i++) {
 		struct damon_perf_target *t = target_alloc(test);
 
-		free_at_end(test, t);
 		/* 12 one-page regions with a one-page gap between each */
 		for (j = 0; j < 12; j++) {
 			r = damon_perf_region_new(BASE + 2 * j * PG,
@@ -350,7 +347,6 @@ static void regions_set_ranges_should_close_holes(struct kunit *test)
 	struct damon_perf_target *t = target_alloc(test);
 	struct damon_perf_range range = { BASE, BASE + 10 * PG };
 
-	free_at_end(test, t);
 	damon_perf_region_add(t, damon_perf_region_new(BASE + PG,
 						       BASE + 3 * PG));
 	damon_perf_region_add(t, damon_perf_region_new(BASE + 6 * PG,

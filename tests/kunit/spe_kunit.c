@@ -49,12 +49,7 @@ static u8 *dup_exact(struct kunit *test, const u8 *bytes, size_t len)
 	return buf;
 }
 
-static void case_desc(const struct spe_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(spe_cases, spe_cases, case_desc);
+KUNIT_ARRAY_PARAM_DESC(spe_cases, spe_cases, desc);
 
 static void spe_parse_should_decode_records_byte_exact(struct kunit *test)
 {
@@ -78,12 +73,7 @@ static void spe_parse_should_decode_records_byte_exact(struct kunit *test)
 		expect_record(test, &col.recs[i], &c->recs[i]);
 }
 
-static void pkt_desc(const struct spe_pkt_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(spe_pkt_cases, spe_pkt_cases, pkt_desc);
+KUNIT_ARRAY_PARAM_DESC(spe_pkt_cases, spe_pkt_cases, desc);
 
 static void spe_get_packet_should_decode_header_and_payload(struct kunit *test)
 {
