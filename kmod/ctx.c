@@ -34,6 +34,7 @@
 #include "perf_source.h"
 #include "regions.h"
 
+/* Every configuration call, the lifecycle and every netlink handler. */
 DEFINE_MUTEX(damon_perf_lock);
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_lock);
 
@@ -455,8 +456,9 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_target_new);
 
 static struct damon_perf_target *target_new(struct damon_perf_ctx *ctx)
 {
-	struct damon_perf_target *t = damon_perf_target_new(ctx->next_target_id);
+	struct damon_perf_target *t;
 
+	t = damon_perf_target_new(ctx->next_target_id);
 	if (t)
 		ctx->next_target_id++;
 	return t;
@@ -469,7 +471,8 @@ static int may_add_target(struct damon_perf_ctx *ctx, u32 ops,
 		return -EBUSY;
 	if (ctx->ops != ops) {
 		if (ops == DAMON_PERF_OPS_VADDR)
-			NL_SET_ERR_MSG(extack, "pid targets need a vaddr context");
+			NL_SET_ERR_MSG(extack,
+				       "pid targets need a vaddr context");
 		else
 			NL_SET_ERR_MSG(extack,
 				       "address ranges need a paddr context");
@@ -721,7 +724,8 @@ int damon_perf_ctx_set_filters(struct damon_perf_ctx *ctx,
 		switch (f->type) {
 		case DAMON_PERF_FILTER_CPUMASK:
 			if (cpumask_empty(&f->cpus)) {
-				NL_SET_ERR_MSG(extack, "cpumask filter is empty");
+				NL_SET_ERR_MSG(extack,
+					       "cpumask filter is empty");
 				return -EINVAL;
 			}
 			break;
@@ -828,7 +832,8 @@ static int init_targets(struct damon_perf_ctx *ctx,
 			continue;
 		}
 		if (ret) {
-			NL_SET_ERR_MSG(extack, "cannot set up the initial regions");
+			NL_SET_ERR_MSG(extack,
+				       "cannot set up the initial regions");
 			return ret;
 		}
 		alive++;
@@ -879,7 +884,8 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 		return ret;
 	if (!ctx->nr_targets) {
 		if (ctx->ops == DAMON_PERF_OPS_VADDR) {
-			NL_SET_ERR_MSG(extack, "a vaddr context needs a pid target");
+			NL_SET_ERR_MSG(extack,
+				       "a vaddr context needs a pid target");
 			return -EINVAL;
 		}
 		/* a failed start leaves no System RAM target behind */

@@ -326,7 +326,7 @@ struct damon_perf_ctx {
 
 	/* damon_perf_clock_ns() of the last drain, 0 before any */
 	u64 last_drain_ns;
-	u64 aggr_start_ns;		/* ktime_get_ns() the aggregation began */
+	u64 aggr_start_ns;		/* ktime_get_ns() at its start */
 	bool kdamond_done;		/* kdamond left its loop on its own */
 	bool source_armed;		/* damon_perf_source_arm() succeeded */
 };

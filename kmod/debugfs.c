@@ -111,7 +111,8 @@ static const struct file_operations perf_stats_fops = {
 	.release = single_release,
 };
 
-static void rings_row(struct seq_file *m, const struct damon_perf_ring_stats *st)
+static void rings_row(struct seq_file *m,
+		      const struct damon_perf_ring_stats *st)
 {
 	seq_printf(m, " %u %u %lu %lu %lu %lu %lu %u %lu\n", st->size,
 		   st->occupancy, st->enqueue, st->dequeue, st->overflow,

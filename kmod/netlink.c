@@ -579,6 +579,7 @@ static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *nest = info->attrs[DAMON_PERF_A_TARGET];
 	struct damon_perf_ctx *ctx;
 	u64 start, end;
+	pid_t pid;
 	int ret;
 
 	ctx = lookup(info->attrs, info->extack);
@@ -600,9 +601,8 @@ static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
 					    "vaddr context: target needs a pid and no address range");
 			return -EINVAL;
 		}
-		ret = damon_perf_target_add_pid(ctx,
-				nla_get_u32(tb[DAMON_PERF_TARGET_A_PID]),
-				info->extack);
+		pid = nla_get_u32(tb[DAMON_PERF_TARGET_A_PID]);
+		ret = damon_perf_target_add_pid(ctx, pid, info->extack);
 		/* the new target's id is no error code for the ack */
 		return ret < 0 ? ret : 0;
 	}
@@ -748,7 +748,8 @@ static int parse_filter(struct nlattr *nest, struct damon_perf_filter *f,
 	f->type = nla_get_u32(tb[DAMON_PERF_FILTER_A_TYPE]);
 	f->allow = nla_get_flag(tb[DAMON_PERF_FILTER_A_ALLOW]);
 
-	if (f->type != DAMON_PERF_FILTER_CPUMASK && tb[DAMON_PERF_FILTER_A_CPUS]) {
+	if (f->type != DAMON_PERF_FILTER_CPUMASK &&
+	    tb[DAMON_PERF_FILTER_A_CPUS]) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[DAMON_PERF_FILTER_A_CPUS],
 				    "cpus given for a filter that is not a cpumask filter");
 		return -EINVAL;

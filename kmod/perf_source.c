@@ -5,7 +5,8 @@
  * A probe is a perf_event_attr chosen by userspace. While its context runs,
  * the probe owns one kernel counter per online CPU; a cpuhp multi-instance
  * state tells it about CPUs coming and going, and a work item then creates
- * or releases their counters so that every online CPU keeps exactly one. Every counter calls overflow() with the probe's
+ * or releases their counters so that every online CPU keeps exactly one.
+ * Every counter calls overflow() with the probe's
  * &struct damon_perf_source as its context; overflow() classifies the sample
  * through the observe API and pushes a &struct damon_perf_report into the
  * owning context's report ring.
@@ -50,7 +51,7 @@
  * Largest sample_period: the widest hardware counters (x86 full-width
  * counters) count 48 bits; a longer period never samples.
  */
-#define MAX_SAMPLE_PERIOD	(1ULL << 48)
+#define MAX_SAMPLE_PERIOD	BIT_ULL(48)
 
 /* One owner slot per probe of every possible context. */
 #define TYPE_OWNERS		(DAMON_PERF_MAX_CTXS * DAMON_PERF_MAX_PROBES)
@@ -96,7 +97,7 @@ struct damon_perf_source {
 	struct hlist_node node;
 	const struct cred *cred;
 	struct work_struct sync;
-	struct mutex lock;
+	struct mutex lock;	/* see @lock above */
 };
 
 struct type_owner {
@@ -208,7 +209,8 @@ phys_addr_t damon_perf_virt_to_phys(unsigned long addr)
 	if (!addr)
 		return 0;
 	if (!user_vaddr(addr)) {
-		if (virt_addr_valid((void *)addr) && !is_vmalloc_addr((void *)addr))
+		if (virt_addr_valid((void *)addr) &&
+		    !is_vmalloc_addr((void *)addr))
 			phys = virt_to_phys((void *)addr);
 		return phys;
 	}
@@ -488,8 +490,9 @@ static void sync_cpus(struct damon_perf_source *src, bool arming)
 		struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
 		bool online = cpu_online(cpu);
 
-		if (pc->event && (!online ||
-		    READ_ONCE(pc->event->state) < PERF_EVENT_STATE_INACTIVE))
+		if (pc->event &&
+		    (!online ||
+		     READ_ONCE(pc->event->state) < PERF_EVENT_STATE_INACTIVE))
 			put_counter(src, cpu);
 		if (!online)
 			pc->err = 0;
@@ -609,7 +612,8 @@ static int validate(const struct damon_perf_probe_attr *pa,
 		if (pa->sample_period > MAX_SAMPLE_PERIOD) {
 			NL_SET_ERR_MSG_FMT(extack,
 					   "sample_period %llu out of range 1..%llu (2^48)",
-					   pa->sample_period, MAX_SAMPLE_PERIOD);
+					   pa->sample_period,
+					   MAX_SAMPLE_PERIOD);
 			return -EINVAL;
 		}
 	}
@@ -685,7 +689,8 @@ int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 
 	lockdep_assert_held(&damon_perf_lock);
 	if (ctx->state == DAMON_PERF_CTX_STATE_RUNNING) {
-		NL_SET_ERR_MSG(extack, "stop the context before removing probes");
+		NL_SET_ERR_MSG(extack,
+			       "stop the context before removing probes");
 		return -EBUSY;
 	}
 	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES ||

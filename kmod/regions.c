@@ -219,7 +219,7 @@ static int init_ranges(struct damon_perf_target *t,
 	piece = max(ranges_size(ranges, nr) / min, DAMON_PERF_MIN_REGION);
 	for (i = 0; i < nr; i++) {
 		ret = damon_perf_regions_split_evenly(t, ranges[i].start,
-				ranges[i].end,
+						      ranges[i].end,
 				(ranges[i].end - ranges[i].start) / piece);
 		if (ret)
 			return ret;
@@ -651,9 +651,10 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split);
  * Context: target owned by the caller.
  * Return: the number of merge passes run (for tests).
  */
-unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
-					     const struct damon_perf_attrs *attrs,
-					     unsigned int max_nr_accesses)
+unsigned int
+damon_perf_regions_adjust_merge(struct damon_perf_target *t,
+				const struct damon_perf_attrs *attrs,
+				unsigned int max_nr_accesses)
 {
 	u64 thres = max_nr_accesses / 10;
 	unsigned long sz_limit;
@@ -743,7 +744,8 @@ static unsigned int cut_region(struct damon_perf_target *t,
 		p = stack[--top];
 		if (!damon_perf_density_cut(smp, p.lo, p.hi,
 					    p.r->start >> PAGE_SHIFT,
-					    p.r->end >> PAGE_SHIFT, &page, &mid))
+					    p.r->end >> PAGE_SHIFT,
+					    &page, &mid))
 			continue;
 		n = split_at(t, p.r, page << PAGE_SHIFT);
 		if (!n)
@@ -765,8 +767,9 @@ static int cmp_key(const void *a, const void *b)
 
 static int cmp_interval(const void *a, const void *b)
 {
-	u32 x = damon_perf_sample_interval(((const struct damon_perf_sample *)a)->tag);
-	u32 y = damon_perf_sample_interval(((const struct damon_perf_sample *)b)->tag);
+	const struct damon_perf_sample *sa = a, *sb = b;
+	u32 x = damon_perf_sample_interval(sa->tag);
+	u32 y = damon_perf_sample_interval(sb->tag);
 
 	return x < y ? -1 : x > y;
 }
@@ -816,8 +819,7 @@ static void recount(struct damon_perf_region *first,
 			sort(smp + a, b - a, sizeof(*smp), cmp_interval, NULL);
 			for (distinct = 0, i = a; i < b; i++)
 				distinct += i == a ||
-					damon_perf_sample_interval(smp[i].tag) !=
-					damon_perf_sample_interval(smp[i - 1].tag);
+					cmp_interval(&smp[i], &smp[i - 1]);
 			p->nr_accesses = min(distinct, o->nr_accesses);
 			sort(smp + a, b - a, sizeof(*smp), cmp_key, NULL);
 		}
@@ -844,10 +846,11 @@ static void recount(struct damon_perf_region *first,
  * Context: target owned by the caller.
  * Return: the number of cuts.
  */
-unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
-					      const struct damon_perf_attrs *attrs,
-					      struct damon_perf_sample *smp,
-					      u32 nr)
+unsigned int
+damon_perf_regions_split_samples(struct damon_perf_target *t,
+				 const struct damon_perf_attrs *attrs,
+				 struct damon_perf_sample *smp,
+				 u32 nr)
 {
 	struct damon_perf_region *r, *next;
 	unsigned int budget, cuts = 0, c;

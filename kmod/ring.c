@@ -133,7 +133,8 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 	for_each_possible_cpu(cpu) {
 		struct damon_perf_ring *r = per_cpu_ptr(ring, cpu);
 
-		r->entries = kvzalloc_node(array_size(size, sizeof(*r->entries)),
+		r->entries = kvzalloc_node(array_size(size,
+						      sizeof(*r->entries)),
 					   GFP_KERNEL, cpu_to_node(cpu));
 		if (!r->entries) {
 			free_ring(ring);

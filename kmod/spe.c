@@ -271,7 +271,7 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		scanned += chunk;
 		if (!used && !st.refused) {
 			if (chunk == avail)
-				break;		/* a record still being written */
+				break;	/* a record still being written */
 			if (off + chunk == size && chunk < SPE_BOUNCE) {
 				/* a record cut by the end of the buffer */
 				used = parse_wrapped(buf, tail, avail, &st, &d);

@@ -421,7 +421,8 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			rec = (struct damon_perf_spe_record){ 0 };
 			continue;
 		}
-		if (in_rec && pos + (size_t)ret - start > DAMON_PERF_SPE_REC_MAX) {
+		if (in_rec &&
+		    pos + (size_t)ret - start > DAMON_PERF_SPE_REC_MAX) {
 			/* no record is this long: drop it, find a boundary */
 			stats->overlong++;
 			stats->dropped++;

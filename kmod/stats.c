@@ -188,7 +188,8 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_event_state);
 void damon_perf_observe_event_destroyed(int __percpu *cpu_state, int cpu)
 {
 	if (cpu_state && cpu >= 0 && cpu < nr_cpu_ids && cpu_possible(cpu))
-		WRITE_ONCE(*per_cpu_ptr(cpu_state, cpu), DAMON_PERF_STATE_UNINIT);
+		WRITE_ONCE(*per_cpu_ptr(cpu_state, cpu),
+			   DAMON_PERF_STATE_UNINIT);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_event_destroyed);
 
@@ -580,7 +581,7 @@ int damon_perf_stats_init(void)
 	BUILD_BUG_ON(ARRAY_SIZE(stat_names) != NR_DAMON_PERF_STATS);
 	BUILD_BUG_ON(ARRAY_SIZE(stat_offs) != NR_DAMON_PERF_STATS);
 	BUILD_BUG_ON(ARRAY_SIZE(state_names) != NR_DAMON_PERF_STATES);
-	/* Every listed counter has a field (stat_offs) and nothing else does. */
+	/* Every listed counter has a field (stat_offs), nothing else does. */
 	BUILD_BUG_ON(offsetof(struct damon_perf_stats, cpu_state) !=
 		     NR_DAMON_PERF_STATS * sizeof(unsigned long));
 	return 0;

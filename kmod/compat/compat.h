@@ -40,7 +40,8 @@
 #define DAMON_PERF_IMPORT_KUNIT_NS() \
 	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
 #else
-#define DAMON_PERF_IMPORT_KUNIT_NS() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#define DAMON_PERF_IMPORT_KUNIT_NS() \
+	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
 #endif
 
 /* Kernels without WQ_PERCPU bind workqueues per CPU unless WQ_UNBOUND. */
@@ -72,8 +73,9 @@
  */
 #ifndef DAMON_PERF_HAVE_NL_ERR_MSG_FMT
 struct netlink_ext_ack;
-__printf(2, 3) void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
-						  const char *fmt, ...);
+__printf(2, 3)
+void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
+				   const char *fmt, ...);
 #define NL_SET_ERR_MSG_FMT(extack, fmt, args...) \
 	damon_perf_compat_err_msg_fmt(extack, fmt, ##args)
 #endif
@@ -86,8 +88,10 @@ __printf(2, 3) void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack
  * writes data->addr, 0 when unknown. Callers include <linux/perf_event.h>.
  */
 #ifdef DAMON_PERF_HAVE_SAMPLE_ADDR_FLAG
-#define damon_perf_sample_addr(data) \
-	(((data)->sample_flags & PERF_SAMPLE_ADDR) ? (data)->addr : 0)
+#define damon_perf_sample_addr(data) ({				\
+	const struct perf_sample_data *__data = (data);			\
+	(__data->sample_flags & PERF_SAMPLE_ADDR) ? __data->addr : 0;	\
+})
 #else
 #define damon_perf_sample_addr(data) ((data)->addr)
 #endif
@@ -119,23 +123,7 @@ __printf(2, 3) void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack
 #define damon_perf_genl_has_privileged_listeners(family) false
 #endif
 
-/*
- * KUNIT_ARRAY_PARAM_DESC (6.3): a parameter generator over a table whose
- * entries name themselves in @desc_member. Callers include <kunit/test.h>.
- */
-#ifndef DAMON_PERF_HAVE_KUNIT_ARRAY_PARAM_DESC
-#define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)		\
-	static const void *name##_gen_params(const void *prev, char *desc) \
-	{								\
-		typeof((array)[0]) *__next = prev ?			\
-			((typeof(__next))prev) + 1 : (array);		\
-		if (__next - (array) < ARRAY_SIZE((array))) {		\
-			strscpy(desc, __next->desc_member,		\
-				KUNIT_PARAM_DESC_SIZE);			\
-			return __next;					\
-		}							\
-		return NULL;						\
-	}
-#endif
+/* KUnit helpers older kernels lack */
+#include "kunit.h"
 
 #endif /* _DAMON_PERF_COMPAT_H */
