@@ -27,6 +27,13 @@
 
 #define PG	PAGE_SIZE
 
+/* A paddr target, damon_perf_lock held. */
+static int range_add(struct damon_perf_ctx *ctx, unsigned long start,
+		     unsigned long end)
+{
+	return damon_perf_target_add_range(ctx, start, end, NULL);
+}
+
 static void ctx_new_should_validate_names(struct kunit *test)
 {
 	char long_name[DAMON_PERF_NAME_LEN + 1];
@@ -340,35 +347,37 @@ static void attrs_should_be_validated(struct kunit *test)
 
 static void targets_should_be_validated(struct kunit *test)
 {
-	struct damon_perf_ctx *p = test_ctx_new(test, "kunit-p", DAMON_PERF_OPS_PADDR);
-	struct damon_perf_ctx *v = test_ctx_new(test, "kunit-v", DAMON_PERF_OPS_VADDR);
+	struct damon_perf_ctx *p, *v;
 	struct netlink_ext_ack extack = {};
+	struct damon_perf_target *t;
 	int id;
 
+	p = test_ctx_new(test, "kunit-p", DAMON_PERF_OPS_PADDR);
+	v = test_ctx_new(test, "kunit-v", DAMON_PERF_OPS_VADDR);
+
 	mutex_lock(&damon_perf_lock);
-	id = damon_perf_target_add_range(p, BASE, BASE + 16 * PG, NULL);
+	id = range_add(p, BASE, BASE + 16 * PG);
 	KUNIT_EXPECT_GT(test, id, 0);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 15 * PG,
-			BASE + 17 * PG, &extack), -EEXIST);
+	id = damon_perf_target_add_range(p, BASE + 15 * PG, BASE + 17 * PG,
+					 &extack);
+	KUNIT_EXPECT_EQ(test, id, -EEXIST);
 	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE - PG,
-			BASE + PG, NULL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, range_add(p, BASE - PG, BASE + PG), -EEXIST);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE, BASE,
-			NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 40 * PG,
-			BASE + 20 * PG, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 20 * PG,
-			BASE + 20 * PG + 1, NULL), -EINVAL);
-	KUNIT_EXPECT_GT(test, damon_perf_target_add_range(p, BASE - 4 * PG,
-			BASE, NULL), 0);	/* adjacent is fine */
+							  NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, range_add(p, BASE + 40 * PG, BASE + 20 * PG),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, range_add(p, BASE + 20 * PG, BASE + 20 * PG + 1),
+			-EINVAL);
+	KUNIT_EXPECT_GT(test, range_add(p, BASE - 4 * PG, BASE),
+			0);	/* adjacent is fine */
 	KUNIT_EXPECT_EQ(test, p->nr_targets, 2U);
 	/* sorted by address */
-	KUNIT_EXPECT_EQ(test, list_first_entry(&p->targets,
-			struct damon_perf_target, list)->start, BASE - 4 * PG);
+	t = list_first_entry(&p->targets, struct damon_perf_target, list);
+	KUNIT_EXPECT_EQ(test, t->start, BASE - 4 * PG);
 
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(p, 1, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(v, BASE,
-			BASE + PG, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, range_add(v, BASE, BASE + PG), -EINVAL);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, INT_MAX, NULL),
 			-ESRCH);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, 0, NULL), -EINVAL);
@@ -383,11 +392,10 @@ static void targets_should_be_validated(struct kunit *test)
 
 	/* up to DAMON_PERF_MAX_TARGETS targets */
 	for (id = 1; p->nr_targets < DAMON_PERF_MAX_TARGETS; id++)
-		ASSERT_LOCKED(test, damon_perf_target_add_range(p,
-				BASE + id * 16 * PG, BASE + (id * 16 + 1) * PG,
-				NULL) > 0);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 4096 * PG,
-			BASE + 4097 * PG, NULL), -ENOSPC);
+		ASSERT_LOCKED(test, range_add(p, BASE + id * 16 * PG,
+					      BASE + (id * 16 + 1) * PG) > 0);
+	KUNIT_EXPECT_EQ(test, range_add(p, BASE + 4096 * PG, BASE + 4097 * PG),
+			-ENOSPC);
 	mutex_unlock(&damon_perf_lock);
 }
 
@@ -410,8 +418,11 @@ static void filters_should_be_validated(struct kunit *test)
 	f[0].type = 99;
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, f, 1, NULL),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, f,
-			DAMON_PERF_MAX_FILTERS + 1, NULL), -E2BIG);
+	KUNIT_EXPECT_EQ(test,
+			damon_perf_ctx_set_filters(ctx, f,
+						   DAMON_PERF_MAX_FILTERS + 1,
+						   NULL),
+			-E2BIG);
 	KUNIT_EXPECT_EQ(test, ctx->nr_filters, 1U);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, NULL, 0, NULL),
 			0);
@@ -443,14 +454,13 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000, 100000);
-	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, range_add(ctx, BASE, BASE + 64 * PG) > 0);
 	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->state),
 			(u32)DAMON_PERF_CTX_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(ctx, NULL), -EBUSY);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(ctx, BASE + 64 * PG,
-			BASE + 65 * PG, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, range_add(ctx, BASE + 64 * PG, BASE + 65 * PG),
+			-EBUSY);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_del(ctx, 1, NULL), -EBUSY);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, &f, 1, NULL),
 			-EBUSY);
@@ -489,8 +499,7 @@ static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000000, 60000000);	/* 10 s, 60 s */
-	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, range_add(ctx, BASE, BASE + 64 * PG) > 0);
 	mutex_unlock(&damon_perf_lock);
 	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 	msleep(20);
@@ -512,8 +521,8 @@ static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 	mutex_unlock(&damon_perf_lock);
 }
 
-static void paddr_ctx_without_range_should_monitor_system_ram(
-		struct kunit *test)
+static void
+paddr_ctx_without_range_should_monitor_system_ram(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-ram",
 					     DAMON_PERF_OPS_PADDR);
@@ -571,8 +580,7 @@ static void paddr_run_should_find_the_hot_range(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 2000, 40000);
-	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 1024 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, range_add(ctx, BASE, BASE + 1024 * PG) > 0);
 	mutex_unlock(&damon_perf_lock);
 	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 
@@ -731,8 +739,7 @@ static int first_range(pid_t pid, struct damon_perf_range *range)
 	return n;
 }
 
-static void vaddr_run_should_find_the_hot_range_of_a_process(
-		struct kunit *test)
+static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-vhot",
 					     DAMON_PERF_OPS_VADDR);
@@ -777,8 +784,7 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(
  * Real samples: a page-fault probe on a process that faults in 128 MiB.
  * Its samples reach the regions through the perf source and the rings.
  */
-static void vaddr_run_should_credit_real_page_fault_samples(
-		struct kunit *test)
+static void vaddr_run_should_credit_real_page_fault_samples(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-pf",
 					     DAMON_PERF_OPS_VADDR);
@@ -907,9 +913,10 @@ static unsigned long stat(struct damon_perf_stats *st,
 static struct damon_perf_ctx *slow_ctx(struct kunit *test, const char *name,
 				       u32 ring_size)
 {
-	struct damon_perf_ctx *ctx = test_ctx_new(test, name, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *ctx;
 	struct damon_perf_attrs a;
 
+	ctx = test_ctx_new(test, name, DAMON_PERF_OPS_PADDR);
 	damon_perf_attrs_default(&a);
 	a.sample_us = DAMON_PERF_SAMPLE_US_MAX;
 	a.aggr_us = 60 * DAMON_PERF_SAMPLE_US_MAX;
@@ -918,8 +925,7 @@ static struct damon_perf_ctx *slow_ctx(struct kunit *test, const char *name,
 	a.ring_size = ring_size;
 	mutex_lock(&damon_perf_lock);
 	ASSERT_LOCKED(test, damon_perf_ctx_set_attrs(ctx, &a, NULL) == 0);
-	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, range_add(ctx, BASE, BASE + 64 * PG) > 0);
 	mutex_unlock(&damon_perf_lock);
 	return ctx;
 }
@@ -946,8 +952,7 @@ static u64 snapshot_hits(struct damon_perf_ctx *ctx, u64 *seq)
  * aggregation was never published. Now stop drains once more after the
  * producers are gone and publishes it, and the counters balance.
  */
-static void stop_should_drain_and_publish_what_is_in_flight(
-		struct kunit *test)
+static void stop_should_drain_and_publish_what_is_in_flight(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx;
 	struct damon_perf_stats st;
@@ -1014,8 +1019,8 @@ static void listener_res_free(struct kunit_resource *res)
 	damon_perf_listener_unregister(res->data);
 }
 
-static void listeners_should_hear_each_aggregation_until_unregistered(
-		struct kunit *test)
+static void
+listeners_should_hear_each_aggregation_until_unregistered(struct kunit *test)
 {
 	struct kunit_resource *res;
 	struct damon_perf_ctx *ctx;
@@ -1144,7 +1149,7 @@ static void reports_should_be_stamped_with_one_clock(struct kunit *test)
 	int cpu;
 
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_rings_alloc(&ctx->rings, 256,
-			NULL, NULL));
+							NULL, NULL));
 	cpus_read_lock();
 	c.lo = ktime_get_mono_fast_ns();
 	for_each_online_cpu(cpu) {
@@ -1230,7 +1235,8 @@ static void early_wakes_should_reach_the_scheduling_point(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
 	kunit_info(test, "early passes at the scheduling point: %d, regular passes: %llu\n",
 		   atomic_read(&early_resched_calls), regular);
-	KUNIT_EXPECT_GE(test, atomic_read(&early_resched_calls) + regular, 5ULL);
+	KUNIT_EXPECT_GE(test, atomic_read(&early_resched_calls) + regular,
+			5ULL);
 	damon_perf_stats_aggregate(&st);
 	KUNIT_EXPECT_EQ(test, stat(&st, DAMON_PERF_STAT_early_wake), 5UL);
 	KUNIT_EXPECT_EQ(test, stat(&st, DAMON_PERF_STAT_enqueue),
@@ -1287,8 +1293,8 @@ static void probe_add_should_bound_sample_period(struct kunit *test)
 	mutex_unlock(&damon_perf_lock);
 }
 
-static void virt_to_phys_should_follow_perf_for_kernel_addresses(
-		struct kunit *test)
+static void
+virt_to_phys_should_follow_perf_for_kernel_addresses(struct kunit *test)
 {
 	void *lin = kunit_kmalloc(test, 64, GFP_KERNEL);
 	void *vm = vmalloc(PAGE_SIZE);

@@ -32,6 +32,7 @@ static void res_free(struct kunit_resource *res)
 
 static struct damon_perf_ctx *ctx_alloc(struct kunit *test, u32 ops)
 {
+	struct kunit_resource *res;
 	struct damon_perf_ctx *ctx;
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -40,8 +41,8 @@ static struct damon_perf_ctx *ctx_alloc(struct kunit *test, u32 ops)
 	ctx->ops = ops;
 	damon_perf_attrs_default(&ctx->attrs);
 	ctx->sample_seq = 1;
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, res_init,
-			res_free, GFP_KERNEL, ctx));
+	res = kunit_alloc_resource(test, res_init, res_free, GFP_KERNEL, ctx);
+	KUNIT_ASSERT_NOT_NULL(test, res);
 	return ctx;
 }
 
@@ -62,7 +63,7 @@ static struct damon_perf_target *target_add(struct kunit *test,
 	t->end = start + nr * PG;
 	list_add_tail(&t->list, &ctx->targets);
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_regions_split_evenly(t, t->start,
-			t->end, nr));
+								 t->end, nr));
 	KUNIT_ASSERT_EQ(test, t->nr_regions, nr);
 	return t;
 }
@@ -131,7 +132,8 @@ static void drain_should_find_first_and_last_region(struct kunit *test)
 {
 	struct damon_perf_drain d;
 	struct damon_perf_ctx *ctx = two_ranges(test, &d);
-	struct damon_perf_target *a = nth_target(ctx, 0), *b = nth_target(ctx, 1);
+	struct damon_perf_target *a = nth_target(ctx, 0);
+	struct damon_perf_target *b = nth_target(ctx, 1);
 
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 30 * PG - 8, 8));
@@ -285,8 +287,8 @@ static void drain_should_saturate_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->nr_accesses, UINT_MAX);
 }
 
-static void drain_should_credit_once_per_interval_in_presence_mode(
-		struct kunit *test)
+static void
+drain_should_credit_once_per_interval_in_presence_mode(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
 	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
@@ -333,8 +335,8 @@ static void drain_should_count_probe_hits_per_probe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->nr_accesses, 1U);	/* presence */
 }
 
-static void drain_should_grow_snapshot_only_at_high_water_mark(
-		struct kunit *test)
+static void
+drain_should_grow_snapshot_only_at_high_water_mark(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
 	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 8);
@@ -345,7 +347,8 @@ static void drain_should_grow_snapshot_only_at_high_water_mark(
 	snap = ctx->drain_snap;
 	KUNIT_EXPECT_EQ(test, ctx->drain_snap_cap, (size_t)8);
 	damon_perf_region_destroy(t, list_last_entry(&t->regions,
-			struct damon_perf_region, list));
+						     struct damon_perf_region,
+						     list));
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	KUNIT_EXPECT_PTR_EQ(test, ctx->drain_snap, snap);
 	KUNIT_EXPECT_EQ(test, ctx->drain_snap_cap, (size_t)8);
@@ -396,8 +399,8 @@ static void drain_should_not_keep_samples_in_random_mode(struct kunit *test)
 }
 
 /* vaddr keys name the target's list position, dead targets counted. */
-static void drain_should_key_vaddr_samples_by_target_position(
-		struct kunit *test)
+static void
+drain_should_key_vaddr_samples_by_target_position(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_VADDR);
 	struct damon_perf_report report = rep(BASE + PG, 8);
@@ -409,7 +412,8 @@ static void drain_should_key_vaddr_samples_by_target_position(
 	report.tgid = 200;
 	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
 	KUNIT_ASSERT_EQ(test, ctx->samples.nr, 1U);
-	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(ctx->samples.buf[0].key), 1U);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(ctx->samples.buf[0].key),
+			1U);
 }
 
 /*
@@ -417,8 +421,8 @@ static void drain_should_key_vaddr_samples_by_target_position(
  * kept. It grows before a pass at half full, or for the next aggregation
  * after an overflow, up to DAMON_PERF_MAX_SPLIT_SAMPLES.
  */
-static void drain_should_bound_samples_and_grow_at_high_water_mark(
-		struct kunit *test)
+static void
+drain_should_bound_samples_and_grow_at_high_water_mark(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
 	struct damon_perf_samples *s = &ctx->samples;
@@ -478,8 +482,9 @@ static void drain_then_split_should_isolate_hot_range(struct kunit *test)
 	/* 10 regions of 409 pages and more; [850, 1106) inside the third */
 	t = target_add(test, ctx, 0, BASE, 1);
 	damon_perf_regions_free(t);
-	KUNIT_ASSERT_EQ(test, 0, damon_perf_regions_split_evenly(t, BASE,
-			BASE + 4096 * PG, 10));
+	KUNIT_ASSERT_EQ(test, 0,
+			damon_perf_regions_split_evenly(t, BASE,
+							BASE + 4096 * PG, 10));
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	for (a = hs; a < he; a += PG) {
 		drain(&d, a, 8);
@@ -515,7 +520,8 @@ struct filter_case {
 };
 
 #define CPUS(...)	{ .bits = { __VA_ARGS__ } }
-#define F_CPU(a, m)	{ .type = DAMON_PERF_FILTER_CPUMASK, .allow = a, .cpus = m }
+#define F_CPU(a, m)	{ .type = DAMON_PERF_FILTER_CPUMASK, .allow = a, \
+			  .cpus = m }
 #define F_TID(a, t)	{ .type = DAMON_PERF_FILTER_TID, .allow = a, \
 			  .tids = { t }, .nr_tids = 1 }
 #define F_WRITE(a)	{ .type = DAMON_PERF_FILTER_WRITE, .allow = a }
@@ -584,8 +590,8 @@ static const struct filter_case filter_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(filter, filter_cases, desc);
 
-static void filters_should_follow_first_match_and_last_default(
-		struct kunit *test)
+static void
+filters_should_follow_first_match_and_last_default(struct kunit *test)
 {
 	const struct filter_case *c = test->param_value;
 	struct damon_perf_report report = rep(BASE, 8);

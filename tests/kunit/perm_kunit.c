@@ -135,8 +135,8 @@ static void arm_should_refuse_a_requester_without_perfmon(struct kunit *test)
  * requester's perf_event_open() would be. It used to be created with the
  * kworker's (kernel) credentials, which pass every check.
  */
-static void cpu_online_should_create_counters_as_the_requester(
-	struct kunit *test)
+static void
+cpu_online_should_create_counters_as_the_requester(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx;
 	const struct cred *nocaps, *old;

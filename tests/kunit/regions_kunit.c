@@ -94,8 +94,8 @@ static void regions_split_evenly_should_cover_range(struct kunit *test)
 	expect_cover(test, t, &range, 1);
 }
 
-static void regions_split_evenly_should_stop_at_page_granularity(
-		struct kunit *test)
+static void
+regions_split_evenly_should_stop_at_page_granularity(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 4 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -116,8 +116,8 @@ static void random_counts(struct damon_perf_target *t, unsigned int max)
 }
 
 /* Random targets through many aggregations keep every invariant. */
-static void regions_adjust_should_keep_invariants_on_random_input(
-		struct kunit *test)
+static void
+regions_adjust_should_keep_invariants_on_random_input(struct kunit *test)
 {
 	struct damon_perf_attrs attrs;
 	int iter, round;
@@ -136,7 +136,7 @@ static void regions_adjust_should_keep_invariants_on_random_input(
 		KUNIT_ASSERT_EQ(test, t->nr_regions, attrs.min_nr_regions);
 
 		for (round = 0; round < 20; round++) {
-			unsigned int before;
+			unsigned int before, max;
 
 			damon_perf_regions_adjust_split(t, &attrs);
 			expect_cover(test, t, &range, 1);
@@ -145,8 +145,8 @@ static void regions_adjust_should_keep_invariants_on_random_input(
 
 			random_counts(t, 1 + get_random_u32_below(50));
 			before = t->nr_regions;
-			damon_perf_regions_adjust_merge(t, &attrs,
-				damon_perf_regions_max_nr_accesses(t));
+			max = damon_perf_regions_max_nr_accesses(t);
+			damon_perf_regions_adjust_merge(t, &attrs, max);
 			expect_cover(test, t, &range, 1);
 			KUNIT_EXPECT_GE(test, t->nr_regions,
 					attrs.min_nr_regions);
@@ -179,8 +179,7 @@ static void regions_split_should_not_exceed_max(struct kunit *test)
 	expect_cover(test, t, &range, 1);
 }
 
-static void regions_merge_should_join_close_neighbours_only(
-		struct kunit *test)
+static void regions_merge_should_join_close_neighbours_only(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 4 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -204,8 +203,7 @@ static void regions_merge_should_join_close_neighbours_only(
 	expect_cover(test, t, &range, 1);
 }
 
-static void regions_merge_should_respect_size_limit_and_gaps(
-		struct kunit *test)
+static void regions_merge_should_respect_size_limit_and_gaps(struct kunit *test)
 {
 	struct damon_perf_target *t = target_alloc(test);
 	struct damon_perf_region *r;
@@ -263,8 +261,8 @@ static void regions_merge_should_end_with_huge_counts(struct kunit *test)
 }
 
 /* Huge counts still merge: the threshold passes them without wrapping. */
-static void regions_merge_should_join_regions_with_huge_counts(
-		struct kunit *test)
+static void
+regions_merge_should_join_regions_with_huge_counts(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 64 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -285,8 +283,8 @@ static void regions_merge_should_join_regions_with_huge_counts(
 	expect_cover(test, t, &range, 1);
 }
 
-static void regions_age_should_grow_while_stable_and_reset_on_change(
-		struct kunit *test)
+static void
+regions_age_should_grow_while_stable_and_reset_on_change(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 2 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -356,9 +354,8 @@ static void regions_set_ranges_should_close_holes(struct kunit *test)
 	expect_cover(test, t, &range, 1);
 }
 
-
 static struct damon_perf_region *region_starting(struct damon_perf_target *t,
-						unsigned long start)
+						 unsigned long start)
 {
 	struct damon_perf_region *r;
 
@@ -471,8 +468,8 @@ static void score(const struct damon_perf_target *t, const struct keys *ks,
 }
 
 /* 64 MiB in 10 regions; a 1 MiB and a region-straddling hot range. */
-static void regions_split_samples_should_isolate_hot_ranges_at_once(
-		struct kunit *test)
+static void
+regions_split_samples_should_isolate_hot_ranges_at_once(struct kunit *test)
 {
 	static const struct pages hot[] = { { 5000, 5256 }, { 6400, 6700 } };
 	struct damon_perf_range range = { BASE, BASE + 16384 * PG };
@@ -512,8 +509,8 @@ static void regions_split_samples_should_isolate_hot_ranges_at_once(
 }
 
 /* Few samples, at random pages: the edges are the outermost samples. */
-static void regions_split_samples_should_find_sparse_hot_range(
-		struct kunit *test)
+static void
+regions_split_samples_should_find_sparse_hot_range(struct kunit *test)
 {
 	static const struct pages hot[] = { { 70000, 70256 } };
 	struct damon_perf_range range = { BASE, BASE + 262144 * PG };
@@ -545,8 +542,8 @@ static void regions_split_samples_should_find_sparse_hot_range(
 }
 
 /* An evenly spread sample over the whole target: nothing to split. */
-static void regions_split_samples_should_leave_uniform_regions(
-		struct kunit *test)
+static void
+regions_split_samples_should_leave_uniform_regions(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 16384 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -618,8 +615,7 @@ static void regions_split_samples_should_respect_bounds(struct kunit *test)
 }
 
 /* Keys outside every region (the regions moved) are ignored. */
-static void regions_split_samples_should_ignore_keys_outside(
-		struct kunit *test)
+static void regions_split_samples_should_ignore_keys_outside(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE + 1024 * PG,
 					  BASE + 2048 * PG };
@@ -686,8 +682,8 @@ static void regions_split_ctx_should_keep_random_mode(struct kunit *test)
 }
 
 /* Samples mode: no samples, no cuts; a dead target is never cut. */
-static void regions_split_ctx_should_cut_live_sampled_targets_only(
-		struct kunit *test)
+static void
+regions_split_ctx_should_cut_live_sampled_targets_only(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_SAMPLES);
 	struct damon_perf_target *a = target_with(test, BASE,
@@ -706,9 +702,9 @@ static void regions_split_ctx_should_cut_live_sampled_targets_only(
 	/* unsorted keys: 32 pages hot in each target */
 	for (i = 0; i < 32; i++) {
 		keys[2 * i].key = damon_perf_sample_key(1,
-				BASE + (4200 + i) * PG);
-		keys[2 * i + 1].key = damon_perf_sample_key(0,
-				BASE + (100 + i) * PG);
+							BASE + (4200 + i) * PG);
+		keys[2 * i + 1].key = damon_perf_sample_key(0, BASE +
+							    (100 + i) * PG);
 	}
 	ctx->samples.buf = keys;
 	ctx->samples.cap = 64;
@@ -732,8 +728,7 @@ static void regions_split_ctx_should_cut_live_sampled_targets_only(
  * boundaries (and ages); one with samples merges as DAMON does. Random
  * mode always merges.
  */
-static void regions_merge_ctx_should_keep_unsampled_targets(
-		struct kunit *test)
+static void regions_merge_ctx_should_keep_unsampled_targets(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_SAMPLES);
 	struct damon_perf_target *a = target_with(test, BASE,
@@ -799,8 +794,10 @@ static void regions_split_samples_should_recount_pieces(struct kunit *test)
 		r->nr_accesses = mode ? 540 : 5;
 		r->probe_hits[0] = 40;
 		r->probe_hits[1] = 500;
-		KUNIT_ASSERT_GT(test, damon_perf_regions_split_samples(t,
-				&attrs, ks.k, ks.nr), 0U);
+		KUNIT_ASSERT_GT(test,
+				damon_perf_regions_split_samples(t, &attrs,
+								 ks.k, ks.nr),
+				0U);
 		expect_cover(test, t, &range, 1);
 		damon_perf_for_each_region(r, t) {
 			bool hot = r->start == BASE + 100 * PG;
@@ -831,8 +828,8 @@ static void regions_split_samples_should_recount_pieces(struct kunit *test)
  * One sample in a huge region describes its page, not the region. At a
  * user-space-like address on 64-bit: page numbers above 32 bits.
  */
-static void regions_split_samples_should_cut_out_a_lone_sample(
-		struct kunit *test)
+static void
+regions_split_samples_should_cut_out_a_lone_sample(struct kunit *test)
 {
 	const unsigned long base = IS_ENABLED(CONFIG_64BIT) ?
 				   BASE << (BITS_PER_LONG / 4) : BASE;

@@ -454,8 +454,8 @@ static void spe_drain_should_skip_overwritten_data(struct kunit *test)
  * drains consume all of it. Before the resync a drain advanced a byte per
  * pass over the rest of the buffer, and stopped for good at the wrap.
  */
-static void spe_drain_should_consume_unterminated_data_in_linear_work(
-	struct kunit *test)
+static void
+spe_drain_should_consume_unterminated_data_in_linear_work(struct kunit *test)
 {
 	const unsigned long size = 1UL << 20;	/* 1 MiB, 1/4 of a budget */
 	const u64 start = size - 1000;
@@ -525,7 +525,8 @@ static void spe_drain_should_bound_its_work_per_drain(struct kunit *test)
 		damon_perf_aux_event_drain(f.event, &f.rings);
 		/* no drain parses much more than its budget */
 		KUNIT_EXPECT_LE(test, f.pc->scanned,
-				(u64)(drains + 1) * ((4UL << 20) + (16UL << 10)));
+				(u64)(drains + 1) *
+				((4UL << 20) + (16UL << 10)));
 		drains++;
 		damon_perf_ring_drain(&f.rings, f.cpu, ring_count_fn,
 				      &(struct ring_count){ .tgid_ok = true });

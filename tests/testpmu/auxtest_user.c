@@ -284,6 +284,7 @@ int main(int argc, char **argv)
 	size_t data_size = (1 + DATA_PAGES) * ps, aux_size = aux_pages * ps;
 	struct perf_event_attr attr;
 	int type, cpu, i, fds[64];
+	unsigned long long want;
 	void *ups[64], *auxs[64];
 	FILE *f;
 
@@ -357,9 +358,9 @@ int main(int argc, char **argv)
 					  aux_size * 2));
 	/* a CPU-wide event does not follow this (or any) process */
 	printf("neg_wrongpid=%d\n", attach_pid(0, fds[0], ups[0], auxs[0],
-						aux_size, (int)getpid()));
+					       aux_size, (int)getpid()));
 	printf("neg_nopid=%d\n", attach_pid(0, fds[0], ups[0], auxs[0],
-					     aux_size, 4000000));
+					    aux_size, 4000000));
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		int err = attach(cpu, fds[cpu], ups[cpu], auxs[cpu], aux_size);
@@ -370,9 +371,8 @@ int main(int argc, char **argv)
 	for (cpu = 0; cpu < ncpu; cpu++)
 		ioctl(fds[cpu], PERF_EVENT_IOC_ENABLE, 0);
 
-	for (i = 0; i < secs * 10 ||
-		    (wraps && !all_consumed(ups, ncpu,
-					    (unsigned long long)wraps * aux_size));
+	want = (unsigned long long)wraps * aux_size;
+	for (i = 0; i < secs * 10 || (wraps && !all_consumed(ups, ncpu, want));
 	     i++) {
 		if (i >= WRAPS_MAX_S * 10) {
 			printf("wraps_timeout=1\n");
