@@ -350,7 +350,7 @@ static void targets_should_be_validated(struct kunit *test)
 	struct damon_perf_ctx *p, *v;
 	struct netlink_ext_ack extack = {};
 	struct damon_perf_target *t;
-	int id;
+	int id, ret;
 
 	p = test_ctx_new(test, "kunit-p", DAMON_PERF_OPS_PADDR);
 	v = test_ctx_new(test, "kunit-v", DAMON_PERF_OPS_VADDR);
@@ -358,9 +358,9 @@ static void targets_should_be_validated(struct kunit *test)
 	mutex_lock(&damon_perf_lock);
 	id = range_add(p, BASE, BASE + 16 * PG);
 	KUNIT_EXPECT_GT(test, id, 0);
-	id = damon_perf_target_add_range(p, BASE + 15 * PG, BASE + 17 * PG,
-					 &extack);
-	KUNIT_EXPECT_EQ(test, id, -EEXIST);
+	ret = damon_perf_target_add_range(p, BASE + 15 * PG, BASE + 17 * PG,
+					  &extack);
+	KUNIT_EXPECT_EQ(test, ret, -EEXIST);
 	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
 	KUNIT_EXPECT_EQ(test, range_add(p, BASE - PG, BASE + PG), -EEXIST);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE, BASE,
@@ -402,7 +402,7 @@ static void targets_should_be_validated(struct kunit *test)
 static void filters_should_be_validated(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-f",
-					     DAMON_PERF_OPS_PADDR);
+						  DAMON_PERF_OPS_PADDR);
 	struct damon_perf_filter f[DAMON_PERF_MAX_FILTERS + 1] = {};
 
 	mutex_lock(&damon_perf_lock);
@@ -447,7 +447,7 @@ static void set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
 static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-busy",
-					     DAMON_PERF_OPS_PADDR);
+						  DAMON_PERF_OPS_PADDR);
 	struct damon_perf_filter f = { .type = DAMON_PERF_FILTER_WRITE };
 	struct damon_perf_attrs a, got;
 	int i;
@@ -493,7 +493,7 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-slow",
-					     DAMON_PERF_OPS_PADDR);
+						  DAMON_PERF_OPS_PADDR);
 	struct damon_perf_attrs a;
 	ktime_t t0;
 
@@ -525,7 +525,7 @@ static void
 paddr_ctx_without_range_should_monitor_system_ram(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-ram",
-					     DAMON_PERF_OPS_PADDR);
+						  DAMON_PERF_OPS_PADDR);
 	struct damon_perf_target *t;
 	unsigned long total = 0;
 
@@ -571,7 +571,7 @@ static void inject(struct damon_perf_ctx *ctx, unsigned long start,
 static void paddr_run_should_find_the_hot_range(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-hot",
-					     DAMON_PERF_OPS_PADDR);
+						  DAMON_PERF_OPS_PADDR);
 	unsigned long hot_start = BASE + 256 * PG, hot_end = BASE + 320 * PG;
 	const struct damon_perf_snap_region *r, *hottest = NULL;
 	struct damon_perf_snapshot *snap;
@@ -660,7 +660,7 @@ static pid_t spawn_sleep(const char *secs)
 static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-exit",
-					     DAMON_PERF_OPS_VADDR);
+						  DAMON_PERF_OPS_VADDR);
 	struct damon_perf_target *t;
 	pid_t pid = spawn_sleep("1");
 	u32 state = 0;
@@ -742,7 +742,7 @@ static int first_range(pid_t pid, struct damon_perf_range *range)
 static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-vhot",
-					     DAMON_PERF_OPS_VADDR);
+						  DAMON_PERF_OPS_VADDR);
 	pid_t pid = spawn_sleep("3");
 	struct damon_perf_snapshot *snap;
 	struct damon_perf_range range;
@@ -787,7 +787,7 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 static void vaddr_run_should_credit_real_page_fault_samples(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-pf",
-					     DAMON_PERF_OPS_VADDR);
+						  DAMON_PERF_OPS_VADDR);
 	struct damon_perf_probe_attr pa = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_PAGE_FAULTS,
@@ -1143,7 +1143,7 @@ static void check_stamp(const struct damon_perf_report *r, void *arg)
 static void reports_should_be_stamped_with_one_clock(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-clock",
-					     DAMON_PERF_OPS_PADDR);
+						  DAMON_PERF_OPS_PADDR);
 	struct stamp_arg a = { .ctx = ctx };
 	struct stamp_check c = {};
 	int cpu;
@@ -1269,7 +1269,7 @@ static void rate_should_saturate_instead_of_trapping(struct kunit *test)
 static void probe_add_should_bound_sample_period(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-period",
-					     DAMON_PERF_OPS_VADDR);
+						  DAMON_PERF_OPS_VADDR);
 	struct damon_perf_probe_attr pa = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_PAGE_FAULTS,
