@@ -898,7 +898,7 @@ static void use_private_stats(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	p->set = damon_perf_stats_pcpu_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, p->set);
+	KUNIT_ASSERT_TRUE(test, p->set);
 	p->saved = damon_perf_stats_swap(p->set);
 	defer(test, private_stats_free, p);
 }

@@ -105,7 +105,7 @@ static void event_alloc_should_be_lazy_and_idempotent(struct kunit *test)
 	int cpu;
 
 	KUNIT_ASSERT_EQ(test, damon_perf_observe_event_alloc(&ev), 0);
-	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_ASSERT_TRUE(test, ev);
 	first = ev;
 	KUNIT_EXPECT_EQ(test, damon_perf_observe_event_alloc(&ev), 0);
 	KUNIT_EXPECT_TRUE(test, ev == first);
