@@ -31,7 +31,6 @@
 
 #include "aux.h"
 #include "ctx.h"
-#include "kunit_export.h"
 #include "spe.h"
 
 static const struct damon_perf_backend_ops *
@@ -79,7 +78,7 @@ out:
 	mutex_unlock(&backends_lock);
 	return ret;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_register_backend);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_register_backend);
 
 /**
  * damon_perf_aux_unregister_backend() - Remove a backend from the registry.
@@ -98,7 +97,7 @@ damon_perf_aux_unregister_backend(const struct damon_perf_backend_ops *ops)
 			backends[i] = NULL;
 	mutex_unlock(&backends_lock);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_unregister_backend);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_unregister_backend);
 
 /**
  * damon_perf_aux_find_backend() - The backend for a perf event, if any.
@@ -126,7 +125,7 @@ damon_perf_aux_find_backend(struct perf_event *perf_event)
 	mutex_unlock(&backends_lock);
 	return found;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_find_backend);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_find_backend);
 
 /**
  * damon_perf_aux_select() - Choose @event's backend from a perf event.
@@ -140,7 +139,7 @@ void damon_perf_aux_select(struct damon_perf_aux_event *event,
 {
 	event->ops = damon_perf_aux_find_backend(perf_event);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_select);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_select);
 
 static void drain_work(struct work_struct *work)
 {
@@ -192,7 +191,7 @@ damon_perf_aux_event_new(struct damon_perf_ctx *ctx, u8 probe_idx, u32 portid,
 	INIT_LIST_HEAD(&event->list);
 	return event;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_event_new);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_new);
 
 /**
  * damon_perf_aux_event_add_cpu() - Give @event the buffer of one CPU.
@@ -240,7 +239,7 @@ int damon_perf_aux_event_add_cpu(struct damon_perf_aux_event *event, int cpu,
 	cpumask_set_cpu(cpu, &event->aux_cpumask);
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_event_add_cpu);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_add_cpu);
 
 /**
  * damon_perf_aux_event_free() - Disarm, clean up and free an AUX event.
@@ -267,7 +266,7 @@ void damon_perf_aux_event_free(struct damon_perf_aux_event *event)
 	free_percpu(event->pcpu);
 	kfree(event);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_event_free);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_free);
 
 /**
  * damon_perf_aux_event_drain() - Drain every buffer of @event on its CPU.
@@ -305,7 +304,7 @@ unsigned int damon_perf_aux_event_drain(struct damon_perf_aux_event *event,
 	event->rings = NULL;
 	return total;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_event_drain);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_drain);
 
 /**
  * damon_perf_aux_report() - Push one decoded access to the drain's rings.
@@ -333,7 +332,7 @@ bool damon_perf_aux_report(struct damon_perf_aux_event *event,
 	preempt_enable();
 	return ok;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_report);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_report);
 
 /**
  * damon_perf_aux_report_batch() - Push reports until the first refusal.
@@ -355,7 +354,7 @@ unsigned int damon_perf_aux_report_batch(struct damon_perf_aux_event *event,
 			break;
 	return i;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_report_batch);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_report_batch);
 
 /*
  * perf_event_open()'s file operations, once one perf file was recognised.
@@ -404,7 +403,7 @@ bool damon_perf_aux_is_perf_file(struct file *file)
 	WRITE_ONCE(perf_fops_seen, fops);
 	return true;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_is_perf_file);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_is_perf_file);
 
 static struct damon_perf_aux_event *find_event(struct damon_perf_ctx *ctx,
 					       u8 probe_idx, u32 portid)
@@ -517,7 +516,7 @@ err:
 	args->file = NULL;
 	return -EINVAL;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_args_get);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_args_get);
 
 /**
  * damon_perf_aux_attach() - Hand one CPU's AUX buffer over to a context.
@@ -606,7 +605,7 @@ err_unlock:
 	fput(args.file);
 	return ret;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_aux_attach);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_attach);
 
 /**
  * damon_perf_aux_drain() - Drain every AUX buffer attached to @ctx.

@@ -31,12 +31,12 @@
 #include "debugfs.h"
 #include "drain.h"
 #include "kdamond.h"
-#include "kunit_export.h"
 #include "perf_source.h"
 #include "regions.h"
 
+/* Every configuration call, the lifecycle and every netlink handler. */
 DEFINE_MUTEX(damon_perf_lock);
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_lock);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_lock);
 
 /* Bounds of the attributes: the uapi limits, also the netlink policy's. */
 #define MAX_SAMPLE_US	DAMON_PERF_SAMPLE_US_MAX
@@ -72,7 +72,7 @@ void damon_perf_attrs_default(struct damon_perf_attrs *attrs)
 	attrs->ring_size = DAMON_PERF_RING_DEF_SIZE;
 	attrs->split = DAMON_PERF_SPLIT_SAMPLES;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_attrs_default);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_attrs_default);
 
 /**
  * damon_perf_attrs_validate() - Check attributes.
@@ -145,7 +145,7 @@ int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 	}
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_attrs_validate);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_attrs_validate);
 
 static bool name_valid(const char *name, struct netlink_ext_ack *extack)
 {
@@ -201,7 +201,7 @@ struct damon_perf_ctx *damon_perf_ctx_find(u32 id)
 			return ctx;
 	return NULL;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_find);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_find);
 
 /**
  * damon_perf_ctx_find_name() - Look a context up by name.
@@ -220,7 +220,7 @@ struct damon_perf_ctx *damon_perf_ctx_find_name(const char *name)
 			return ctx;
 	return NULL;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_find_name);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_find_name);
 
 /**
  * damon_perf_ctx_next() - Iterate over contexts in id order (dumps).
@@ -239,7 +239,7 @@ struct damon_perf_ctx *damon_perf_ctx_next(u32 after_id)
 			return ctx;
 	return NULL;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_next);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_next);
 
 /**
  * damon_perf_any_running() - Whether some context runs.
@@ -321,7 +321,7 @@ struct damon_perf_ctx *damon_perf_ctx_new(const char *name, u32 ops,
 	damon_perf_debugfs_ctx_add(ctx);
 	return ctx;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_new);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_new);
 
 static void target_free(struct damon_perf_target *t)
 {
@@ -364,7 +364,7 @@ int damon_perf_ctx_destroy(struct damon_perf_ctx *ctx,
 	kfree(ctx);
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_destroy);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_destroy);
 
 /**
  * damon_perf_ctx_get_attrs() - Read the attributes, pending ones included.
@@ -381,7 +381,7 @@ void damon_perf_ctx_get_attrs(struct damon_perf_ctx *ctx,
 	*attrs = ctx->attrs_pending ? ctx->pending_attrs : ctx->attrs;
 	spin_unlock(&ctx->pending_lock);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_get_attrs);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_get_attrs);
 
 /**
  * damon_perf_ctx_set_attrs() - Set the attributes of a context.
@@ -428,17 +428,39 @@ int damon_perf_ctx_set_attrs(struct damon_perf_ctx *ctx,
 	spin_unlock(&ctx->pending_lock);
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_set_attrs);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_set_attrs);
 
-static struct damon_perf_target *target_new(struct damon_perf_ctx *ctx)
+/**
+ * damon_perf_target_new() - Allocate a target, in no context yet.
+ * @id:		its id within the context it will join.
+ *
+ * The target has no regions, no pid and an empty range; the caller sets
+ * what its kind needs and frees it with damon_perf_regions_free() and
+ * kfree() (plus put_pid() of @pid_ref) unless a context owns it.
+ *
+ * Context: process context, may sleep.
+ * Return: the target, or NULL when out of memory.
+ */
+struct damon_perf_target *damon_perf_target_new(u32 id)
 {
 	struct damon_perf_target *t;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return NULL;
-	t->id = ctx->next_target_id++;
+	t->id = id;
 	INIT_LIST_HEAD(&t->regions);
+	return t;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_target_new);
+
+static struct damon_perf_target *target_new(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_target *t;
+
+	t = damon_perf_target_new(ctx->next_target_id);
+	if (t)
+		ctx->next_target_id++;
 	return t;
 }
 
@@ -449,7 +471,8 @@ static int may_add_target(struct damon_perf_ctx *ctx, u32 ops,
 		return -EBUSY;
 	if (ctx->ops != ops) {
 		if (ops == DAMON_PERF_OPS_VADDR)
-			NL_SET_ERR_MSG(extack, "pid targets need a vaddr context");
+			NL_SET_ERR_MSG(extack,
+				       "pid targets need a vaddr context");
 		else
 			NL_SET_ERR_MSG(extack,
 				       "address ranges need a paddr context");
@@ -522,7 +545,7 @@ int damon_perf_target_add_pid(struct damon_perf_ctx *ctx, pid_t pid,
 	ctx->nr_targets++;
 	return t->id;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_target_add_pid);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_target_add_pid);
 
 static int range_add(struct damon_perf_ctx *ctx, unsigned long start,
 		     unsigned long end, struct netlink_ext_ack *extack)
@@ -582,7 +605,7 @@ int damon_perf_target_add_range(struct damon_perf_ctx *ctx,
 	}
 	return range_add(ctx, start, end, extack);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_target_add_range);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_target_add_range);
 
 /**
  * damon_perf_target_find() - Look a target up by id.
@@ -602,7 +625,7 @@ struct damon_perf_target *damon_perf_target_find(struct damon_perf_ctx *ctx,
 			return t;
 	return NULL;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_target_find);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_target_find);
 
 /**
  * damon_perf_target_del() - Stop monitoring a target.
@@ -629,7 +652,7 @@ int damon_perf_target_del(struct damon_perf_ctx *ctx, u32 target_id,
 	target_del(ctx, t);
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_target_del);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_target_del);
 
 /* @tid of the caller's PID namespace as a global thread id, 0 if none. */
 static pid_t global_tid(pid_t tid)
@@ -664,7 +687,7 @@ pid_t damon_perf_tid_vnr(pid_t tid)
 	rcu_read_unlock();
 	return nr;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_tid_vnr);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_tid_vnr);
 
 /**
  * damon_perf_ctx_set_filters() - Replace the sample filters.
@@ -701,7 +724,8 @@ int damon_perf_ctx_set_filters(struct damon_perf_ctx *ctx,
 		switch (f->type) {
 		case DAMON_PERF_FILTER_CPUMASK:
 			if (cpumask_empty(&f->cpus)) {
-				NL_SET_ERR_MSG(extack, "cpumask filter is empty");
+				NL_SET_ERR_MSG(extack,
+					       "cpumask filter is empty");
 				return -EINVAL;
 			}
 			break;
@@ -746,7 +770,7 @@ int damon_perf_ctx_set_filters(struct damon_perf_ctx *ctx,
 	ctx->nr_filters = nr;
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_set_filters);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_set_filters);
 
 struct ram_walk {
 	struct damon_perf_ctx *ctx;
@@ -808,7 +832,8 @@ static int init_targets(struct damon_perf_ctx *ctx,
 			continue;
 		}
 		if (ret) {
-			NL_SET_ERR_MSG(extack, "cannot set up the initial regions");
+			NL_SET_ERR_MSG(extack,
+				       "cannot set up the initial regions");
 			return ret;
 		}
 		alive++;
@@ -859,7 +884,8 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 		return ret;
 	if (!ctx->nr_targets) {
 		if (ctx->ops == DAMON_PERF_OPS_VADDR) {
-			NL_SET_ERR_MSG(extack, "a vaddr context needs a pid target");
+			NL_SET_ERR_MSG(extack,
+				       "a vaddr context needs a pid target");
 			return -EINVAL;
 		}
 		/* a failed start leaves no System RAM target behind */
@@ -938,7 +964,7 @@ err_ram:
 	}
 	return ret;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_start);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_start);
 
 /**
  * damon_perf_ctx_stop() - Stop monitoring.
@@ -988,7 +1014,7 @@ int damon_perf_ctx_stop(struct damon_perf_ctx *ctx)
 	module_put(THIS_MODULE);
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ctx_stop);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_stop);
 
 /* Stop the contexts whose kdamond ended on its own (all targets dead). */
 static void reap_fn(struct work_struct *work)
@@ -1044,7 +1070,7 @@ struct damon_perf_snapshot *damon_perf_snapshot_get(struct damon_perf_ctx *ctx)
 	spin_unlock(&ctx->snap_lock);
 	return snap;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_snapshot_get);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_snapshot_get);
 
 /**
  * damon_perf_snapshot_put() - Release a snapshot reference.
@@ -1057,7 +1083,7 @@ void damon_perf_snapshot_put(struct damon_perf_snapshot *snap)
 	if (snap)
 		kref_put(&snap->kref, snapshot_release);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_snapshot_put);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_snapshot_put);
 
 /**
  * damon_perf_ctx_init() - Set up the context subsystem.

@@ -238,6 +238,56 @@ struct damon_perf_probe {
 	struct damon_perf_source *src;
 };
 
+/**
+ * struct damon_perf_ctx - A monitoring context: what to sample, where, and
+ * the results.
+ * @id:			stable id, from 1; immutable.
+ * @name:		unique name; immutable.
+ * @ops:		uapi DAMON_PERF_OPS_VADDR or DAMON_PERF_OPS_PADDR.
+ * @state:		uapi DAMON_PERF_CTX_STATE_*; damon_perf_lock.
+ * @attrs:		the attributes in effect. Written under damon_perf_lock
+ *			while stopped, by the kdamond (apply_pending()) while
+ *			running.
+ * @pending_lock:	protects @pending_attrs and @attrs_pending.
+ * @pending_attrs:	intervals and mode tuned while running; the kdamond
+ *			takes them at its next sample interval.
+ * @attrs_pending:	@pending_attrs holds values not yet in @attrs.
+ * @targets:		&struct damon_perf_target list, in id order.
+ * @nr_targets:		length of @targets.
+ * @next_target_id:	id the next target gets.
+ * @probes:		perf probe slots; configuration under damon_perf_lock.
+ * @filters:		sample filters (first @nr_filters used).
+ * @nr_filters:		filters in use.
+ * @rings:		per-CPU report rings, allocated at start and freed at
+ *			stop, after every producer is gone.
+ * @kdamond:		the monitoring thread, NULL while stopped; a task
+ *			reference is held from start to stop.
+ * @kdamond_wait:	where the kdamond sleeps between sample intervals.
+ * @kdamond_wake:	set by the rings' high watermark to wake it early.
+ * @snap_lock:		protects the @snap pointer (not the snapshot).
+ * @snap:		latest aggregation, immutable, replaced under
+ *			@snap_lock; readers use damon_perf_snapshot_get().
+ * @drain_snap:		drain scratch: the sorted region array (kdamond only,
+ *			see drain.c).
+ * @drain_snap_cap:	capacity of @drain_snap in bytes.
+ * @sample_seq:		sample intervals since start (kdamond; KUnit reads it
+ *			with READ_ONCE()).
+ * @samples:		samples kept for the samples split mode (kdamond only).
+ * @stale_drops:	reports older than one interval; WRITE_ONCE() by the
+ *			kdamond, READ_ONCE() by netlink.
+ * @arm_failures:	per-CPU event creation failures; updated by the sync
+ *			works of every probe.
+ * @list:		in the global context list (damon_perf_lock).
+ * @last_drain_ns:	damon_perf_clock_ns() of the previous drain, 0 before
+ *			the first.
+ * @aggr_start_ns:	ktime_get_ns() the current aggregation began.
+ * @kdamond_done:	the kdamond left its loop on its own (no live target).
+ * @source_armed:	damon_perf_source_arm() succeeded; stop disarms.
+ *
+ * Created by damon_perf_ctx_new() and freed by damon_perf_ctx_destroy(),
+ * both under damon_perf_lock; Documentation/design.rst describes the
+ * lifetimes of its parts.
+ */
 struct damon_perf_ctx {
 	u32 id;
 	char name[DAMON_PERF_NAME_LEN];
@@ -279,10 +329,9 @@ struct damon_perf_ctx {
 	atomic_t arm_failures;
 	struct list_head list;		/* in the global context list */
 
-	/* additions (core) */
-	/* damon_perf_clock_ns() of the previous drain, 0 before the first */
+	/* damon_perf_clock_ns() of the last drain, 0 before any */
 	u64 last_drain_ns;
-	u64 aggr_start_ns;		/* ktime_get_ns() the aggregation began */
+	u64 aggr_start_ns;		/* ktime_get_ns() at its start */
 	bool kdamond_done;		/* kdamond left its loop on its own */
 	bool source_armed;		/* damon_perf_source_arm() succeeded */
 };
@@ -302,6 +351,7 @@ int damon_perf_ctx_set_attrs(struct damon_perf_ctx *ctx,
 			     const struct damon_perf_attrs *attrs,
 			     struct netlink_ext_ack *extack);
 pid_t damon_perf_tid_vnr(pid_t tid);
+struct damon_perf_target *damon_perf_target_new(u32 id);
 int damon_perf_target_add_pid(struct damon_perf_ctx *ctx, pid_t pid,
 			      struct netlink_ext_ack *extack);
 int damon_perf_target_add_range(struct damon_perf_ctx *ctx,
@@ -316,8 +366,6 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 			 struct netlink_ext_ack *extack);
 int damon_perf_ctx_stop(struct damon_perf_ctx *ctx);
 bool damon_perf_any_running(void);
-
-/* additions (core) */
 int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 			      struct netlink_ext_ack *extack);
 void damon_perf_ctx_get_attrs(struct damon_perf_ctx *ctx,

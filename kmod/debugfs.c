@@ -20,7 +20,6 @@
 
 #include "ctx.h"
 #include "debugfs.h"
-#include "kunit_export.h"
 #include "ring.h"
 #include "stats.h"
 
@@ -112,7 +111,8 @@ static const struct file_operations perf_stats_fops = {
 	.release = single_release,
 };
 
-static void rings_row(struct seq_file *m, const struct damon_perf_ring_stats *st)
+static void rings_row(struct seq_file *m,
+		      const struct damon_perf_ring_stats *st)
 {
 	seq_printf(m, " %u %u %lu %lu %lu %lu %lu %u %lu\n", st->size,
 		   st->occupancy, st->enqueue, st->dequeue, st->overflow,
@@ -211,7 +211,7 @@ void damon_perf_debugfs_ctx_add(struct damon_perf_ctx *ctx)
 	list_add_tail(&e->list, &ctx_list);
 	mutex_unlock(&ctx_lock);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_debugfs_ctx_add);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_debugfs_ctx_add);
 
 /**
  * damon_perf_debugfs_ctx_del() - Remove the files of a context.
@@ -239,7 +239,7 @@ void damon_perf_debugfs_ctx_del(struct damon_perf_ctx *ctx)
 	debugfs_remove_recursive(found->dir);
 	kfree(found);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_debugfs_ctx_del);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_debugfs_ctx_del);
 
 /**
  * damon_perf_debugfs_init() - Create /sys/kernel/debug/damon_perf.

@@ -181,4 +181,4 @@ bool damon_perf_density_cut(const struct damon_perf_sample *smp, u32 lo,
 	*mid = c.mid;
 	return true;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_density_cut);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_density_cut);

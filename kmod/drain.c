@@ -24,7 +24,6 @@
 #include <linux/slab.h>
 
 #include "drain.h"
-#include "kunit_export.h"
 #include "stats.h"
 
 /* Grow the snapshot only at a new high-water mark. */
@@ -125,7 +124,7 @@ void damon_perf_drain_samples_reset(struct damon_perf_ctx *ctx)
 	s->seen = 0;
 	memset(s->target_seen, 0, sizeof(s->target_seen));
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_samples_reset);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_samples_reset);
 
 /**
  * damon_perf_drain_prepare() - Snapshot the regions for a drain pass.
@@ -196,7 +195,7 @@ int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
 	d->nr_ents = i;
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_prepare);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_prepare);
 
 static bool filter_matches(const struct damon_perf_filter *f,
 			   const struct damon_perf_report *report)
@@ -245,7 +244,7 @@ bool damon_perf_filters_reject(const struct damon_perf_filter *filters,
 			return !filters[i].allow;
 	return !filters[nr - 1].allow;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_filters_reject);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_filters_reject);
 
 static int cmp_addr(const void *key, const void *elt)
 {
@@ -396,7 +395,7 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 	d->matched++;
 	return true;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_report);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_report);
 
 static void drain_one(const struct damon_perf_report *report, void *arg)
 {
@@ -431,7 +430,7 @@ unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx)
 	ctx->last_drain_ns = now;
 	return n;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_rings);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_rings);
 
 /**
  * damon_perf_drain_free() - Free the drain snapshot and samples of a context.
@@ -448,4 +447,4 @@ void damon_perf_drain_free(struct damon_perf_ctx *ctx)
 	kvfree(ctx->samples.tmp);
 	memset(&ctx->samples, 0, sizeof(ctx->samples));
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_drain_free);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_free);

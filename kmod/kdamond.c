@@ -5,9 +5,9 @@
  * Loop: sleep until the next sample interval ends (or the ring watermark
  * wakes it early), drain the rings, and once the sample interval is over
  * advance sample_seq; at the end of an aggregation interval age and merge
- * the regions, publish a snapshot (netlink notification, one tracepoint per
- * region), reset the counters, split, and apply tuned intervals; at the end
- * of an update interval refresh the targets.
+ * the regions, publish a snapshot (to the listeners of listener.h, and one
+ * tracepoint per region), reset the counters, split, and apply tuned
+ * intervals; at the end of an update interval refresh the targets.
  *
  * The kdamond never takes damon_perf_lock. It exits when kthread_stop()
  * asks it to, or on its own when every target process has exited; then it
@@ -24,8 +24,7 @@
 #include "aux.h"
 #include "drain.h"
 #include "kdamond.h"
-#include "kunit_export.h"
-#include "netlink.h"
+#include "listener.h"
 #include "regions.h"
 #include "stats.h"
 #include "trace.h"
@@ -68,7 +67,7 @@ u64 damon_perf_kdamond_rate(const struct damon_perf_region *r, u64 elapsed_ns)
 		return U64_MAX;
 	return mul_u64_u64_div_u64(r->events, NSEC_PER_SEC, elapsed_ns);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_kdamond_rate);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_kdamond_rate);
 
 static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
 						  u64 elapsed_ns)
@@ -111,7 +110,7 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
  *
  * In samples split mode first cuts the regions where the aggregation's
  * samples change density. Ages and merges the regions, publishes the
- * snapshot (netlink, trace), resets the counters and, in random split
+ * snapshot (listeners, trace), resets the counters and, in random split
  * mode, splits the regions.
  *
  * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
@@ -136,7 +135,7 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 		ctx->snap = snap;
 		spin_unlock(&ctx->snap_lock);
 		damon_perf_snapshot_put(old);
-		damon_perf_netlink_notify(ctx, snap);
+		damon_perf_listeners_aggregated(ctx, snap);
 	}
 	if (trace_damon_perf_aggregated_enabled()) {
 		damon_perf_for_each_target(t, ctx)
@@ -152,7 +151,7 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 		damon_perf_regions_reset(t);
 	damon_perf_regions_split_ctx(ctx);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_kdamond_aggregate);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_kdamond_aggregate);
 
 /* Refresh the targets; false when none is alive any more. */
 static bool update(struct damon_perf_ctx *ctx)

@@ -1,58 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Generic netlink family "damon_perf": strict per-command policies, one
- * handler per command, dumps for snapshots and statistics, and one
- * AGGREGATION notification per aggregation.
+ * Generic netlink family "damon_perf": strict per-command policies, the
+ * operations table and one doit handler per configuration command. The
+ * dumps live in netlink_dump.c, the AGGREGATION notifications and their
+ * subscribers in netlink_notify.c.
  *
  * Every command needs CAP_SYS_ADMIN or CAP_PERFMON (checked in pre_doit for
  * doit handlers and on the first call of every dump). Every handler holds
  * damon_perf_lock while it touches a context.
- *
- * Notifications reach two kinds of listeners:
- *  - sockets that sent MONITOR_SUBSCRIBE (a privileged command): the
- *    message is unicast to their port id. A subscription holds a reference
- *    on the subscribing socket and ends with MONITOR_UNSUBSCRIBE, when the
- *    socket is released (NETLINK_URELEASE notifier), or when delivery finds
- *    the socket dead or gone.
- *  - the "monitor" multicast group, only where the kernel checks
- *    CAP_SYS_ADMIN when a socket joins it (GENL_MCAST_CAP_SYS_ADMIN). On
- *    kernels without that flag any user may join a generic netlink group,
- *    so nothing is ever multicast there.
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/netlink.h>
-#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/threads.h>
 #include <net/genetlink.h>
-#include <net/sock.h>
 
 #include <linux/damon_perf.h>
 
 #include "aux.h"
 #include "ctx.h"
 #include "netlink.h"
+#include "netlink_internal.h"
 #include "perf_source.h"
-#include "stats.h"
 
 #define MAX_PID		DAMON_PERF_PID_MAX
 #define CPULIST_MAX	1023
-
-static struct genl_family damon_perf_family;
-
-/* Subscribers of AGGREGATION notifications (MONITOR_SUBSCRIBE). */
-struct subscriber {
-	u32 portid;
-	struct sock *sk;	/* reference held while subscribed */
-	struct list_head list;
-};
-
-static LIST_HEAD(subscribers);
-static DEFINE_MUTEX(subscribers_lock);	/* innermost: after damon_perf_lock */
-static unsigned int nr_subscribers;
-/* the family is registered: notifications may go out (subscribers_lock) */
-static bool registered;
 
 /* ---- policies ---- */
 
@@ -218,7 +191,16 @@ static bool privileged(struct sk_buff *skb)
 	       netlink_capable(skb, CAP_SYS_ADMIN);
 }
 
-static int check_perm(struct sk_buff *skb, struct netlink_ext_ack *extack)
+/**
+ * damon_perf_nl_check_perm() - Check the sender's capabilities.
+ * @skb:	the request.
+ * @extack:	where the error message goes.
+ *
+ * Context: any process context.
+ * Return: 0 when the sender has CAP_SYS_ADMIN or CAP_PERFMON, else -EPERM.
+ */
+int damon_perf_nl_check_perm(struct sk_buff *skb,
+			     struct netlink_ext_ack *extack)
 {
 	if (privileged(skb))
 		return 0;
@@ -256,9 +238,18 @@ static struct damon_perf_ctx *lookup(struct nlattr **attrs,
 	return ctx;
 }
 
-static int put_u64(struct sk_buff *skb, int type, u64 value, int pad)
+/**
+ * damon_perf_nl_lookup() - Find the context a request names.
+ * @attrs:	the request's attributes (CTX_ID and/or CTX_NAME).
+ * @extack:	where the error message goes.
+ *
+ * Context: damon_perf_lock held.
+ * Return: the context, or an ERR_PTR() with the reason in @extack.
+ */
+struct damon_perf_ctx *damon_perf_nl_lookup(struct nlattr **attrs,
+					    struct netlink_ext_ack *extack)
 {
-	return nla_put_u64_64bit(skb, type, value, pad);
+	return lookup(attrs, extack);
 }
 
 static int fill_attrs(struct sk_buff *skb, const struct damon_perf_attrs *a)
@@ -284,7 +275,16 @@ static int fill_attrs(struct sk_buff *skb, const struct damon_perf_attrs *a)
 	return 0;
 }
 
-static int fill_target(struct sk_buff *skb, const struct damon_perf_target *t)
+/**
+ * damon_perf_nl_fill_target() - Put one DAMON_PERF_A_TARGET nest.
+ * @skb:	the message.
+ * @t:		the target.
+ *
+ * Context: damon_perf_lock held.
+ * Return: 0 or -EMSGSIZE.
+ */
+int damon_perf_nl_fill_target(struct sk_buff *skb,
+			      const struct damon_perf_target *t)
 {
 	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_TARGET);
 
@@ -387,8 +387,15 @@ static void current_attrs(struct damon_perf_ctx *ctx,
 	spin_unlock(&ctx->pending_lock);
 }
 
-/* The CTX_GET reply body; damon_perf_lock held. */
-static int fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
+/**
+ * damon_perf_nl_fill_ctx() - Put the CTX_GET reply body.
+ * @skb:	the message.
+ * @ctx:	the context it describes.
+ *
+ * Context: damon_perf_lock held.
+ * Return: 0, -EMSGSIZE or -ENOMEM.
+ */
+int damon_perf_nl_fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
 {
 	struct damon_perf_target *t;
 	struct damon_perf_attrs a;
@@ -405,7 +412,7 @@ static int fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
 	if (fill_attrs(skb, &a))
 		return -EMSGSIZE;
 	damon_perf_for_each_target(t, ctx)
-		if (fill_target(skb, t))
+		if (damon_perf_nl_fill_target(skb, t))
 			return -EMSGSIZE;
 	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
 		if (ctx->probes[i].used &&
@@ -444,7 +451,7 @@ static int reply_ctx(struct damon_perf_ctx *ctx, struct genl_info *info)
 		ret = -EMSGSIZE;
 		goto err;
 	}
-	ret = fill_ctx(msg, ctx);
+	ret = damon_perf_nl_fill_ctx(msg, ctx);
 	if (ret)
 		goto err;
 	genlmsg_end(msg, hdr);
@@ -572,6 +579,7 @@ static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *nest = info->attrs[DAMON_PERF_A_TARGET];
 	struct damon_perf_ctx *ctx;
 	u64 start, end;
+	pid_t pid;
 	int ret;
 
 	ctx = lookup(info->attrs, info->extack);
@@ -593,9 +601,8 @@ static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
 					    "vaddr context: target needs a pid and no address range");
 			return -EINVAL;
 		}
-		ret = damon_perf_target_add_pid(ctx,
-				nla_get_u32(tb[DAMON_PERF_TARGET_A_PID]),
-				info->extack);
+		pid = nla_get_u32(tb[DAMON_PERF_TARGET_A_PID]);
+		ret = damon_perf_target_add_pid(ctx, pid, info->extack);
 		/* the new target's id is no error code for the ack */
 		return ret < 0 ? ret : 0;
 	}
@@ -741,7 +748,8 @@ static int parse_filter(struct nlattr *nest, struct damon_perf_filter *f,
 	f->type = nla_get_u32(tb[DAMON_PERF_FILTER_A_TYPE]);
 	f->allow = nla_get_flag(tb[DAMON_PERF_FILTER_A_ALLOW]);
 
-	if (f->type != DAMON_PERF_FILTER_CPUMASK && tb[DAMON_PERF_FILTER_A_CPUS]) {
+	if (f->type != DAMON_PERF_FILTER_CPUMASK &&
+	    tb[DAMON_PERF_FILTER_A_CPUS]) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[DAMON_PERF_FILTER_A_CPUS],
 				    "cpus given for a filter that is not a cpumask filter");
 		return -EINVAL;
@@ -896,338 +904,12 @@ static int aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 				     info->extack);
 }
 
-static void subscriber_free(struct subscriber *s)
-{
-	list_del(&s->list);
-	nr_subscribers--;
-	sock_put(s->sk);
-	kfree(s);
-}
-
-static int subscribe_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct sock *sk = NETLINK_CB(skb).sk;
-	struct subscriber *s;
-	int ret = 0;
-
-	if (!sk) {
-		NL_SET_ERR_MSG(info->extack, "no sending socket");
-		return -EINVAL;
-	}
-	mutex_lock(&subscribers_lock);
-	list_for_each_entry(s, &subscribers, list) {
-		if (s->portid == info->snd_portid) {
-			NL_SET_ERR_MSG(info->extack, "already subscribed");
-			ret = -EALREADY;
-			goto out;
-		}
-	}
-	if (nr_subscribers >= 64) {
-		NL_SET_ERR_MSG(info->extack, "too many subscribers");
-		ret = -ENOSPC;
-		goto out;
-	}
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	sock_hold(sk);
-	s->sk = sk;
-	s->portid = info->snd_portid;
-	list_add_tail(&s->list, &subscribers);
-	nr_subscribers++;
-out:
-	mutex_unlock(&subscribers_lock);
-	return ret;
-}
-
-static int unsubscribe_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct subscriber *s, *next;
-	int ret = -ENOENT;
-
-	mutex_lock(&subscribers_lock);
-	list_for_each_entry_safe(s, next, &subscribers, list) {
-		if (s->portid == info->snd_portid) {
-			subscriber_free(s);
-			ret = 0;
-		}
-	}
-	mutex_unlock(&subscribers_lock);
-	if (ret)
-		NL_SET_ERR_MSG(info->extack, "not subscribed");
-	return ret;
-}
-
-/* ---- dumps ---- */
-
-/* cb->args[0]: id of the last context sent. */
-static int ctx_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct damon_perf_ctx *ctx;
-	int ret = 0;
-	void *hdr;
-
-	if (!cb->args[1]) {
-		ret = check_perm(cb->skb, cb->extack);
-		if (ret)
-			return ret;
-		cb->args[1] = 1;
-	}
-	mutex_lock(&damon_perf_lock);
-	while ((ctx = damon_perf_ctx_next(cb->args[0]))) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &damon_perf_family,
-				  NLM_F_MULTI, DAMON_PERF_CMD_CTX_GET);
-		if (!hdr)
-			break;
-		if (fill_ctx(skb, ctx)) {
-			genlmsg_cancel(skb, hdr);
-			/* a context that does not fit even alone: skip it */
-			if (!skb->len)
-				ret = -EMSGSIZE;
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		cb->args[0] = ctx->id;
-	}
-	mutex_unlock(&damon_perf_lock);
-	return ret ? ret : skb->len;
-}
-
-static int fill_snap(struct sk_buff *skb, const struct damon_perf_snapshot *s)
-{
-	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_SNAPSHOT);
-
-	if (!nest ||
-	    put_u64(skb, DAMON_PERF_SNAP_A_SEQ, s->seq, DAMON_PERF_SNAP_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_SNAP_A_TIME_NS, s->time_ns,
-		    DAMON_PERF_SNAP_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_SNAP_A_AGGR_US, s->aggr_us,
-		    DAMON_PERF_SNAP_A_PAD) ||
-	    nla_put_u32(skb, DAMON_PERF_SNAP_A_NR_REGIONS, s->nr_regions))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int fill_region(struct sk_buff *skb,
-		       const struct damon_perf_snap_region *r)
-{
-	struct nlattr *nest, *hits;
-	unsigned int i;
-
-	nest = nla_nest_start(skb, DAMON_PERF_A_REGION);
-	if (!nest ||
-	    nla_put_u32(skb, DAMON_PERF_REGION_A_TARGET_ID, r->target_id) ||
-	    put_u64(skb, DAMON_PERF_REGION_A_START, r->start,
-		    DAMON_PERF_REGION_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_REGION_A_END, r->end,
-		    DAMON_PERF_REGION_A_PAD) ||
-	    nla_put_u32(skb, DAMON_PERF_REGION_A_NR_ACCESSES, r->nr_accesses) ||
-	    nla_put_u32(skb, DAMON_PERF_REGION_A_AGE, r->age) ||
-	    put_u64(skb, DAMON_PERF_REGION_A_RATE, r->rate,
-		    DAMON_PERF_REGION_A_PAD))
-		goto cancel;
-	hits = nla_nest_start(skb, DAMON_PERF_REGION_A_PROBE_HITS);
-	if (!hits)
-		goto cancel;
-	/* probe index i + 1; index 0 of the nest would be padding */
-	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
-		if (nla_put_u64_64bit(skb, i + 1, r->probe_hits[i], 0))
-			goto cancel;
-	nla_nest_end(skb, hits);
-	nla_nest_end(skb, nest);
-	return 0;
-cancel:
-	if (nest)
-		nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
-}
-
-/* The targets of context @id as they are now (snapshot dump header). */
-static int fill_snapshot_targets(struct sk_buff *skb, u32 id)
-{
-	struct damon_perf_target *t;
-	struct damon_perf_ctx *ctx;
-	int ret = 0;
-
-	mutex_lock(&damon_perf_lock);
-	ctx = damon_perf_ctx_find(id);
-	if (ctx) {
-		damon_perf_for_each_target(t, ctx) {
-			ret = fill_target(skb, t);
-			if (ret)
-				break;
-		}
-	}
-	mutex_unlock(&damon_perf_lock);
-	return ret;
-}
-
-/*
- * cb->args[0]: context id, [1]: snapshot (reference held until done),
- * [2]: next region + 1 (0: the header with the targets is still to send).
- */
-static int snapshot_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct damon_perf_snapshot *snap = (void *)cb->args[1];
-	struct damon_perf_ctx *ctx;
-	unsigned long i, first;
-	void *hdr;
-	int ret;
-
-	if (!cb->args[0]) {
-		ret = check_perm(cb->skb, cb->extack);
-		if (ret)
-			return ret;
-		mutex_lock(&damon_perf_lock);
-		ctx = lookup(damon_perf_dumpit_attrs(cb), cb->extack);
-		if (IS_ERR(ctx)) {
-			mutex_unlock(&damon_perf_lock);
-			return PTR_ERR(ctx);
-		}
-		snap = damon_perf_snapshot_get(ctx);
-		cb->args[0] = ctx->id;
-		cb->args[1] = (long)snap;
-		mutex_unlock(&damon_perf_lock);
-	}
-	if (!snap)
-		return 0;
-	first = cb->args[2] ? cb->args[2] - 1 : 0;
-	if (cb->args[2] && first >= snap->nr_regions)
-		return 0;
-
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &damon_perf_family, NLM_F_MULTI,
-			  DAMON_PERF_CMD_SNAPSHOT_GET);
-	if (!hdr)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, DAMON_PERF_A_CTX_ID, cb->args[0]))
-		goto too_big;
-	if (!cb->args[2]) {
-		ret = fill_snap(skb, snap);
-		if (!ret)
-			ret = fill_snapshot_targets(skb, cb->args[0]);
-		if (ret)
-			goto too_big;
-	}
-	for (i = first; i < snap->nr_regions; i++)
-		if (fill_region(skb, &snap->regions[i]))
-			break;
-	/* not even one region fits in a fresh message */
-	if (cb->args[2] && i == first)
-		goto too_big;
-	cb->args[2] = i + 1;
-	genlmsg_end(skb, hdr);
-	return skb->len;
-too_big:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
-}
-
-static int snapshot_done(struct netlink_callback *cb)
-{
-	damon_perf_snapshot_put((void *)cb->args[1]);
-	cb->args[1] = 0;
-	return 0;
-}
-
-/* Every counter of DAMON_PERF_STATS_COUNTERS, by name, in its order. */
-static const struct {
-	const char *name;
-	size_t offset;
-} counters[] = {
-#define COUNTER(name) { #name, offsetof(struct damon_perf_stats, name) },
-	DAMON_PERF_STATS_COUNTERS(COUNTER)
-#undef COUNTER
-};
-
-static int fill_stats(struct sk_buff *skb, const struct damon_perf_stats *st,
-		      int cpu)
-{
-	struct nlattr *nest, *c;
-	unsigned int i;
-
-	nest = nla_nest_start(skb, DAMON_PERF_A_STATS);
-	if (!nest)
-		return -EMSGSIZE;
-	if (cpu < 0 ? nla_put_flag(skb, DAMON_PERF_STATS_A_TOTAL) :
-		      nla_put_u32(skb, DAMON_PERF_STATS_A_CPU, cpu))
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, DAMON_PERF_STATS_A_STATE, st->cpu_state) ||
-	    nla_put_string(skb, DAMON_PERF_STATS_A_STATE_NAME,
-			   damon_perf_state_name(st->cpu_state) ?: "?"))
-		return -EMSGSIZE;
-	for (i = 0; i < ARRAY_SIZE(counters); i++) {
-		c = nla_nest_start(skb, DAMON_PERF_STATS_A_COUNTER);
-		if (!c ||
-		    nla_put_string(skb, DAMON_PERF_COUNTER_A_NAME,
-				   counters[i].name) ||
-		    put_u64(skb, DAMON_PERF_COUNTER_A_VALUE,
-			    *(const unsigned long *)((const char *)st +
-						     counters[i].offset),
-			    DAMON_PERF_COUNTER_A_PAD))
-			return -EMSGSIZE;
-		nla_nest_end(skb, c);
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/*
- * cb->args[0]: last CPU sent + 1 (0: none yet), [1]: permission checked,
- * [2]: total row sent.
- */
-static int stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct damon_perf_stats *st;
-	bool total;
-	void *hdr;
-	int cpu, ret;
-
-	if (!cb->args[1]) {
-		ret = check_perm(cb->skb, cb->extack);
-		if (ret)
-			return ret;
-		cb->args[1] = 1;
-	}
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	while (!cb->args[2]) {
-		cpu = cpumask_next((int)cb->args[0] - 1, cpu_possible_mask);
-		total = cpu >= nr_cpu_ids;
-		if (total)
-			damon_perf_stats_aggregate(st);
-		else
-			damon_perf_stats_snapshot(cpu, st);
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &damon_perf_family,
-				  NLM_F_MULTI, DAMON_PERF_CMD_STATS_GET);
-		if (!hdr)
-			break;
-		if (fill_stats(skb, st, total ? -1 : cpu)) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		if (total)
-			cb->args[2] = 1;
-		else
-			cb->args[0] = cpu + 1;
-	}
-	kfree(st);
-	return skb->len;
-}
-
 /* ---- family ---- */
 
 static int pre_doit(const struct damon_perf_genl_hook_ops *ops,
 		    struct sk_buff *skb, struct genl_info *info)
 {
-	int ret = check_perm(skb, info->extack);
+	int ret = damon_perf_nl_check_perm(skb, info->extack);
 
 	if (ret)
 		return ret;
@@ -1254,7 +936,7 @@ static const struct genl_ops damon_perf_ops[] = {
 	{
 		.cmd = DAMON_PERF_CMD_CTX_GET,
 		.doit = ctx_get_doit,
-		.dumpit = ctx_get_dumpit,
+		.dumpit = damon_perf_nl_ctx_get_dumpit,
 		.policy = ctx_policy,
 		.maxattr = DAMON_PERF_A_MAX,
 	},
@@ -1268,32 +950,30 @@ static const struct genl_ops damon_perf_ops[] = {
 	OP(STOP, stop_doit, ctx_policy),
 	{
 		.cmd = DAMON_PERF_CMD_SNAPSHOT_GET,
-		.dumpit = snapshot_dumpit,
-		.done = snapshot_done,
+		.dumpit = damon_perf_nl_snapshot_dumpit,
+		.done = damon_perf_nl_snapshot_done,
 		.policy = ctx_policy,
 		.maxattr = DAMON_PERF_A_MAX,
 	},
 	{
 		.cmd = DAMON_PERF_CMD_STATS_GET,
-		.dumpit = stats_dumpit,
+		.dumpit = damon_perf_nl_stats_dumpit,
 		.policy = none_policy,
 		.maxattr = DAMON_PERF_A_MAX,
 	},
-	OP(MONITOR_SUBSCRIBE, subscribe_doit, none_policy),
-	OP(MONITOR_UNSUBSCRIBE, unsubscribe_doit, none_policy),
+	OP(MONITOR_SUBSCRIBE, damon_perf_nl_subscribe_doit, none_policy),
+	OP(MONITOR_UNSUBSCRIBE, damon_perf_nl_unsubscribe_doit, none_policy),
 	OP(AUX_ATTACH, aux_attach_doit, aux_attach_policy),
 };
 
 static const struct genl_multicast_group damon_perf_mcgrps[] = {
 	{
 		.name = DAMON_PERF_GENL_MCGRP_MONITOR,
-#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
-		.flags = GENL_MCAST_CAP_SYS_ADMIN,
-#endif
+		.flags = DAMON_PERF_GENL_MCAST_FLAGS,
 	},
 };
 
-static struct genl_family damon_perf_family __ro_after_init = {
+struct genl_family damon_perf_family __ro_after_init = {
 	.name = DAMON_PERF_GENL_NAME,
 	.version = DAMON_PERF_GENL_VERSION,
 	.module = THIS_MODULE,
@@ -1309,125 +989,6 @@ static struct genl_family damon_perf_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(damon_perf_mcgrps),
 };
 
-/* ---- notifications ---- */
-
-static void deliver(struct sk_buff *msg)
-{
-	struct subscriber *s, *next;
-	struct sk_buff *copy;
-	int ret;
-
-	mutex_lock(&subscribers_lock);
-	if (!registered)
-		goto out;
-	list_for_each_entry_safe(s, next, &subscribers, list) {
-		/*
-		 * A released socket is orphaned (SOCK_DEAD) right after it
-		 * leaves the port table; never send to its port id again.
-		 */
-		if (sock_flag(s->sk, SOCK_DEAD)) {
-			subscriber_free(s);
-			continue;
-		}
-		copy = skb_clone(msg, GFP_KERNEL);
-		if (!copy)
-			break;
-		ret = genlmsg_unicast(&init_net, copy, s->portid);
-		if (ret == -ECONNREFUSED)
-			subscriber_free(s);
-	}
-#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
-	/* joining the group needs CAP_SYS_ADMIN on this kernel */
-	if (genl_has_listeners(&damon_perf_family, &init_net, 0)) {
-		genlmsg_multicast(&damon_perf_family, msg, 0, 0, GFP_KERNEL);
-		msg = NULL;
-	}
-#endif
-out:
-	mutex_unlock(&subscribers_lock);
-	nlmsg_free(msg);
-}
-
-static bool has_listeners(void)
-{
-	if (READ_ONCE(nr_subscribers))
-		return true;
-#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
-	return genl_has_listeners(&damon_perf_family, &init_net, 0);
-#else
-	return false;
-#endif
-}
-
-/**
- * damon_perf_netlink_notify() - Send one aggregation to the listeners.
- * @ctx:	the context that aggregated.
- * @snap:	its new snapshot.
- *
- * Builds one AGGREGATION message: the summary and every region when they
- * fit in NLMSG_GOODSIZE, otherwise the summary and DAMON_PERF_A_TRUNCATED.
- * Does nothing when nobody listens.
- *
- * Context: process context (kdamond), may sleep; reads only @ctx's
- * immutable id and name.
- */
-void damon_perf_netlink_notify(struct damon_perf_ctx *ctx,
-			       struct damon_perf_snapshot *snap)
-{
-	struct sk_buff *msg;
-	unsigned int i;
-	void *hdr;
-	u32 mark;
-
-	if (!snap || !READ_ONCE(registered) || !has_listeners())
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &damon_perf_family, 0,
-			  DAMON_PERF_CMD_AGGREGATION);
-	if (!hdr ||
-	    nla_put_u32(msg, DAMON_PERF_A_CTX_ID, ctx->id) ||
-	    nla_put_string(msg, DAMON_PERF_A_CTX_NAME, ctx->name) ||
-	    fill_snap(msg, snap))
-		goto err;
-	mark = msg->len;
-	for (i = 0; i < snap->nr_regions; i++) {
-		if (fill_region(msg, &snap->regions[i])) {
-			nlmsg_trim(msg, msg->data + mark);
-			if (nla_put_flag(msg, DAMON_PERF_A_TRUNCATED))
-				goto err;
-			break;
-		}
-	}
-	genlmsg_end(msg, hdr);
-	deliver(msg);
-	return;
-err:
-	nlmsg_free(msg);
-}
-
-static int release_notify(struct notifier_block *nb, unsigned long event,
-			  void *ptr)
-{
-	struct netlink_notify *n = ptr;
-	struct subscriber *s, *next;
-
-	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
-	    !net_eq(n->net, &init_net))
-		return NOTIFY_DONE;
-	mutex_lock(&subscribers_lock);
-	list_for_each_entry_safe(s, next, &subscribers, list)
-		if (s->portid == n->portid)
-			subscriber_free(s);
-	mutex_unlock(&subscribers_lock);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block release_nb = {
-	.notifier_call = release_notify,
-};
-
 /**
  * damon_perf_netlink_init() - Register the generic netlink family.
  *
@@ -1438,17 +999,15 @@ int __init damon_perf_netlink_init(void)
 {
 	int ret;
 
-	ret = netlink_register_notifier(&release_nb);
+	ret = damon_perf_nl_notify_init();
 	if (ret)
 		return ret;
 	ret = genl_register_family(&damon_perf_family);
 	if (ret) {
-		netlink_unregister_notifier(&release_nb);
+		damon_perf_nl_notify_exit();
 		return ret;
 	}
-	mutex_lock(&subscribers_lock);
-	registered = true;
-	mutex_unlock(&subscribers_lock);
+	damon_perf_nl_notify_start();
 	return 0;
 }
 
@@ -1459,17 +1018,9 @@ int __init damon_perf_netlink_init(void)
  */
 void damon_perf_netlink_exit(void)
 {
-	struct subscriber *s, *next;
-
 	/* a kdamond may still aggregate until damon_perf_ctx_exit() */
-	mutex_lock(&subscribers_lock);
-	registered = false;
-	mutex_unlock(&subscribers_lock);
+	damon_perf_nl_notify_stop();
 	/* waits for running commands; none starts after it */
 	genl_unregister_family(&damon_perf_family);
-	netlink_unregister_notifier(&release_nb);
-	mutex_lock(&subscribers_lock);
-	list_for_each_entry_safe(s, next, &subscribers, list)
-		subscriber_free(s);
-	mutex_unlock(&subscribers_lock);
+	damon_perf_nl_notify_exit();
 }

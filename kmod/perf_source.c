@@ -5,7 +5,8 @@
  * A probe is a perf_event_attr chosen by userspace. While its context runs,
  * the probe owns one kernel counter per online CPU; a cpuhp multi-instance
  * state tells it about CPUs coming and going, and a work item then creates
- * or releases their counters so that every online CPU keeps exactly one. Every counter calls overflow() with the probe's
+ * or releases their counters so that every online CPU keeps exactly one.
+ * Every counter calls overflow() with the probe's
  * &struct damon_perf_source as its context; overflow() classifies the sample
  * through the observe API and pushes a &struct damon_perf_report into the
  * owning context's report ring.
@@ -39,7 +40,6 @@
 #include <linux/workqueue.h>
 
 #include "ctx.h"
-#include "kunit_export.h"
 #include "perf_source.h"
 #include "ring.h"
 #include "stats.h"
@@ -51,7 +51,7 @@
  * Largest sample_period: the widest hardware counters (x86 full-width
  * counters) count 48 bits; a longer period never samples.
  */
-#define MAX_SAMPLE_PERIOD	(1ULL << 48)
+#define MAX_SAMPLE_PERIOD	BIT_ULL(48)
 
 /* One owner slot per probe of every possible context. */
 #define TYPE_OWNERS		(DAMON_PERF_MAX_CTXS * DAMON_PERF_MAX_PROBES)
@@ -97,7 +97,7 @@ struct damon_perf_source {
 	struct hlist_node node;
 	const struct cred *cred;
 	struct work_struct sync;
-	struct mutex lock;
+	struct mutex lock;	/* see @lock above */
 };
 
 struct type_owner {
@@ -109,56 +109,16 @@ struct type_owner {
 static enum cpuhp_state hp_state;
 static struct type_owner owners[TYPE_OWNERS];	/* damon_perf_lock */
 
-/*
- * Formatted extack messages. 6.1 has no NL_SET_ERR_MSG_FMT; there the
- * message lives in a small ring of static buffers, written under
- * damon_perf_lock, so it outlives the handler until netlink_ack() copies it
- * (a message is only overwritten after 15 more have been formatted).
- */
-#ifdef DAMON_PERF_HAVE_NL_ERR_MSG_FMT
-#define errmsg(extack, fmt, ...) NL_SET_ERR_MSG_FMT(extack, fmt, ##__VA_ARGS__)
-#else
-#define NR_MSGBUF	16
-#define MSGBUF_LEN	128
-
-static char msgbuf[NR_MSGBUF][MSGBUF_LEN];
-static unsigned int msgbuf_next;
-
-static __printf(2, 3) void errmsg(struct netlink_ext_ack *extack,
-				  const char *fmt, ...)
-{
-	char *buf;
-	va_list args;
-
-	if (!extack)
-		return;
-	buf = msgbuf[msgbuf_next++ % NR_MSGBUF];
-	va_start(args, fmt);
-	vsnprintf(buf, MSGBUF_LEN, fmt, args);
-	va_end(args);
-	extack->_msg = buf;
-}
-#endif
-
 /* Address of a sample, by what the sample says it carries. */
 static bool sample_has(const struct perf_sample_data *data, u64 flag)
 {
 	return data->sample_flags & flag;
 }
 
+/* The sample's data address, 0 when it has none (compat/compat.h). */
 static unsigned long sample_vaddr(const struct perf_sample_data *data)
 {
-#ifdef DAMON_PERF_HAVE_SAMPLE_ADDR_FLAG
-	/*
-	 * perf_sample_data_init() flags PERF_SAMPLE_ADDR for a non-zero
-	 * address (software events such as page-faults) and PMU drivers flag
-	 * what they fill; an unflagged data->addr is stack garbage.
-	 */
-	return sample_has(data, PERF_SAMPLE_ADDR) ? data->addr : 0;
-#else
-	/* Older init always writes data->addr, 0 when unknown. */
-	return data->addr;
-#endif
+	return damon_perf_sample_addr(data);
 }
 
 static bool user_vaddr(unsigned long addr)
@@ -225,7 +185,7 @@ phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr)
 	return 0;
 #endif
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_walk_user);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_walk_user);
 
 /**
  * damon_perf_virt_to_phys() - Physical address of a sampled data address.
@@ -249,7 +209,8 @@ phys_addr_t damon_perf_virt_to_phys(unsigned long addr)
 	if (!addr)
 		return 0;
 	if (!user_vaddr(addr)) {
-		if (virt_addr_valid((void *)addr) && !is_vmalloc_addr((void *)addr))
+		if (virt_addr_valid((void *)addr) &&
+		    !is_vmalloc_addr((void *)addr))
 			phys = virt_to_phys((void *)addr);
 		return phys;
 	}
@@ -265,7 +226,7 @@ phys_addr_t damon_perf_virt_to_phys(unsigned long addr)
 	local_irq_restore(flags);
 	return phys;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_virt_to_phys);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_virt_to_phys);
 
 /*
  * The overflow handler. Runs in NMI (hardware PMUs), hard IRQ (hrtimer
@@ -447,11 +408,7 @@ static void note_failure(struct damon_perf_source *src, int cpu, int err)
  */
 static int may_open(const struct perf_event_attr *attr)
 {
-#ifdef DAMON_PERF_HAVE_PERF_ALLOW_KERNEL
-	if (!attr->exclude_kernel)
-		return perf_allow_kernel();
-#endif
-	return 0;
+	return attr->exclude_kernel ? 0 : damon_perf_allow_kernel();
 }
 
 static void get_counter(struct damon_perf_source *src, int cpu, bool arming)
@@ -533,8 +490,9 @@ static void sync_cpus(struct damon_perf_source *src, bool arming)
 		struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
 		bool online = cpu_online(cpu);
 
-		if (pc->event && (!online ||
-		    READ_ONCE(pc->event->state) < PERF_EVENT_STATE_INACTIVE))
+		if (pc->event &&
+		    (!online ||
+		     READ_ONCE(pc->event->state) < PERF_EVENT_STATE_INACTIVE))
 			put_counter(src, cpu);
 		if (!online)
 			pc->err = 0;
@@ -590,9 +548,9 @@ static int get_owner(struct damon_perf_ctx *ctx, u32 type,
 
 	if (o) {
 		if (o->ctx != ctx) {
-			errmsg(extack,
-			       "PMU type %u is owned by context '%s' (id %u)",
-			       type, o->ctx->name, o->ctx->id);
+			NL_SET_ERR_MSG_FMT(extack,
+					   "PMU type %u is owned by context '%s' (id %u)",
+					   type, o->ctx->name, o->ctx->id);
 			return -EBUSY;
 		}
 		o->refs++;
@@ -623,8 +581,8 @@ static int validate(const struct damon_perf_probe_attr *pa,
 		    struct netlink_ext_ack *extack)
 {
 	if (pa->precise_ip > 3) {
-		errmsg(extack, "precise_ip %u out of range 0..3",
-		       pa->precise_ip);
+		NL_SET_ERR_MSG_FMT(extack, "precise_ip %u out of range 0..3",
+				   pa->precise_ip);
 		return -EINVAL;
 	}
 	if (pa->type == PERF_TYPE_BREAKPOINT) {
@@ -633,14 +591,16 @@ static int validate(const struct damon_perf_probe_attr *pa,
 		return -EOPNOTSUPP;
 	}
 	if (pa->type == PERF_TYPE_SOFTWARE && pa->config >= PERF_COUNT_SW_MAX) {
-		errmsg(extack, "config %llu is not a software event (max %u)",
-		       pa->config, PERF_COUNT_SW_MAX - 1);
+		NL_SET_ERR_MSG_FMT(extack,
+				   "config %llu is not a software event (max %u)",
+				   pa->config, PERF_COUNT_SW_MAX - 1);
 		return -EINVAL;
 	}
 	if (pa->freq) {
 		if (!pa->sample_period || pa->sample_period > MAX_SAMPLE_FREQ) {
-			errmsg(extack, "sample_freq %llu out of range 1..%u",
-			       pa->sample_period, MAX_SAMPLE_FREQ);
+			NL_SET_ERR_MSG_FMT(extack,
+					   "sample_freq %llu out of range 1..%u",
+					   pa->sample_period, MAX_SAMPLE_FREQ);
 			return -EINVAL;
 		}
 	} else {
@@ -650,9 +610,10 @@ static int validate(const struct damon_perf_probe_attr *pa,
 			return -EINVAL;
 		}
 		if (pa->sample_period > MAX_SAMPLE_PERIOD) {
-			errmsg(extack,
-			       "sample_period %llu out of range 1..%llu (2^48)",
-			       pa->sample_period, MAX_SAMPLE_PERIOD);
+			NL_SET_ERR_MSG_FMT(extack,
+					   "sample_period %llu out of range 1..%llu (2^48)",
+					   pa->sample_period,
+					   MAX_SAMPLE_PERIOD);
 			return -EINVAL;
 		}
 	}
@@ -695,8 +656,9 @@ int damon_perf_probe_add(struct damon_perf_ctx *ctx,
 		}
 	}
 	if (!probe) {
-		errmsg(extack, "context '%s' already has %d perf probes",
-		       ctx->name, DAMON_PERF_MAX_PROBES);
+		NL_SET_ERR_MSG_FMT(extack,
+				   "context '%s' already has %d perf probes",
+				   ctx->name, DAMON_PERF_MAX_PROBES);
 		return -ENOSPC;
 	}
 	err = get_owner(ctx, attr->type, extack);
@@ -709,7 +671,7 @@ int damon_perf_probe_add(struct damon_perf_ctx *ctx,
 	probe->used = true;
 	return i + 1;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_add);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_probe_add);
 
 /**
  * damon_perf_probe_del() - Remove a perf probe from a stopped context.
@@ -727,13 +689,15 @@ int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 
 	lockdep_assert_held(&damon_perf_lock);
 	if (ctx->state == DAMON_PERF_CTX_STATE_RUNNING) {
-		NL_SET_ERR_MSG(extack, "stop the context before removing probes");
+		NL_SET_ERR_MSG(extack,
+			       "stop the context before removing probes");
 		return -EBUSY;
 	}
 	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES ||
 	    !ctx->probes[probe_idx - 1].used) {
-		errmsg(extack, "context '%s' has no probe %u", ctx->name,
-		       probe_idx);
+		NL_SET_ERR_MSG_FMT(extack,
+				   "context '%s' has no probe %u",
+				   ctx->name, probe_idx);
 		return -ENOENT;
 	}
 	probe = &ctx->probes[probe_idx - 1];
@@ -743,7 +707,7 @@ int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 	memset(probe, 0, sizeof(*probe));
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_del);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_probe_del);
 
 /**
  * damon_perf_probes_release() - Disarm and remove every probe of a context.
@@ -766,7 +730,7 @@ void damon_perf_probes_release(struct damon_perf_ctx *ctx)
 		memset(probe, 0, sizeof(*probe));
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probes_release);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_probes_release);
 
 /**
  * damon_perf_probe_status() - Report how a probe's counters are doing.
@@ -799,7 +763,7 @@ int damon_perf_probe_status(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 		st->last_err_cpu = READ_ONCE(src->last_err_cpu);
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_probe_status);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_probe_status);
 
 static void free_source(struct damon_perf_source *src)
 {
@@ -898,8 +862,9 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	if (!err)
 		return 0;
 	/* The errno itself reaches userspace as the request's error. */
-	errmsg(extack, "probe %u on cpu %d: PMU type %u %s", idx, cpu,
-	       probe->attr.type, why_failed(err));
+	NL_SET_ERR_MSG_FMT(extack,
+			   "probe %u on cpu %d: PMU type %u %s",
+			   idx, cpu, probe->attr.type, why_failed(err));
 	return err;
 }
 
@@ -934,7 +899,7 @@ int damon_perf_source_arm(struct damon_perf_ctx *ctx,
 	}
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_arm);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_arm);
 
 /**
  * damon_perf_source_disarm() - Release the counters of every probe.
@@ -993,7 +958,7 @@ void damon_perf_source_disarm(struct damon_perf_ctx *ctx)
 		}
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_disarm);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_disarm);
 
 /**
  * damon_perf_source_init() - Register the CPU hotplug multi-instance state.

@@ -42,7 +42,6 @@
 
 #include "density.h"
 #include "drain.h"
-#include "kunit_export.h"
 #include "regions.h"
 
 /**
@@ -66,7 +65,7 @@ struct damon_perf_region *damon_perf_region_new(unsigned long start,
 	INIT_LIST_HEAD(&r->list);
 	return r;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_region_new);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_region_new);
 
 /**
  * damon_perf_region_add() - Append a region (highest address) to a target.
@@ -82,7 +81,7 @@ void damon_perf_region_add(struct damon_perf_target *t,
 	/* netlink reads nr_regions of a running context: READ_ONCE */
 	WRITE_ONCE(t->nr_regions, t->nr_regions + 1);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_region_add);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_region_add);
 
 /**
  * damon_perf_region_destroy() - Unlink and free a region.
@@ -98,7 +97,7 @@ void damon_perf_region_destroy(struct damon_perf_target *t,
 	WRITE_ONCE(t->nr_regions, t->nr_regions - 1);
 	kfree(r);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_region_destroy);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_region_destroy);
 
 /**
  * damon_perf_regions_free() - Free every region of a target.
@@ -113,7 +112,7 @@ void damon_perf_regions_free(struct damon_perf_target *t)
 	damon_perf_for_each_region_safe(r, next, t)
 		damon_perf_region_destroy(t, r);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_free);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_free);
 
 static unsigned long sz(const struct damon_perf_region *r)
 {
@@ -156,7 +155,7 @@ int damon_perf_regions_split_evenly(struct damon_perf_target *t,
 	}
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split_evenly);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split_evenly);
 
 /* Split @r at @at (start < at < end); the new right part copies counters. */
 static struct damon_perf_region *split_at(struct damon_perf_target *t,
@@ -220,7 +219,7 @@ static int init_ranges(struct damon_perf_target *t,
 	piece = max(ranges_size(ranges, nr) / min, DAMON_PERF_MIN_REGION);
 	for (i = 0; i < nr; i++) {
 		ret = damon_perf_regions_split_evenly(t, ranges[i].start,
-				ranges[i].end,
+						      ranges[i].end,
 				(ranges[i].end - ranges[i].start) / piece);
 		if (ret)
 			return ret;
@@ -296,7 +295,7 @@ int damon_perf_regions_vma_ranges(struct mm_struct *mm,
 	ranges[n++].end = prev_end;
 	return n;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_vma_ranges);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_vma_ranges);
 
 /*
  * The mm of a live vaddr target, or NULL once its process is gone. The
@@ -365,7 +364,7 @@ int damon_perf_regions_init(struct damon_perf_ctx *ctx,
 		damon_perf_regions_free(t);
 	return ret;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_init);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_init);
 
 static bool intersects(const struct damon_perf_region *r,
 		       const struct damon_perf_range *range)
@@ -438,7 +437,7 @@ nomem:
 	damon_perf_regions_free(&tmp);
 	return -ENOMEM;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_set_ranges);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_set_ranges);
 
 /**
  * damon_perf_regions_update() - Refresh a vaddr target from its VMAs.
@@ -463,7 +462,7 @@ int damon_perf_regions_update(struct damon_perf_ctx *ctx,
 		return n;
 	return damon_perf_regions_set_ranges(t, ranges, n);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_update);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_update);
 
 /**
  * damon_perf_regions_size() - Bytes covered by a target's regions.
@@ -481,7 +480,7 @@ unsigned long damon_perf_regions_size(struct damon_perf_target *t)
 		total += sz(r);
 	return total;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_size);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_size);
 
 /**
  * damon_perf_regions_max_nr_accesses() - Highest nr_accesses of a target.
@@ -499,7 +498,7 @@ unsigned int damon_perf_regions_max_nr_accesses(struct damon_perf_target *t)
 		max_nr = max(max_nr, r->nr_accesses);
 	return max_nr;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_max_nr_accesses);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_max_nr_accesses);
 
 /**
  * damon_perf_regions_age() - Age the regions after an aggregation.
@@ -524,7 +523,7 @@ void damon_perf_regions_age(struct damon_perf_target *t, unsigned int thres)
 			r->age++;
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_age);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_age);
 
 static unsigned int size_avg(unsigned int a, unsigned long sa, unsigned int b,
 			     unsigned long sb)
@@ -582,7 +581,7 @@ void damon_perf_regions_merge(struct damon_perf_target *t, unsigned int thres,
 {
 	merge_pass(t, thres, sz_limit, false);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_merge);
 
 /**
  * damon_perf_regions_reset() - Start a new aggregation interval.
@@ -603,7 +602,7 @@ void damon_perf_regions_reset(struct damon_perf_target *t)
 		r->events = 0;
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_reset);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_reset);
 
 /**
  * damon_perf_regions_split() - Split every region at random points.
@@ -639,7 +638,7 @@ void damon_perf_regions_split(struct damon_perf_target *t,
 		}
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split);
 
 /**
  * damon_perf_regions_adjust_merge() - Age and merge after an aggregation.
@@ -664,9 +663,10 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split);
  * Context: target owned by the caller.
  * Return: the number of merge passes run (for tests).
  */
-unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
-					     const struct damon_perf_attrs *attrs,
-					     unsigned int max_nr_accesses)
+unsigned int
+damon_perf_regions_adjust_merge(struct damon_perf_target *t,
+				const struct damon_perf_attrs *attrs,
+				unsigned int max_nr_accesses)
 {
 	bool keep_edges = attrs->split == DAMON_PERF_SPLIT_SAMPLES;
 	u64 thres = max_nr_accesses / 10;
@@ -694,7 +694,7 @@ unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
 	fill_to_min(t, attrs->min_nr_regions);
 	return passes;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_merge);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_adjust_merge);
 
 /**
  * damon_perf_regions_adjust_split() - Split after an aggregation.
@@ -720,7 +720,7 @@ void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 	damon_perf_regions_split(t, nr_subs);
 	t->last_nr_regions = t->nr_regions;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_adjust_split);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_adjust_split);
 
 /* Cuts per region and aggregation in samples mode (pieces: one more). */
 #define SPLIT_MAX_CUTS		16
@@ -761,7 +761,8 @@ static unsigned int cut_region(struct damon_perf_target *t,
 		p = stack[--top];
 		if (!damon_perf_density_cut(smp, p.lo, p.hi,
 					    p.r->start >> PAGE_SHIFT,
-					    p.r->end >> PAGE_SHIFT, &page, &mid))
+					    p.r->end >> PAGE_SHIFT,
+					    &page, &mid))
 			continue;
 		n = split_at(t, p.r, page << PAGE_SHIFT);
 		if (!n)
@@ -783,8 +784,9 @@ static int cmp_key(const void *a, const void *b)
 
 static int cmp_interval(const void *a, const void *b)
 {
-	u32 x = damon_perf_sample_interval(((const struct damon_perf_sample *)a)->tag);
-	u32 y = damon_perf_sample_interval(((const struct damon_perf_sample *)b)->tag);
+	const struct damon_perf_sample *sa = a, *sb = b;
+	u32 x = damon_perf_sample_interval(sa->tag);
+	u32 y = damon_perf_sample_interval(sb->tag);
 
 	return x < y ? -1 : x > y;
 }
@@ -914,10 +916,11 @@ static void recount(struct damon_perf_region *first,
  * Context: target owned by the caller.
  * Return: the number of cuts.
  */
-unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
-					      const struct damon_perf_attrs *attrs,
-					      struct damon_perf_sample *smp,
-					      u32 nr)
+unsigned int
+damon_perf_regions_split_samples(struct damon_perf_target *t,
+				 const struct damon_perf_attrs *attrs,
+				 struct damon_perf_sample *smp,
+				 u32 nr)
 {
 	struct damon_perf_region *r, *next;
 	unsigned int budget, cuts = 0, c;
@@ -950,7 +953,7 @@ unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
 	}
 	return cuts;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split_samples);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split_samples);
 
 /**
  * damon_perf_regions_merge_ctx() - Age and merge the regions of a context.
@@ -984,7 +987,7 @@ void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 							max_nr_accesses);
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_merge_ctx);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_merge_ctx);
 
 /*
  * Sort the @s->nr samples of @s by key: a least-significant-digit radix
@@ -1059,7 +1062,7 @@ void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx)
 		pos++;
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_cut_ctx);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_cut_ctx);
 
 /**
  * damon_perf_regions_split_ctx() - Split for the next aggregation.
@@ -1080,4 +1083,4 @@ void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx)
 				damon_perf_regions_adjust_split(t, &ctx->attrs);
 	damon_perf_drain_samples_reset(ctx);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_regions_split_ctx);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split_ctx);

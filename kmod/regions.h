@@ -62,15 +62,17 @@ void damon_perf_regions_merge(struct damon_perf_target *t, unsigned int thres,
 void damon_perf_regions_reset(struct damon_perf_target *t);
 void damon_perf_regions_split(struct damon_perf_target *t,
 			      unsigned int nr_subs);
-unsigned int damon_perf_regions_adjust_merge(struct damon_perf_target *t,
-					     const struct damon_perf_attrs *attrs,
-					     unsigned int max_nr_accesses);
+unsigned int
+damon_perf_regions_adjust_merge(struct damon_perf_target *t,
+				const struct damon_perf_attrs *attrs,
+				unsigned int max_nr_accesses);
 void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 				     const struct damon_perf_attrs *attrs);
-unsigned int damon_perf_regions_split_samples(struct damon_perf_target *t,
-					      const struct damon_perf_attrs *attrs,
-					      struct damon_perf_sample *smp,
-					      u32 nr);
+unsigned int
+damon_perf_regions_split_samples(struct damon_perf_target *t,
+				 const struct damon_perf_attrs *attrs,
+				 struct damon_perf_sample *smp,
+				 u32 nr);
 void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx);
 void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 				  unsigned int max_nr_accesses);

@@ -38,13 +38,12 @@
 #include <linux/smp.h>
 #include <linux/topology.h>
 
-#include "kunit_export.h"
 #include "ring.h"
 #include "stats.h"
 
 #if IS_ENABLED(CONFIG_KUNIT)
 damon_perf_ring_hook_fn damon_perf_ring_busy_hook;
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ring_busy_hook);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ring_busy_hook);
 #endif
 
 /*
@@ -53,7 +52,7 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ring_busy_hook);
  * Never taken by producers or the consumer.
  */
 DEFINE_MUTEX(damon_perf_rings_lock);
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_lock);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_lock);
 
 static void free_ring(struct damon_perf_ring __percpu *ring)
 {
@@ -87,7 +86,7 @@ bool damon_perf_rings_valid_size(unsigned int size)
 	return size >= DAMON_PERF_RING_MIN_SIZE &&
 	       size <= DAMON_PERF_RING_MAX_SIZE && is_power_of_2(size);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_valid_size);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_valid_size);
 
 /**
  * damon_perf_rings_alloc() - Allocate one ring per possible CPU.
@@ -134,7 +133,8 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 	for_each_possible_cpu(cpu) {
 		struct damon_perf_ring *r = per_cpu_ptr(ring, cpu);
 
-		r->entries = kvzalloc_node(array_size(size, sizeof(*r->entries)),
+		r->entries = kvzalloc_node(array_size(size,
+						      sizeof(*r->entries)),
 					   GFP_KERNEL, cpu_to_node(cpu));
 		if (!r->entries) {
 			free_ring(ring);
@@ -155,7 +155,7 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 	mutex_unlock(&damon_perf_rings_lock);
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_alloc);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_alloc);
 
 /**
  * damon_perf_rings_free() - Free the rings of a context.
@@ -179,7 +179,7 @@ void damon_perf_rings_free(struct damon_perf_rings *rings)
 	free_ring(ring);
 	cpumask_clear(&rings->pending);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_free);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_free);
 
 static void refuse(struct damon_perf_rings *rings, int why)
 {
@@ -294,7 +294,7 @@ out:
 	preempt_enable_notrace();
 	return queued;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_report_access);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_report_access);
 
 /**
  * damon_perf_ring_drain() - Consume every report published on @cpu's ring.
@@ -342,7 +342,7 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 		WRITE_ONCE(r->wake_armed, 1);
 	return n;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ring_drain);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ring_drain);
 
 /**
  * damon_perf_rings_drain_pending() - Drain every CPU with a pending bit.
@@ -365,7 +365,7 @@ unsigned int damon_perf_rings_drain_pending(struct damon_perf_rings *rings,
 		n += damon_perf_ring_drain(rings, cpu, fn, arg);
 	return n;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_rings_drain_pending);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_drain_pending);
 
 /**
  * damon_perf_ring_read_stats() - Read the counters of @cpu's ring.
@@ -391,4 +391,4 @@ void damon_perf_ring_read_stats(struct damon_perf_rings *rings, int cpu,
 	st->occupancy = READ_ONCE(r->head) - READ_ONCE(r->tail);
 	st->size = r->mask + 1;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_ring_read_stats);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_ring_read_stats);

@@ -21,7 +21,6 @@
 #include <linux/string.h>
 
 #include "aux.h"
-#include "kunit_export.h"
 #include "spe.h"
 #include "spe_parse.h"
 
@@ -272,7 +271,7 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		scanned += chunk;
 		if (!used && !st.refused) {
 			if (chunk == avail)
-				break;		/* a record still being written */
+				break;	/* a record still being written */
 			if (off + chunk == size && chunk < SPE_BOUNCE) {
 				/* a record cut by the end of the buffer */
 				used = parse_wrapped(buf, tail, avail, &st, &d);
@@ -361,7 +360,7 @@ int damon_perf_spe_test_attach(struct damon_perf_aux_event *event, int cpu,
 	cpumask_set_cpu(cpu, &event->aux_cpumask);
 	return 0;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_spe_test_attach);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_spe_test_attach);
 #endif
 
 static const struct damon_perf_backend_ops spe_ops = {

@@ -41,7 +41,7 @@ const char *damon_perf_spe_pkt_name(unsigned int type)
 		type = DAMON_PERF_SPE_PKT_BAD;
 	return pkt_names[type];
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_spe_pkt_name);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_spe_pkt_name);
 
 /* Payload bytes encoded in the size field (bits 5:4) of a header byte. */
 static unsigned int payload_len(u8 hdr)
@@ -196,7 +196,7 @@ int damon_perf_spe_get_packet(const u8 *buf, size_t len, u64 offset,
 	*pkt = (struct damon_perf_spe_pkt){ 0 };
 	return decode(buf, len, offset, pkt);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_spe_get_packet);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_spe_get_packet);
 
 /* Instruction or branch target address: kernel ones get the top byte. */
 static u64 insn_addr(u64 payload)
@@ -421,7 +421,8 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			rec = (struct damon_perf_spe_record){ 0 };
 			continue;
 		}
-		if (in_rec && pos + (size_t)ret - start > DAMON_PERF_SPE_REC_MAX) {
+		if (in_rec &&
+		    pos + (size_t)ret - start > DAMON_PERF_SPE_REC_MAX) {
 			/* no record is this long: drop it, find a boundary */
 			stats->overlong++;
 			stats->dropped++;
@@ -464,4 +465,4 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 	stats->resync = resync;
 	return start;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_spe_parse);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_spe_parse);

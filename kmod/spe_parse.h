@@ -181,7 +181,6 @@ struct damon_perf_spe_stats {
 	bool resync;
 };
 
-
 int damon_perf_spe_get_packet(const u8 *buf, size_t len, u64 offset,
 			      struct damon_perf_spe_pkt *pkt);
 size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,

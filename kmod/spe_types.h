@@ -10,8 +10,6 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/stddef.h>
-
-#include "kunit_export.h"
 #else
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,7 +27,7 @@ typedef int64_t s64;
 #endif
 
 /* keeps the trailing semicolon of the kernel macro a declaration */
-#define DAMON_PERF_EXPORT_FOR_KUNIT(sym) _Static_assert(1, #sym)
+#define EXPORT_SYMBOL_IF_KUNIT(sym) _Static_assert(1, #sym)
 #endif
 
 #endif /* _DAMON_PERF_SPE_TYPES_H */

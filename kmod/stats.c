@@ -25,7 +25,6 @@
 #include <linux/stddef.h>
 #include <linux/stringify.h>
 
-#include "kunit_export.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -134,7 +133,7 @@ int damon_perf_observe_event_alloc(int __percpu **cpu_state)
 	*cpu_state = alloc_percpu(int);
 	return *cpu_state ? 0 : -ENOMEM;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_event_alloc);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_event_alloc);
 
 /**
  * damon_perf_observe_event_free() - Free an event's per-CPU state.
@@ -149,7 +148,7 @@ void damon_perf_observe_event_free(int __percpu *cpu_state)
 {
 	free_percpu(cpu_state);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_event_free);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_event_free);
 
 /**
  * damon_perf_observe_event_state() - An event reached @state on @cpu.
@@ -174,7 +173,7 @@ void damon_perf_observe_event_state(int __percpu *cpu_state, int cpu,
 		WRITE_ONCE(*per_cpu_ptr(cpu_state, cpu), state);
 	state_advance(cpu, state);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_event_state);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_event_state);
 
 /**
  * damon_perf_observe_event_destroyed() - An event was released on @cpu.
@@ -189,9 +188,10 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_event_state);
 void damon_perf_observe_event_destroyed(int __percpu *cpu_state, int cpu)
 {
 	if (cpu_state && cpu >= 0 && cpu < nr_cpu_ids && cpu_possible(cpu))
-		WRITE_ONCE(*per_cpu_ptr(cpu_state, cpu), DAMON_PERF_STATE_UNINIT);
+		WRITE_ONCE(*per_cpu_ptr(cpu_state, cpu),
+			   DAMON_PERF_STATE_UNINIT);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_event_destroyed);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_event_destroyed);
 
 /**
  * damon_perf_observe_sample() - Count one overflow callback.
@@ -252,7 +252,7 @@ void damon_perf_observe_sample(unsigned long addr, u64 data_src, u64 period,
 					raw_smp_processor_id(), reason,
 					sample_flags, sample_type, exec_ctx());
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_sample);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_sample);
 
 /**
  * damon_perf_observe_translated() - The handler found a sample's physical
@@ -264,7 +264,7 @@ void damon_perf_observe_translated(void)
 {
 	local_inc(DAMON_PERF_STAT_sample_translated);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_translated);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_translated);
 
 /**
  * damon_perf_observe_ring_enqueue() - A report entered this CPU's ring.
@@ -281,7 +281,7 @@ void damon_perf_observe_ring_enqueue(unsigned int occupancy)
 	if (occupancy > this_cpu_read(p->local[DAMON_PERF_STAT_ring_peak]))
 		this_cpu_write(p->local[DAMON_PERF_STAT_ring_peak], occupancy);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_ring_enqueue);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_ring_enqueue);
 
 /**
  * damon_perf_observe_ring_overflow() - A report was refused.
@@ -313,7 +313,7 @@ void damon_perf_observe_ring_overflow(int ctx_id, int why)
 		trace_damon_perf_ring_overflow(raw_smp_processor_id(), ctx_id,
 					       why);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_ring_overflow);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_ring_overflow);
 
 /**
  * damon_perf_observe_early_wake() - A ring crossed its high watermark and
@@ -325,7 +325,7 @@ void damon_perf_observe_early_wake(void)
 {
 	local_inc(DAMON_PERF_STAT_early_wake);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_early_wake);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_early_wake);
 
 /**
  * damon_perf_observe_ring_dequeue() - Reports were consumed from a ring.
@@ -339,7 +339,7 @@ void damon_perf_observe_ring_dequeue(int cpu, unsigned int n)
 	if (n)
 		remote_add(cpu, DAMON_PERF_STAT_dequeue, n);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_ring_dequeue);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_ring_dequeue);
 
 /**
  * damon_perf_observe_match() - A drained report credited a region.
@@ -351,7 +351,7 @@ void damon_perf_observe_match(int cpu)
 {
 	remote_add(cpu, DAMON_PERF_STAT_match, 1);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_match);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_match);
 
 /**
  * damon_perf_observe_miss() - A drained report credited no region.
@@ -379,7 +379,7 @@ void damon_perf_observe_miss(unsigned long addr, int cpu,
 	if (trace_damon_perf_report_missed_enabled())
 		trace_damon_perf_report_missed(addr, cpu, reason);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_miss);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_miss);
 
 /**
  * damon_perf_observe_update() - A context refreshed its target ranges.
@@ -390,7 +390,7 @@ void damon_perf_observe_update(void)
 {
 	remote_add(raw_smp_processor_id(), DAMON_PERF_STAT_update, 1);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_update);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_update);
 
 /**
  * damon_perf_observe_drain() - A drain pass finished.
@@ -406,7 +406,7 @@ void damon_perf_observe_drain(unsigned int total, unsigned int matched)
 	if (trace_damon_perf_drain_enabled())
 		trace_damon_perf_drain(total, matched);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_drain);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_drain);
 
 static unsigned long *field(struct damon_perf_stats *st,
 			    enum damon_perf_stat_idx idx)
@@ -429,7 +429,7 @@ unsigned long damon_perf_stats_get(const struct damon_perf_stats *st,
 		return 0;
 	return *field((struct damon_perf_stats *)st, idx);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_get);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_stats_get);
 
 /**
  * damon_perf_stat_name() - Name of a counter, as perf_stats prints it.
@@ -444,7 +444,7 @@ const char *damon_perf_stat_name(enum damon_perf_stat_idx idx)
 		return "unknown";
 	return stat_names[idx];
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stat_name);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_stat_name);
 
 /**
  * damon_perf_stats_snapshot() - Copy the counters and state of one CPU.
@@ -471,7 +471,7 @@ void damon_perf_stats_snapshot(int cpu, struct damon_perf_stats *dst)
 	}
 	dst->cpu_state = READ_ONCE(p->state);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_snapshot);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_stats_snapshot);
 
 /**
  * damon_perf_stats_add() - Fold one CPU's snapshot into an aggregate.
@@ -498,7 +498,7 @@ void damon_perf_stats_add(struct damon_perf_stats *dst,
 	}
 	dst->cpu_state = min(dst->cpu_state, src->cpu_state);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_add);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_stats_add);
 
 /**
  * damon_perf_stats_aggregate() - Combine the online CPUs.
@@ -524,7 +524,7 @@ void damon_perf_stats_aggregate(struct damon_perf_stats *dst)
 	if (dst->cpu_state == NR_DAMON_PERF_STATES)
 		dst->cpu_state = DAMON_PERF_STATE_UNINIT;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_aggregate);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_stats_aggregate);
 
 /**
  * damon_perf_stats_reset() - Restart every counter from zero.
@@ -553,7 +553,7 @@ void damon_perf_stats_reset(void)
 		}
 	}
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_reset);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_stats_reset);
 
 /**
  * damon_perf_state_name() - Name of a lifecycle state.
@@ -568,7 +568,7 @@ const char *damon_perf_state_name(int state)
 		return "UNKNOWN";
 	return state_names[state];
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_state_name);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_state_name);
 
 /**
  * damon_perf_stats_init() - Check the tables against the counter list.
@@ -581,7 +581,7 @@ int damon_perf_stats_init(void)
 	BUILD_BUG_ON(ARRAY_SIZE(stat_names) != NR_DAMON_PERF_STATS);
 	BUILD_BUG_ON(ARRAY_SIZE(stat_offs) != NR_DAMON_PERF_STATS);
 	BUILD_BUG_ON(ARRAY_SIZE(state_names) != NR_DAMON_PERF_STATES);
-	/* Every listed counter has a field (stat_offs) and nothing else does. */
+	/* Every listed counter has a field (stat_offs), nothing else does. */
 	BUILD_BUG_ON(offsetof(struct damon_perf_stats, cpu_state) !=
 		     NR_DAMON_PERF_STATS * sizeof(unsigned long));
 	return 0;
@@ -607,7 +607,7 @@ struct damon_perf_stats_pcpu __percpu *damon_perf_stats_pcpu_alloc(void)
 {
 	return alloc_percpu(struct damon_perf_stats_pcpu);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_pcpu_alloc);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_stats_pcpu_alloc);
 
 /**
  * damon_perf_stats_pcpu_free() - Free a set from _alloc.
@@ -619,7 +619,7 @@ void damon_perf_stats_pcpu_free(struct damon_perf_stats_pcpu __percpu *p)
 {
 	free_percpu(p);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_pcpu_free);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_stats_pcpu_free);
 
 /**
  * damon_perf_stats_swap() - Make @p the set the observe API works on.
@@ -636,5 +636,5 @@ damon_perf_stats_swap(struct damon_perf_stats_pcpu __percpu *p)
 {
 	return xchg(&cur_set, p ? p : &damon_perf_pcpu);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_stats_swap);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_stats_swap);
 #endif

@@ -38,14 +38,51 @@ kdoc=$(dirname "$cp")/kernel-doc
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	mapfile -t files < <(ls kmod/*.[ch] kmod/compat/*.h tests/kunit/*.[ch] \
+	mapfile -t files < <(ls kmod/*.[ch] kmod/compat/*.[ch] tests/kunit/*.[ch] \
 		tests/testpmu/*.[ch] tests/nmi/*.[ch] 2>/dev/null)
 fi
 [ ${#files[@]} -gt 0 ] || { echo "style: no files" >&2; exit 1; }
 
+# Findings checkpatch gets wrong here, as "FILE TYPE": each is dropped for
+# that file only, and only for that type.
+allow=(
+	# the counter X-macro expands to a list of X(name) items, not to an
+	# expression or a statement, and passes X on to each of them
+	"kmod/stats.h COMPLEX_MACRO"
+	"kmod/stats.h MACRO_ARG_REUSE"
+	# TRACE_EVENT()'s layout, as in include/trace/events/
+	"kmod/trace.h OPEN_ENDED_LINE"
+	"kmod/trace.h PARENTHESIS_ALIGNMENT"
+	# shared with the userspace builds (tests/user, damonctl, the bench),
+	# which have no BIT(); the userspace branch defines the kernel types
+	"kmod/spe_parse.h BIT_MACRO"
+	"kmod/spe_parse.c BIT_MACRO"
+	"kmod/drain.h BIT_MACRO"
+	"kmod/spe_types.h PREFER_KERNEL_TYPES"
+	"kmod/spe_types.h CAMELCASE"
+	"kmod/density.c MACRO_ARG_REUSE"
+	# the upstream KUNIT_ARRAY_PARAM_DESC() fallback, as the kernel has it
+	"kmod/compat/kunit.h MACRO_ARG_REUSE"
+	"kmod/compat/kunit.h MACRO_ARG_PRECEDENCE"
+	"kmod/compat/kunit.h SPACING"
+	# EXPORT_SYMBOL_IF_KUNIT() right after DEFINE_MUTEX(), which checkpatch
+	# does not see as the definition of the exported variable
+	"kmod/ctx.c EXPORT_SYMBOL"
+	"kmod/ring.c EXPORT_SYMBOL"
+)
+allowed() {
+	local a f t
+	for a in "${allow[@]}"; do
+		f=${a% *} t=${a#* }
+		case "$1" in "$f":*": "*":$t:"*) return 0 ;; esac
+	done
+	return 1
+}
+
 bad=0
-out=$(perl "$cp" --no-tree --terse ${STRICT:+--strict} --show-types --max-line-length=80 \
+raw=$(perl "$cp" --no-tree --terse ${STRICT:+--strict} --show-types --max-line-length=80 \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${files[@]}" 2>&1)
+out=$(echo "$raw" | while IFS= read -r l; do allowed "$l" || echo "$l"; done)
 echo "$out" | grep -E ': (ERROR|WARNING|CHECK):' || true
 n=$(echo "$out" | grep -cE ': (ERROR|WARNING|CHECK):')
 echo "style: checkpatch: $n problems in ${#files[@]} files"

@@ -5,7 +5,7 @@
 # sources: M= builds write objects next to the sources, so two kernels
 # cannot share one tree. A test build: DAMON_PERF_TEST_EXPORTS=y, so the
 # module exports what tests/nmi calls on kernels without KUnit too
-# (kmod/kunit_export.h), and tests/nmi is built (x86).
+# (kmod/compat/compat.h), and tests/nmi is built (x86).
 #
 #   scripts/kbuild.sh stock|debug|trixie|sid
 #

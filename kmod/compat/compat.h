@@ -27,11 +27,14 @@
  * Exports only the KUnit test module may use, in the namespace the kernel
  * reserves for them; the test module imports it.
  */
+#include <linux/export.h>
 #ifdef DAMON_PERF_HAVE_KUNIT_VISIBILITY
 #include <kunit/visibility.h>
 #elif IS_ENABLED(CONFIG_KUNIT)
 #define EXPORT_SYMBOL_IF_KUNIT(symbol) \
 	EXPORT_SYMBOL_NS(symbol, EXPORTED_FOR_KUNIT_TESTING)
+#else
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
 #endif
 #ifdef DAMON_PERF_HAVE_NS_STRING
 #define DAMON_PERF_IMPORT_KUNIT_NS() \
@@ -39,9 +42,19 @@
 #define DAMON_PERF_EXPORT_FOR_TESTS(symbol) \
 	EXPORT_SYMBOL_NS_GPL(symbol, "EXPORTED_FOR_KUNIT_TESTING")
 #else
-#define DAMON_PERF_IMPORT_KUNIT_NS() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#define DAMON_PERF_IMPORT_KUNIT_NS() \
+	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
 #define DAMON_PERF_EXPORT_FOR_TESTS(symbol) \
 	EXPORT_SYMBOL_NS_GPL(symbol, EXPORTED_FOR_KUNIT_TESTING)
+#endif
+/*
+ * A test build (scripts/kbuild.sh: DAMON_PERF_TEST_EXPORTS=y) of a kernel
+ * without KUnit exports them all the same, for the hardware-shaped sample
+ * test (tests/nmi); a plain build of such a kernel exports none.
+ */
+#if defined(DAMON_PERF_TEST_EXPORTS) && !IS_ENABLED(CONFIG_KUNIT)
+#undef EXPORT_SYMBOL_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(symbol) DAMON_PERF_EXPORT_FOR_TESTS(symbol)
 #endif
 
 /* Kernels without WQ_PERCPU bind workqueues per CPU unless WQ_UNBOUND. */
@@ -72,5 +85,66 @@
 		(timer)->function = (fn);		\
 	} while (0)
 #endif
+
+/*
+ * Formatted extack messages (NL_SET_ERR_MSG_FMT: 6.2). The fallback
+ * formats into a small ring of static buffers (compat.c), so the message
+ * outlives the handler until netlink_ack() copies it; callers hold
+ * damon_perf_lock, which every netlink handler does.
+ */
+#ifndef DAMON_PERF_HAVE_NL_ERR_MSG_FMT
+struct netlink_ext_ack;
+__printf(2, 3)
+void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
+				   const char *fmt, ...);
+#define NL_SET_ERR_MSG_FMT(extack, fmt, args...) \
+	damon_perf_compat_err_msg_fmt(extack, fmt, ##args)
+#endif
+
+/*
+ * The data address of a perf sample, 0 when it has none. Newer
+ * perf_sample_data_init() flags PERF_SAMPLE_ADDR for a non-zero address
+ * (software events such as page-faults) and PMU drivers flag what they
+ * fill, so an unflagged data->addr is stack garbage; older init always
+ * writes data->addr, 0 when unknown. Callers include <linux/perf_event.h>.
+ */
+#ifdef DAMON_PERF_HAVE_SAMPLE_ADDR_FLAG
+#define damon_perf_sample_addr(data) ({				\
+	const struct perf_sample_data *__data = (data);			\
+	(__data->sample_flags & PERF_SAMPLE_ADDR) ? __data->addr : 0;	\
+})
+#else
+#define damon_perf_sample_addr(data) ((data)->addr)
+#endif
+
+/*
+ * perf_allow_kernel(): the perf_event_open() check for counting kernel
+ * events. Exported where it takes no argument; 6.1 has only an inline
+ * taking the attributes, whose LSM hook a module cannot reach, so nothing
+ * is checked there (perf_source.c, may_open()).
+ */
+#ifdef DAMON_PERF_HAVE_PERF_ALLOW_KERNEL
+#define damon_perf_allow_kernel() perf_allow_kernel()
+#else
+#define damon_perf_allow_kernel() 0
+#endif
+
+/*
+ * Multicast groups whose joiners the kernel checks for CAP_SYS_ADMIN
+ * (GENL_MCAST_CAP_SYS_ADMIN: 6.7). Without the flag any user may join a
+ * generic netlink group, so nothing may be multicast: the group reports no
+ * listeners. Callers include <net/genetlink.h>.
+ */
+#ifdef DAMON_PERF_HAVE_GENL_MCAST_CAP
+#define DAMON_PERF_GENL_MCAST_FLAGS GENL_MCAST_CAP_SYS_ADMIN
+#define damon_perf_genl_has_privileged_listeners(family) \
+	genl_has_listeners(family, &init_net, 0)
+#else
+#define DAMON_PERF_GENL_MCAST_FLAGS 0
+#define damon_perf_genl_has_privileged_listeners(family) false
+#endif
+
+/* KUnit helpers older kernels lack */
+#include "kunit.h"
 
 #endif /* _DAMON_PERF_COMPAT_H */

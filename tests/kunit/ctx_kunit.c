@@ -17,50 +17,21 @@
 #include <linux/vmalloc.h>
 
 #include "ctx.h"
+#include "helpers.h"
 #include "kdamond.h"
+#include "listener.h"
 #include "perf_source.h"
 #include "regions.h"
 #include "stats.h"
 #include "ring.h"
 
-#define BASE	(1UL << 30)
 #define PG	PAGE_SIZE
 
-/* An assertion inside damon_perf_lock: drop the lock before aborting. */
-#define ASSERT_LOCKED(test, cond)					\
-	do {								\
-		if (!(cond)) {						\
-			mutex_unlock(&damon_perf_lock);			\
-			KUNIT_ASSERT_FAILURE(test, "%s", #cond);	\
-		}							\
-	} while (0)
-
-/* Destroy the context at the end of the case, even after a failure. */
-static int ctx_res_init(struct kunit_resource *res, void *ctx)
+/* A paddr target, damon_perf_lock held. */
+static int range_add(struct damon_perf_ctx *ctx, unsigned long start,
+		     unsigned long end)
 {
-	res->data = ctx;
-	return 0;
-}
-
-static void ctx_res_free(struct kunit_resource *res)
-{
-	mutex_lock(&damon_perf_lock);
-	damon_perf_ctx_destroy(res->data, NULL);
-	mutex_unlock(&damon_perf_lock);
-}
-
-static struct damon_perf_ctx *ctx_new(struct kunit *test, const char *name,
-				      u32 ops)
-{
-	struct damon_perf_ctx *ctx;
-
-	mutex_lock(&damon_perf_lock);
-	ctx = damon_perf_ctx_new(name, ops, NULL);
-	mutex_unlock(&damon_perf_lock);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx));
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, ctx_res_init,
-			ctx_res_free, GFP_KERNEL, ctx));
-	return ctx;
+	return damon_perf_target_add_range(ctx, start, end, NULL);
 }
 
 static void ctx_new_should_validate_names(struct kunit *test)
@@ -70,7 +41,7 @@ static void ctx_new_should_validate_names(struct kunit *test)
 
 	memset(long_name, 'a', DAMON_PERF_NAME_LEN);
 	long_name[DAMON_PERF_NAME_LEN] = '\0';
-	ctx = ctx_new(test, "kunit-a", DAMON_PERF_OPS_PADDR);
+	ctx = test_ctx_new(test, "kunit-a", DAMON_PERF_OPS_PADDR);
 	KUNIT_EXPECT_EQ(test, ctx->state, (u32)DAMON_PERF_CTX_STATE_CONFIGURED);
 	KUNIT_EXPECT_GT(test, ctx->id, 0U);
 
@@ -125,110 +96,288 @@ static void ctx_new_should_refuse_beyond_the_limit(struct kunit *test)
 
 struct attrs_case {
 	const char *desc;
-	u64 sample_us, aggr_us, update_us;
-	u32 min, max, mode, ring;
+	struct damon_perf_attrs attrs;
 	int ret;
 };
 
+/* .mode left out: 0, the presence mode */
 static const struct attrs_case attrs_cases[] = {
-	{ "defaults", 5000, 100000, 1000000, 10, 1000, 0, 256, 0 },
-	{ "zero sample", 0, 100000, 1000000, 10, 1000, 0, 256, -EINVAL },
-	{ "zero aggregation", 5000, 0, 1000000, 10, 1000, 0, 256, -EINVAL },
-	{ "aggregation not a multiple", 5000, 12000, 1000000, 10, 1000, 0,
-	  256, -EINVAL },
-	{ "update not a multiple", 5000, 100000, 1000001, 10, 1000, 0, 256,
-	  -EINVAL },
-	{ "sample above 60 s", 61000000, 122000000, 122000000, 10, 1000, 0,
-	  256, -EINVAL },
-	{ "aggregation above 1 h", 5000, 3600005000ULL, 1000000, 10, 1000, 0,
-	  256, -EINVAL },
-	{ "min_nr_regions below 3", 5000, 100000, 1000000, 2, 1000, 0, 256,
-	  -EINVAL },
-	{ "min above max", 5000, 100000, 1000000, 20, 10, 0, 256, -EINVAL },
-	{ "max above the limit", 5000, 100000, 1000000, 10, 10001, 0, 256,
-	  -EINVAL },
-	{ "max at the limit", 5000, 100000, 1000000, 10, 10000, 0, 256, 0 },
-	{ "unknown mode", 5000, 100000, 1000000, 10, 1000, 2, 256, -EINVAL },
-	{ "count mode", 5000, 100000, 1000000, 10, 1000, 1, 256, 0 },
-	{ "ring not a power of two", 5000, 100000, 1000000, 10, 1000, 0, 300,
-	  -EINVAL },
-	{ "ring too small", 5000, 100000, 1000000, 10, 1000, 0, 8, -EINVAL },
-	{ "ring too large", 5000, 100000, 1000000, 10, 1000, 0, 131072,
-	  -EINVAL },
-	{ "ring at the bounds", 5000, 100000, 1000000, 3, 3, 0, 65536, 0 },
+	{
+		.desc = "defaults",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .ring_size = 256,
+		},
+		.ret = 0,
+	},
+	{
+		.desc = "zero sample",
+		.attrs = {
+			.sample_us = 0, .aggr_us = 100000, .update_us = 1000000,
+			.min_nr_regions = 10, .max_nr_regions = 1000,
+			.ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "zero aggregation",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 0, .update_us = 1000000,
+			.min_nr_regions = 10, .max_nr_regions = 1000,
+			.ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "aggregation not a multiple",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 12000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "update not a multiple",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000001, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "sample above 60 s",
+		.attrs = {
+			.sample_us = 61000000, .aggr_us = 122000000,
+			.update_us = 122000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "aggregation above 1 h",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 3600005000ULL,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "min_nr_regions below 3",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 2,
+			.max_nr_regions = 1000, .ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "min above max",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 20,
+			.max_nr_regions = 10, .ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "max above the limit",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 10001, .ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "max at the limit",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 10000, .ring_size = 256,
+		},
+		.ret = 0,
+	},
+	{
+		.desc = "unknown mode",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .mode = 2, .ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "count mode",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .mode = 1, .ring_size = 256,
+		},
+		.ret = 0,
+	},
+	{
+		.desc = "ring not a power of two",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .ring_size = 300,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "ring too small",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .ring_size = 8,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "ring too large",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000, .ring_size = 131072,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "ring at the bounds",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 3,
+			.max_nr_regions = 3, .ring_size = 65536,
+		},
+		.ret = 0,
+	},
 	/* one limit, one value: the uapi header's, as netlink and damonctl */
-	{ "sample at the uapi limit", DAMON_PERF_SAMPLE_US_MAX,
-	  2 * DAMON_PERF_SAMPLE_US_MAX, 2 * DAMON_PERF_SAMPLE_US_MAX, 10,
-	  1000, 0, 256, 0 },
-	{ "sample above the uapi limit", DAMON_PERF_SAMPLE_US_MAX + 100,
-	  2 * (DAMON_PERF_SAMPLE_US_MAX + 100),
-	  2 * (DAMON_PERF_SAMPLE_US_MAX + 100), 10, 1000, 0, 256, -EINVAL },
-	{ "aggregation at the uapi limit", 5000, DAMON_PERF_INTERVAL_US_MAX,
-	  DAMON_PERF_INTERVAL_US_MAX, 10, 1000, 0, 256, 0 },
-	{ "ring at the uapi limit", 5000, 100000, 1000000, 10, 1000, 0,
-	  DAMON_PERF_RING_SIZE_MAX, 0 },
-	{ "ring above the uapi limit", 5000, 100000, 1000000, 10, 1000, 0,
-	  2 * DAMON_PERF_RING_SIZE_MAX, -EINVAL },
-	{ "ring below the uapi limit", 5000, 100000, 1000000, 10, 1000, 0,
-	  DAMON_PERF_RING_SIZE_MIN / 2, -EINVAL },
-	{ "regions at the uapi limits", 5000, 100000, 1000000,
-	  DAMON_PERF_NR_REGIONS_MIN, DAMON_PERF_NR_REGIONS_MAX, 0, 256, 0 },
+	{
+		.desc = "sample at the uapi limit",
+		.attrs = {
+			.sample_us = DAMON_PERF_SAMPLE_US_MAX,
+			.aggr_us = 2 * DAMON_PERF_SAMPLE_US_MAX,
+			.update_us = 2 * DAMON_PERF_SAMPLE_US_MAX,
+			.min_nr_regions = 10, .max_nr_regions = 1000,
+			.ring_size = 256,
+		},
+		.ret = 0,
+	},
+	{
+		.desc = "sample above the uapi limit",
+		.attrs = {
+			.sample_us = DAMON_PERF_SAMPLE_US_MAX + 100,
+			.aggr_us = 2 * (DAMON_PERF_SAMPLE_US_MAX + 100),
+			.update_us = 2 * (DAMON_PERF_SAMPLE_US_MAX + 100),
+			.min_nr_regions = 10, .max_nr_regions = 1000,
+			.ring_size = 256,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "aggregation at the uapi limit",
+		.attrs = {
+			.sample_us = 5000,
+			.aggr_us = DAMON_PERF_INTERVAL_US_MAX,
+			.update_us = DAMON_PERF_INTERVAL_US_MAX,
+			.min_nr_regions = 10, .max_nr_regions = 1000,
+			.ring_size = 256,
+		},
+		.ret = 0,
+	},
+	{
+		.desc = "ring at the uapi limit",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000,
+			.ring_size = DAMON_PERF_RING_SIZE_MAX,
+		},
+		.ret = 0,
+	},
+	{
+		.desc = "ring above the uapi limit",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000,
+			.ring_size = 2 * DAMON_PERF_RING_SIZE_MAX,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "ring below the uapi limit",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000, .min_nr_regions = 10,
+			.max_nr_regions = 1000,
+			.ring_size = DAMON_PERF_RING_SIZE_MIN / 2,
+		},
+		.ret = -EINVAL,
+	},
+	{
+		.desc = "regions at the uapi limits",
+		.attrs = {
+			.sample_us = 5000, .aggr_us = 100000,
+			.update_us = 1000000,
+			.min_nr_regions = DAMON_PERF_NR_REGIONS_MIN,
+			.max_nr_regions = DAMON_PERF_NR_REGIONS_MAX,
+			.ring_size = 256,
+		},
+		.ret = 0,
+	},
 };
 
-static void attrs_case_desc(const struct attrs_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(attrs, attrs_cases, attrs_case_desc);
+KUNIT_ARRAY_PARAM_DESC(attrs, attrs_cases, desc);
 
 static void attrs_should_be_validated(struct kunit *test)
 {
 	const struct attrs_case *c = test->param_value;
-	struct damon_perf_attrs a = {
-		.sample_us = c->sample_us, .aggr_us = c->aggr_us,
-		.update_us = c->update_us, .min_nr_regions = c->min,
-		.max_nr_regions = c->max, .mode = c->mode,
-		.ring_size = c->ring,
-	};
 	struct netlink_ext_ack extack = {};
 
-	KUNIT_EXPECT_EQ(test, damon_perf_attrs_validate(&a, &extack), c->ret);
+	KUNIT_EXPECT_EQ(test, damon_perf_attrs_validate(&c->attrs, &extack),
+			c->ret);
 	if (c->ret)
 		KUNIT_EXPECT_NOT_NULL(test, extack._msg);
 }
 
 static void targets_should_be_validated(struct kunit *test)
 {
-	struct damon_perf_ctx *p = ctx_new(test, "kunit-p", DAMON_PERF_OPS_PADDR);
-	struct damon_perf_ctx *v = ctx_new(test, "kunit-v", DAMON_PERF_OPS_VADDR);
+	struct damon_perf_ctx *p, *v;
 	struct netlink_ext_ack extack = {};
-	int id;
+	struct damon_perf_target *t;
+	int id, ret;
+
+	p = test_ctx_new(test, "kunit-p", DAMON_PERF_OPS_PADDR);
+	v = test_ctx_new(test, "kunit-v", DAMON_PERF_OPS_VADDR);
 
 	mutex_lock(&damon_perf_lock);
-	id = damon_perf_target_add_range(p, BASE, BASE + 16 * PG, NULL);
+	id = range_add(p, BASE, BASE + 16 * PG);
 	KUNIT_EXPECT_GT(test, id, 0);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 15 * PG,
-			BASE + 17 * PG, &extack), -EEXIST);
+	ret = damon_perf_target_add_range(p, BASE + 15 * PG, BASE + 17 * PG,
+					  &extack);
+	KUNIT_EXPECT_EQ(test, ret, -EEXIST);
 	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE - PG,
-			BASE + PG, NULL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, range_add(p, BASE - PG, BASE + PG), -EEXIST);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE, BASE,
-			NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 40 * PG,
-			BASE + 20 * PG, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 20 * PG,
-			BASE + 20 * PG + 1, NULL), -EINVAL);
-	KUNIT_EXPECT_GT(test, damon_perf_target_add_range(p, BASE - 4 * PG,
-			BASE, NULL), 0);	/* adjacent is fine */
+							  NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, range_add(p, BASE + 40 * PG, BASE + 20 * PG),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, range_add(p, BASE + 20 * PG, BASE + 20 * PG + 1),
+			-EINVAL);
+	KUNIT_EXPECT_GT(test, range_add(p, BASE - 4 * PG, BASE),
+			0);	/* adjacent is fine */
 	KUNIT_EXPECT_EQ(test, p->nr_targets, 2U);
 	/* sorted by address */
-	KUNIT_EXPECT_EQ(test, list_first_entry(&p->targets,
-			struct damon_perf_target, list)->start, BASE - 4 * PG);
+	t = list_first_entry(&p->targets, struct damon_perf_target, list);
+	KUNIT_EXPECT_EQ(test, t->start, BASE - 4 * PG);
 
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(p, 1, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(v, BASE,
-			BASE + PG, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, range_add(v, BASE, BASE + PG), -EINVAL);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, INT_MAX, NULL),
 			-ESRCH);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, 0, NULL), -EINVAL);
@@ -243,18 +392,17 @@ static void targets_should_be_validated(struct kunit *test)
 
 	/* up to DAMON_PERF_MAX_TARGETS targets */
 	for (id = 1; p->nr_targets < DAMON_PERF_MAX_TARGETS; id++)
-		ASSERT_LOCKED(test, damon_perf_target_add_range(p,
-				BASE + id * 16 * PG, BASE + (id * 16 + 1) * PG,
-				NULL) > 0);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(p, BASE + 4096 * PG,
-			BASE + 4097 * PG, NULL), -ENOSPC);
+		ASSERT_LOCKED(test, range_add(p, BASE + id * 16 * PG,
+					      BASE + (id * 16 + 1) * PG) > 0);
+	KUNIT_EXPECT_EQ(test, range_add(p, BASE + 4096 * PG, BASE + 4097 * PG),
+			-ENOSPC);
 	mutex_unlock(&damon_perf_lock);
 }
 
 static void filters_should_be_validated(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-f",
-					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-f",
+						  DAMON_PERF_OPS_PADDR);
 	struct damon_perf_filter f[DAMON_PERF_MAX_FILTERS + 1] = {};
 
 	mutex_lock(&damon_perf_lock);
@@ -270,8 +418,11 @@ static void filters_should_be_validated(struct kunit *test)
 	f[0].type = 99;
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, f, 1, NULL),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, f,
-			DAMON_PERF_MAX_FILTERS + 1, NULL), -E2BIG);
+	KUNIT_EXPECT_EQ(test,
+			damon_perf_ctx_set_filters(ctx, f,
+						   DAMON_PERF_MAX_FILTERS + 1,
+						   NULL),
+			-E2BIG);
 	KUNIT_EXPECT_EQ(test, ctx->nr_filters, 1U);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, NULL, 0, NULL),
 			0);
@@ -295,22 +446,21 @@ static void set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
 
 static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-busy",
-					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-busy",
+						  DAMON_PERF_OPS_PADDR);
 	struct damon_perf_filter f = { .type = DAMON_PERF_FILTER_WRITE };
 	struct damon_perf_attrs a, got;
 	int i;
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000, 100000);
-	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, range_add(ctx, BASE, BASE + 64 * PG) > 0);
 	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->state),
 			(u32)DAMON_PERF_CTX_STATE_RUNNING);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(ctx, NULL), -EBUSY);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_range(ctx, BASE + 64 * PG,
-			BASE + 65 * PG, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, range_add(ctx, BASE + 64 * PG, BASE + 65 * PG),
+			-EBUSY);
 	KUNIT_EXPECT_EQ(test, damon_perf_target_del(ctx, 1, NULL), -EBUSY);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_set_filters(ctx, &f, 1, NULL),
 			-EBUSY);
@@ -342,17 +492,16 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 
 static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-slow",
-					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-slow",
+						  DAMON_PERF_OPS_PADDR);
 	struct damon_perf_attrs a;
 	ktime_t t0;
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 10000000, 60000000);	/* 10 s, 60 s */
-	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL) > 0);
-	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	ASSERT_LOCKED(test, range_add(ctx, BASE, BASE + 64 * PG) > 0);
 	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 	msleep(20);
 	mutex_lock(&damon_perf_lock);
 	/* never applied by the kdamond (no aggregation comes): by stop */
@@ -372,11 +521,11 @@ static void stop_should_not_wait_for_long_intervals(struct kunit *test)
 	mutex_unlock(&damon_perf_lock);
 }
 
-static void paddr_ctx_without_range_should_monitor_system_ram(
-		struct kunit *test)
+static void
+paddr_ctx_without_range_should_monitor_system_ram(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-ram",
-					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-ram",
+						  DAMON_PERF_OPS_PADDR);
 	struct damon_perf_target *t;
 	unsigned long total = 0;
 
@@ -421,8 +570,8 @@ static void inject(struct damon_perf_ctx *ctx, unsigned long start,
 
 static void paddr_run_should_find_the_hot_range(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-hot",
-					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-hot",
+						  DAMON_PERF_OPS_PADDR);
 	unsigned long hot_start = BASE + 256 * PG, hot_end = BASE + 320 * PG;
 	const struct damon_perf_snap_region *r, *hottest = NULL;
 	struct damon_perf_snapshot *snap;
@@ -431,10 +580,9 @@ static void paddr_run_should_find_the_hot_range(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 2000, 40000);
-	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 1024 * PG, NULL) > 0);
-	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	ASSERT_LOCKED(test, range_add(ctx, BASE, BASE + 1024 * PG) > 0);
 	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 
 	deadline = jiffies + msecs_to_jiffies(500);
 	while (time_before(jiffies, deadline)) {
@@ -466,9 +614,7 @@ static void paddr_run_should_find_the_hot_range(struct kunit *test)
 			(u32)(snap->aggr_us / 2000 + 1));
 	damon_perf_snapshot_put(snap);
 
-	mutex_lock(&damon_perf_lock);
-	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
-	mutex_unlock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
 }
 
 struct spawn {
@@ -513,8 +659,8 @@ static pid_t spawn_sleep(const char *secs)
 
 static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-exit",
-					     DAMON_PERF_OPS_VADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-exit",
+						  DAMON_PERF_OPS_VADDR);
 	struct damon_perf_target *t;
 	pid_t pid = spawn_sleep("1");
 	u32 state = 0;
@@ -593,11 +739,10 @@ static int first_range(pid_t pid, struct damon_perf_range *range)
 	return n;
 }
 
-static void vaddr_run_should_find_the_hot_range_of_a_process(
-		struct kunit *test)
+static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-vhot",
-					     DAMON_PERF_OPS_VADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-vhot",
+						  DAMON_PERF_OPS_VADDR);
 	pid_t pid = spawn_sleep("3");
 	struct damon_perf_snapshot *snap;
 	struct damon_perf_range range;
@@ -617,8 +762,8 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(
 	set_fast(test, ctx, 2000, 40000);
 	id = damon_perf_target_add_pid(ctx, pid, NULL);
 	ASSERT_LOCKED(test, id > 0);
-	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 
 	deadline = jiffies + msecs_to_jiffies(500);
 	while (time_before(jiffies, deadline)) {
@@ -632,20 +777,17 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(
 	expect_hot(test, snap, id, hot_start, hot_end);
 	damon_perf_snapshot_put(snap);
 
-	mutex_lock(&damon_perf_lock);
-	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
-	mutex_unlock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
 }
 
 /*
  * Real samples: a page-fault probe on a process that faults in 128 MiB.
  * Its samples reach the regions through the perf source and the rings.
  */
-static void vaddr_run_should_credit_real_page_fault_samples(
-		struct kunit *test)
+static void vaddr_run_should_credit_real_page_fault_samples(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-pf",
-					     DAMON_PERF_OPS_VADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-pf",
+						  DAMON_PERF_OPS_VADDR);
 	struct damon_perf_probe_attr pa = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_PAGE_FAULTS,
@@ -673,8 +815,8 @@ static void vaddr_run_should_credit_real_page_fault_samples(
 	id = damon_perf_target_add_pid(ctx, pid, NULL);
 	ASSERT_LOCKED(test, id > 0);
 	ASSERT_LOCKED(test, damon_perf_probe_add(ctx, &pa, NULL) == 1);
-	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 
 	/* faulting 32768 pages in takes a while under emulation */
 	for (i = 0; i < 30 && !best; i++) {
@@ -693,9 +835,7 @@ static void vaddr_run_should_credit_real_page_fault_samples(
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->state),
 			(u32)DAMON_PERF_CTX_STATE_RUNNING);
 
-	mutex_lock(&damon_perf_lock);
-	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
-	mutex_unlock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
 }
 
 /* Call @fn(@data) at the end of the case, even after a failure. */
@@ -758,7 +898,7 @@ static void use_private_stats(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	p->set = damon_perf_stats_pcpu_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, p->set);
+	KUNIT_ASSERT_TRUE(test, p->set);
 	p->saved = damon_perf_stats_swap(p->set);
 	defer(test, private_stats_free, p);
 }
@@ -773,9 +913,10 @@ static unsigned long stat(struct damon_perf_stats *st,
 static struct damon_perf_ctx *slow_ctx(struct kunit *test, const char *name,
 				       u32 ring_size)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, name, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *ctx;
 	struct damon_perf_attrs a;
 
+	ctx = test_ctx_new(test, name, DAMON_PERF_OPS_PADDR);
 	damon_perf_attrs_default(&a);
 	a.sample_us = DAMON_PERF_SAMPLE_US_MAX;
 	a.aggr_us = 60 * DAMON_PERF_SAMPLE_US_MAX;
@@ -784,8 +925,7 @@ static struct damon_perf_ctx *slow_ctx(struct kunit *test, const char *name,
 	a.ring_size = ring_size;
 	mutex_lock(&damon_perf_lock);
 	ASSERT_LOCKED(test, damon_perf_ctx_set_attrs(ctx, &a, NULL) == 0);
-	ASSERT_LOCKED(test, damon_perf_target_add_range(ctx, BASE,
-			BASE + 64 * PG, NULL) > 0);
+	ASSERT_LOCKED(test, range_add(ctx, BASE, BASE + 64 * PG) > 0);
 	mutex_unlock(&damon_perf_lock);
 	return ctx;
 }
@@ -812,8 +952,7 @@ static u64 snapshot_hits(struct damon_perf_ctx *ctx, u64 *seq)
  * aggregation was never published. Now stop drains once more after the
  * producers are gone and publishes it, and the counters balance.
  */
-static void stop_should_drain_and_publish_what_is_in_flight(
-		struct kunit *test)
+static void stop_should_drain_and_publish_what_is_in_flight(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx;
 	struct damon_perf_stats st;
@@ -821,14 +960,10 @@ static void stop_should_drain_and_publish_what_is_in_flight(
 
 	use_private_stats(test);
 	ctx = slow_ctx(test, "kunit-inflight", 256);
-	mutex_lock(&damon_perf_lock);
-	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
-	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 	/* below the watermark (192 of 256): nothing wakes the kdamond */
 	inject(ctx, BASE, BASE + 64 * PG, 100, current->tgid);
-	mutex_lock(&damon_perf_lock);
-	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
-	mutex_unlock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
 
 	hits = snapshot_hits(ctx, &seq);
 	KUNIT_EXPECT_EQ(test, seq, 1ULL);
@@ -838,6 +973,87 @@ static void stop_should_drain_and_publish_what_is_in_flight(
 	KUNIT_EXPECT_EQ(test, stat(&st, DAMON_PERF_STAT_dequeue), 100UL);
 	KUNIT_EXPECT_EQ(test, stat(&st, DAMON_PERF_STAT_match), 100UL);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->stale_drops), 0ULL);
+}
+
+/* What the test listener heard: aggregations of heard.ctx only. */
+static struct {
+	struct damon_perf_ctx *ctx;
+	unsigned int calls;
+	u64 seq;
+	bool published;
+} heard;
+
+static void heard_aggregated(struct damon_perf_ctx *ctx,
+			     struct damon_perf_snapshot *snap)
+{
+	struct damon_perf_snapshot *cur;
+
+	if (ctx != READ_ONCE(heard.ctx))
+		return;
+	heard.calls++;
+	heard.seq = snap->seq;
+	/* told after the snapshot is published, not before */
+	cur = damon_perf_snapshot_get(ctx);
+	heard.published = cur == snap;
+	damon_perf_snapshot_put(cur);
+}
+
+static const struct damon_perf_listener_ops heard_ops = {
+	.aggregated = heard_aggregated,
+};
+
+static struct damon_perf_listener heard_listener = {
+	.ops = &heard_ops,
+};
+
+/* Unregister the test listener at the end of the case, failed or not. */
+static int listener_res_init(struct kunit_resource *res, void *l)
+{
+	res->data = l;
+	damon_perf_listener_register(l);
+	return 0;
+}
+
+static void listener_res_free(struct kunit_resource *res)
+{
+	damon_perf_listener_unregister(res->data);
+}
+
+static void
+listeners_should_hear_each_aggregation_until_unregistered(struct kunit *test)
+{
+	struct kunit_resource *res;
+	struct damon_perf_ctx *ctx;
+	u64 seq;
+
+	ctx = slow_ctx(test, "kunit-listen", 256);
+	memset(&heard, 0, sizeof(heard));
+	WRITE_ONCE(heard.ctx, ctx);
+	res = kunit_alloc_and_get_resource(test, listener_res_init,
+					   listener_res_free, GFP_KERNEL,
+					   &heard_listener);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+
+	/* stop publishes the aggregation in flight: one call, seq 1 */
+	mutex_lock(&damon_perf_lock);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+	snapshot_hits(ctx, &seq);
+	KUNIT_EXPECT_EQ(test, heard.calls, 1U);
+	KUNIT_EXPECT_EQ(test, heard.seq, seq);
+	KUNIT_EXPECT_TRUE(test, heard.published);
+
+	/* unregistered: the next run's aggregation reaches nobody */
+	kunit_remove_resource(test, res);
+	kunit_put_resource(res);
+	mutex_lock(&damon_perf_lock);
+	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+	mutex_unlock(&damon_perf_lock);
+	snapshot_hits(ctx, &seq);
+	KUNIT_EXPECT_GE(test, seq, 1ULL);
+	KUNIT_EXPECT_EQ(test, heard.calls, 1U);
 }
 
 /*
@@ -865,18 +1081,14 @@ static void first_drain_should_find_nothing_stale(struct kunit *test)
 
 	use_private_stats(test);
 	ctx = slow_ctx(test, "kunit-fresh", 256);
-	mutex_lock(&damon_perf_lock);
-	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
-	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 	/* the kdamond has its stale reference once it ran: let it */
 	msleep(50);
 	preempt_disable();
 	r.cpu = smp_processor_id();
 	KUNIT_EXPECT_TRUE(test, damon_perf_report_access(&ctx->rings, &r));
 	preempt_enable();
-	mutex_lock(&damon_perf_lock);
-	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
-	mutex_unlock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
 
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->stale_drops), 0ULL);
 	KUNIT_EXPECT_EQ(test, snapshot_hits(ctx, &seq), 1ULL);
@@ -930,14 +1142,14 @@ static void check_stamp(const struct damon_perf_report *r, void *arg)
  */
 static void reports_should_be_stamped_with_one_clock(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-clock",
-					     DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-clock",
+						  DAMON_PERF_OPS_PADDR);
 	struct stamp_arg a = { .ctx = ctx };
 	struct stamp_check c = {};
 	int cpu;
 
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_rings_alloc(&ctx->rings, 256,
-			NULL, NULL));
+							NULL, NULL));
 	cpus_read_lock();
 	c.lo = ktime_get_mono_fast_ns();
 	for_each_online_cpu(cpu) {
@@ -998,9 +1210,7 @@ static void early_wakes_should_reach_the_scheduling_point(struct kunit *test)
 	atomic_set(&early_resched_calls, 0);
 	WRITE_ONCE(damon_perf_kdamond_resched_hook, count_resched);
 	defer(test, resched_hook_clear, NULL);
-	mutex_lock(&damon_perf_lock);
-	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
-	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 	for (round = 1; round <= 5; round++) {
 		/* up to the watermark: one early wake */
 		inject(ctx, BASE, BASE + 64 * PG, hiwat, current->tgid);
@@ -1022,12 +1232,11 @@ static void early_wakes_should_reach_the_scheduling_point(struct kunit *test)
 	while (atomic_read(&early_resched_calls) + regular < 5 &&
 	       time_before(jiffies, deadline))
 		usleep_range(500, 1000);
-	mutex_lock(&damon_perf_lock);
-	KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
-	mutex_unlock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
 	kunit_info(test, "early passes at the scheduling point: %d, regular passes: %llu\n",
 		   atomic_read(&early_resched_calls), regular);
-	KUNIT_EXPECT_GE(test, atomic_read(&early_resched_calls) + regular, 5ULL);
+	KUNIT_EXPECT_GE(test, atomic_read(&early_resched_calls) + regular,
+			5ULL);
 	damon_perf_stats_aggregate(&st);
 	KUNIT_EXPECT_EQ(test, stat(&st, DAMON_PERF_STAT_early_wake), 5UL);
 	KUNIT_EXPECT_EQ(test, stat(&st, DAMON_PERF_STAT_enqueue),
@@ -1059,8 +1268,8 @@ static void rate_should_saturate_instead_of_trapping(struct kunit *test)
 
 static void probe_add_should_bound_sample_period(struct kunit *test)
 {
-	struct damon_perf_ctx *ctx = ctx_new(test, "kunit-period",
-					     DAMON_PERF_OPS_VADDR);
+	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-period",
+						  DAMON_PERF_OPS_VADDR);
 	struct damon_perf_probe_attr pa = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_PAGE_FAULTS,
@@ -1084,8 +1293,8 @@ static void probe_add_should_bound_sample_period(struct kunit *test)
 	mutex_unlock(&damon_perf_lock);
 }
 
-static void virt_to_phys_should_follow_perf_for_kernel_addresses(
-		struct kunit *test)
+static void
+virt_to_phys_should_follow_perf_for_kernel_addresses(struct kunit *test)
 {
 	void *lin = kunit_kmalloc(test, 64, GFP_KERNEL);
 	void *vm = vmalloc(PAGE_SIZE);
@@ -1229,6 +1438,7 @@ static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(running_ctx_should_refuse_structural_changes),
 	KUNIT_CASE(stop_should_not_wait_for_long_intervals),
 	KUNIT_CASE(stop_should_drain_and_publish_what_is_in_flight),
+	KUNIT_CASE(listeners_should_hear_each_aggregation_until_unregistered),
 	KUNIT_CASE(first_drain_should_find_nothing_stale),
 	KUNIT_CASE(reports_should_be_stamped_with_one_clock),
 	KUNIT_CASE(early_wakes_should_reach_the_scheduling_point),

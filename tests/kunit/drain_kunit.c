@@ -10,7 +10,7 @@
 #include "drain.h"
 #include "regions.h"
 
-#define BASE	(1UL << 30)
+#define BASE	BIT(30)
 #define PG	DAMON_PERF_MIN_REGION
 
 static int res_init(struct kunit_resource *res, void *ctx)
@@ -33,6 +33,7 @@ static void res_free(struct kunit_resource *res)
 
 static struct damon_perf_ctx *ctx_alloc(struct kunit *test, u32 ops)
 {
+	struct kunit_resource *res;
 	struct damon_perf_ctx *ctx;
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -41,8 +42,8 @@ static struct damon_perf_ctx *ctx_alloc(struct kunit *test, u32 ops)
 	ctx->ops = ops;
 	damon_perf_attrs_default(&ctx->attrs);
 	ctx->sample_seq = 1;
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, res_init,
-			res_free, GFP_KERNEL, ctx));
+	res = kunit_alloc_resource(test, res_init, res_free, GFP_KERNEL, ctx);
+	KUNIT_ASSERT_NOT_NULL(test, res);
 	return ctx;
 }
 
@@ -55,16 +56,15 @@ static struct damon_perf_target *target_add(struct kunit *test,
 	struct damon_perf_target *t;
 
 	/* freed with the context's resource, which was registered first */
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = damon_perf_target_new(ctx->nr_targets + 1);
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	INIT_LIST_HEAD(&t->regions);
-	t->id = ++ctx->nr_targets;
+	ctx->nr_targets++;
 	t->pid = pid;
 	t->start = start;
 	t->end = start + nr * PG;
 	list_add_tail(&t->list, &ctx->targets);
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_regions_split_evenly(t, t->start,
-			t->end, nr));
+								 t->end, nr));
 	KUNIT_ASSERT_EQ(test, t->nr_regions, nr);
 	return t;
 }
@@ -133,7 +133,8 @@ static void drain_should_find_first_and_last_region(struct kunit *test)
 {
 	struct damon_perf_drain d;
 	struct damon_perf_ctx *ctx = two_ranges(test, &d);
-	struct damon_perf_target *a = nth_target(ctx, 0), *b = nth_target(ctx, 1);
+	struct damon_perf_target *a = nth_target(ctx, 0);
+	struct damon_perf_target *b = nth_target(ctx, 1);
 
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 30 * PG - 8, 8));
@@ -287,8 +288,8 @@ static void drain_should_saturate_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->nr_accesses, UINT_MAX);
 }
 
-static void drain_should_credit_once_per_interval_in_presence_mode(
-		struct kunit *test)
+static void
+drain_should_credit_once_per_interval_in_presence_mode(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
 	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
@@ -335,8 +336,8 @@ static void drain_should_count_probe_hits_per_probe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->nr_accesses, 1U);	/* presence */
 }
 
-static void drain_should_grow_snapshot_only_at_high_water_mark(
-		struct kunit *test)
+static void
+drain_should_grow_snapshot_only_at_high_water_mark(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
 	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 8);
@@ -347,7 +348,8 @@ static void drain_should_grow_snapshot_only_at_high_water_mark(
 	snap = ctx->drain_snap;
 	KUNIT_EXPECT_EQ(test, ctx->drain_snap_cap, (size_t)8);
 	damon_perf_region_destroy(t, list_last_entry(&t->regions,
-			struct damon_perf_region, list));
+						     struct damon_perf_region,
+						     list));
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	KUNIT_EXPECT_PTR_EQ(test, ctx->drain_snap, snap);
 	KUNIT_EXPECT_EQ(test, ctx->drain_snap_cap, (size_t)8);
@@ -398,8 +400,8 @@ static void drain_should_not_keep_samples_in_random_mode(struct kunit *test)
 }
 
 /* vaddr keys name the target's list position, dead targets counted. */
-static void drain_should_key_vaddr_samples_by_target_position(
-		struct kunit *test)
+static void
+drain_should_key_vaddr_samples_by_target_position(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_VADDR);
 	struct damon_perf_report report = rep(BASE + PG, 8);
@@ -411,7 +413,8 @@ static void drain_should_key_vaddr_samples_by_target_position(
 	report.tgid = 200;
 	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
 	KUNIT_ASSERT_EQ(test, ctx->samples.nr, 1U);
-	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(ctx->samples.buf[0].key), 1U);
+	KUNIT_EXPECT_EQ(test, damon_perf_sample_pos(ctx->samples.buf[0].key),
+			1U);
 }
 
 /*
@@ -419,8 +422,8 @@ static void drain_should_key_vaddr_samples_by_target_position(
  * kept. It grows before a pass at half full, or for the next aggregation
  * after an overflow, up to DAMON_PERF_MAX_SPLIT_SAMPLES.
  */
-static void drain_should_bound_samples_and_grow_at_high_water_mark(
-		struct kunit *test)
+static void
+drain_should_bound_samples_and_grow_at_high_water_mark(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
 	struct damon_perf_samples *s = &ctx->samples;
@@ -519,8 +522,9 @@ static void drain_then_split_should_isolate_hot_range(struct kunit *test)
 	/* 10 regions of 409 pages and more; [850, 1106) inside the third */
 	t = target_add(test, ctx, 0, BASE, 1);
 	damon_perf_regions_free(t);
-	KUNIT_ASSERT_EQ(test, 0, damon_perf_regions_split_evenly(t, BASE,
-			BASE + 4096 * PG, 10));
+	KUNIT_ASSERT_EQ(test, 0,
+			damon_perf_regions_split_evenly(t, BASE,
+							BASE + 4096 * PG, 10));
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	for (a = hs; a < he; a += PG) {
 		drain(&d, a, 8);
@@ -556,47 +560,78 @@ struct filter_case {
 };
 
 #define CPUS(...)	{ .bits = { __VA_ARGS__ } }
-#define F_CPU(a, m)	{ .type = DAMON_PERF_FILTER_CPUMASK, .allow = a, .cpus = m }
+#define F_CPU(a, m)	{ .type = DAMON_PERF_FILTER_CPUMASK, .allow = a, \
+			  .cpus = m }
 #define F_TID(a, t)	{ .type = DAMON_PERF_FILTER_TID, .allow = a, \
 			  .tids = { t }, .nr_tids = 1 }
 #define F_WRITE(a)	{ .type = DAMON_PERF_FILTER_WRITE, .allow = a }
 
 static const struct filter_case filter_cases[] = {
-	{ "no filter keeps everything", {}, 0, 1, 7, false, false },
-	{ "allow cpu matched keeps", { F_CPU(true, CPUS(0x2)) }, 1,
-	  1, 7, false, false },
-	{ "allow cpu unmatched takes default allow", { F_CPU(true, CPUS(0x2)) },
-	  1, 0, 7, false, false },
-	{ "reject cpu matched drops", { F_CPU(false, CPUS(0x2)) }, 1,
-	  1, 7, false, true },
-	{ "reject cpu unmatched takes default reject",
-	  { F_CPU(false, CPUS(0x2)) }, 1, 0, 7, false, true },
-	{ "allow cpu then reject all: only that cpu",
-	  { F_CPU(true, CPUS(0x2)), F_CPU(false, CPUS(0x3)) }, 2,
-	  0, 7, false, true },
-	{ "reject tid matched drops", { F_TID(false, 42), F_WRITE(true) }, 2,
-	  0, 42, true, true },
-	{ "first matching filter decides", { F_TID(false, 42), F_WRITE(true) },
-	  2, 0, 7, true, false },
-	{ "unmatched read takes the last filter's allow",
-	  { F_TID(false, 42), F_WRITE(true) }, 2, 0, 7, false, false },
-	{ "write filter rejects writes", { F_WRITE(false), F_TID(true, 7) }, 2,
-	  0, 7, true, true },
-	{ "allow tid keeps reads of the thread",
-	  { F_WRITE(false), F_TID(true, 7) }, 2, 0, 7, false, false },
-	{ "cpu out of range never matches",
-	  { F_CPU(false, CPUS(0x1)), F_WRITE(true) }, 2, -1, 7, false, false },
+	{
+		.desc = "no filter keeps everything",
+		.cpu = 1, .tid = 7,
+	},
+	{
+		.desc = "allow cpu matched keeps",
+		.f = { F_CPU(true, CPUS(0x2)) },
+		.nr = 1, .cpu = 1, .tid = 7,
+	},
+	{
+		.desc = "allow cpu unmatched takes default allow",
+		.f = { F_CPU(true, CPUS(0x2)) },
+		.nr = 1, .cpu = 0, .tid = 7,
+	},
+	{
+		.desc = "reject cpu matched drops",
+		.f = { F_CPU(false, CPUS(0x2)) },
+		.nr = 1, .cpu = 1, .tid = 7, .reject = true,
+	},
+	{
+		.desc = "reject cpu unmatched takes default reject",
+		.f = { F_CPU(false, CPUS(0x2)) },
+		.nr = 1, .cpu = 0, .tid = 7, .reject = true,
+	},
+	{
+		.desc = "allow cpu then reject all: only that cpu",
+		.f = { F_CPU(true, CPUS(0x2)), F_CPU(false, CPUS(0x3)) },
+		.nr = 2, .cpu = 0, .tid = 7, .reject = true,
+	},
+	{
+		.desc = "reject tid matched drops",
+		.f = { F_TID(false, 42), F_WRITE(true) },
+		.nr = 2, .cpu = 0, .tid = 42, .is_write = true, .reject = true,
+	},
+	{
+		.desc = "first matching filter decides",
+		.f = { F_TID(false, 42), F_WRITE(true) },
+		.nr = 2, .cpu = 0, .tid = 7, .is_write = true,
+	},
+	{
+		.desc = "unmatched read takes the last filter's allow",
+		.f = { F_TID(false, 42), F_WRITE(true) },
+		.nr = 2, .cpu = 0, .tid = 7,
+	},
+	{
+		.desc = "write filter rejects writes",
+		.f = { F_WRITE(false), F_TID(true, 7) },
+		.nr = 2, .cpu = 0, .tid = 7, .is_write = true, .reject = true,
+	},
+	{
+		.desc = "allow tid keeps reads of the thread",
+		.f = { F_WRITE(false), F_TID(true, 7) },
+		.nr = 2, .cpu = 0, .tid = 7,
+	},
+	{
+		.desc = "cpu out of range never matches",
+		.f = { F_CPU(false, CPUS(0x1)), F_WRITE(true) },
+		.nr = 2, .cpu = -1, .tid = 7,
+	},
 };
 
-static void filter_case_desc(const struct filter_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
+KUNIT_ARRAY_PARAM_DESC(filter, filter_cases, desc);
 
-KUNIT_ARRAY_PARAM(filter, filter_cases, filter_case_desc);
-
-static void filters_should_follow_first_match_and_last_default(
-		struct kunit *test)
+static void
+filters_should_follow_first_match_and_last_default(struct kunit *test)
 {
 	const struct filter_case *c = test->param_value;
 	struct damon_perf_report report = rep(BASE, 8);

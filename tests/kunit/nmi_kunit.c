@@ -24,7 +24,7 @@
 #include "stats.h"
 
 #define NMI_ROUNDS	100
-#define NMI_MARK	(1UL << 40)
+#define NMI_MARK	BIT(40)
 #define NMI_WAIT_NS	(1000ULL * NSEC_PER_MSEC)
 
 /*
@@ -185,7 +185,8 @@ static void nmi_test_exit(struct kunit *test)
 	damon_perf_rings_free(nt.rings);
 }
 
-static void busy_guard_should_drop_exactly_the_nested_nmi_reports(struct kunit *test)
+static void
+busy_guard_should_drop_exactly_the_nested_nmi_reports(struct kunit *test)
 {
 	unsigned long bd = global(DAMON_PERF_STAT_busy_drop);
 	struct damon_perf_ring_stats st;

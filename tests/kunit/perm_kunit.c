@@ -22,22 +22,8 @@
 
 #include "aux.h"
 #include "ctx.h"
+#include "helpers.h"
 #include "perf_source.h"
-
-#define BASE	(1UL << 30)
-
-static int ctx_res_init(struct kunit_resource *res, void *ctx)
-{
-	res->data = ctx;
-	return 0;
-}
-
-static void ctx_res_free(struct kunit_resource *res)
-{
-	mutex_lock(&damon_perf_lock);
-	damon_perf_ctx_destroy(res->data, NULL);
-	mutex_unlock(&damon_perf_lock);
-}
 
 /* A paddr context over 64 pages with one page-fault probe. */
 static struct damon_perf_ctx *probe_ctx(struct kunit *test, const char *name)
@@ -52,17 +38,11 @@ static struct damon_perf_ctx *probe_ctx(struct kunit *test, const char *name)
 	struct damon_perf_ctx *ctx;
 	int ret;
 
+	ctx = test_ctx_new(test, name, DAMON_PERF_OPS_PADDR);
+	KUNIT_ASSERT_GT(test, test_ctx_add_range(ctx, BASE,
+						 BASE + 64 * PAGE_SIZE), 0);
 	mutex_lock(&damon_perf_lock);
-	ctx = damon_perf_ctx_new(name, DAMON_PERF_OPS_PADDR, NULL);
-	mutex_unlock(&damon_perf_lock);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx));
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, ctx_res_init,
-			ctx_res_free, GFP_KERNEL, ctx));
-	mutex_lock(&damon_perf_lock);
-	ret = damon_perf_target_add_range(ctx, BASE, BASE + 64 * PAGE_SIZE,
-					  NULL);
-	if (ret > 0)
-		ret = damon_perf_probe_add(ctx, &pa, NULL);
+	ret = damon_perf_probe_add(ctx, &pa, NULL);
 	mutex_unlock(&damon_perf_lock);
 	KUNIT_ASSERT_EQ(test, ret, 1);
 	return ctx;
@@ -155,8 +135,8 @@ static void arm_should_refuse_a_requester_without_perfmon(struct kunit *test)
  * requester's perf_event_open() would be. It used to be created with the
  * kworker's (kernel) credentials, which pass every check.
  */
-static void cpu_online_should_create_counters_as_the_requester(
-	struct kunit *test)
+static void
+cpu_online_should_create_counters_as_the_requester(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx;
 	const struct cred *nocaps, *old;
@@ -170,9 +150,7 @@ static void cpu_online_should_create_counters_as_the_requester(
 	ctx = probe_ctx(test, "kunit-online");
 	nocaps = no_caps_cred(test);
 	old = override_creds(nocaps);
-	mutex_lock(&damon_perf_lock);
-	ret = damon_perf_ctx_start(ctx, NULL);
-	mutex_unlock(&damon_perf_lock);
+	ret = test_ctx_start(ctx);
 	revert_creds(old);
 	put_cred(nocaps);
 	KUNIT_EXPECT_EQ(test, ret, 0);
@@ -193,9 +171,7 @@ static void cpu_online_should_create_counters_as_the_requester(
 		KUNIT_EXPECT_EQ(test, st.last_err, -EACCES);
 		KUNIT_EXPECT_EQ(test, st.last_err_cpu, 1);
 		KUNIT_EXPECT_EQ(test, st.nr_active, num_online_cpus() - 1);
-		mutex_lock(&damon_perf_lock);
-		KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
-		mutex_unlock(&damon_perf_lock);
+		KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
 	}
 	KUNIT_EXPECT_EQ(test, paranoid_set(saved), 0);
 }
@@ -211,9 +187,7 @@ static void arm_should_allow_perfmon_alone(struct kunit *test)
 	cap_raise(c->cap_effective, CAP_PERFMON);
 	cap_raise(c->cap_permitted, CAP_PERFMON);
 	old = override_creds(c);
-	mutex_lock(&damon_perf_lock);
-	ret = damon_perf_ctx_start(ctx, NULL);
-	mutex_unlock(&damon_perf_lock);
+	ret = test_ctx_start(ctx);
 	revert_creds(old);
 	put_cred(c);
 	KUNIT_EXPECT_EQ(test, ret, 0);

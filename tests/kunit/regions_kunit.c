@@ -9,23 +9,14 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "ctx.h"
 #include "drain.h"
 #include "regions.h"
 
-#define BASE	(1UL << 30)
+#define BASE	BIT(30)
 #define PG	DAMON_PERF_MIN_REGION
 
-static struct damon_perf_target *target_alloc(struct kunit *test)
-{
-	struct damon_perf_target *t;
-
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	INIT_LIST_HEAD(&t->regions);
-	return t;
-}
-
-/* Regions are freed at the end of the case even when an assertion fails. */
+/* Target and regions are freed at the end of the case, even on failure. */
 static int cleanup_init(struct kunit_resource *res, void *t)
 {
 	res->data = t;
@@ -35,12 +26,21 @@ static int cleanup_init(struct kunit_resource *res, void *t)
 static void cleanup_free(struct kunit_resource *res)
 {
 	damon_perf_regions_free(res->data);
+	kfree(res->data);
 }
 
-static void free_at_end(struct kunit *test, struct damon_perf_target *t)
+/* A target without regions, freed with them at the end of the case. */
+static struct damon_perf_target *target_alloc(struct kunit *test)
 {
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, cleanup_init,
-			cleanup_free, GFP_KERNEL, t));
+	struct damon_perf_target *t = damon_perf_target_new(0);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	if (!kunit_alloc_resource(test, cleanup_init, cleanup_free,
+				  GFP_KERNEL, t)) {
+		kfree(t);
+		KUNIT_ASSERT_FAILURE(test, "no memory for the cleanup");
+	}
+	return t;
 }
 
 static struct damon_perf_target *target_with(struct kunit *test,
@@ -49,7 +49,6 @@ static struct damon_perf_target *target_with(struct kunit *test,
 {
 	struct damon_perf_target *t = target_alloc(test);
 
-	free_at_end(test, t);
 	KUNIT_ASSERT_EQ(test, 0,
 			damon_perf_regions_split_evenly(t, start, end, nr));
 	return t;
@@ -95,8 +94,8 @@ static void regions_split_evenly_should_cover_range(struct kunit *test)
 	expect_cover(test, t, &range, 1);
 }
 
-static void regions_split_evenly_should_stop_at_page_granularity(
-		struct kunit *test)
+static void
+regions_split_evenly_should_stop_at_page_granularity(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 4 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -117,8 +116,8 @@ static void random_counts(struct damon_perf_target *t, unsigned int max)
 }
 
 /* Random targets through many aggregations keep every invariant. */
-static void regions_adjust_should_keep_invariants_on_random_input(
-		struct kunit *test)
+static void
+regions_adjust_should_keep_invariants_on_random_input(struct kunit *test)
 {
 	struct damon_perf_attrs attrs;
 	int iter, round;
@@ -137,7 +136,7 @@ static void regions_adjust_should_keep_invariants_on_random_input(
 		KUNIT_ASSERT_EQ(test, t->nr_regions, attrs.min_nr_regions);
 
 		for (round = 0; round < 20; round++) {
-			unsigned int before;
+			unsigned int before, max;
 
 			damon_perf_regions_adjust_split(t, &attrs);
 			expect_cover(test, t, &range, 1);
@@ -146,8 +145,8 @@ static void regions_adjust_should_keep_invariants_on_random_input(
 
 			random_counts(t, 1 + get_random_u32_below(50));
 			before = t->nr_regions;
-			damon_perf_regions_adjust_merge(t, &attrs,
-				damon_perf_regions_max_nr_accesses(t));
+			max = damon_perf_regions_max_nr_accesses(t);
+			damon_perf_regions_adjust_merge(t, &attrs, max);
 			expect_cover(test, t, &range, 1);
 			KUNIT_EXPECT_GE(test, t->nr_regions,
 					attrs.min_nr_regions);
@@ -180,8 +179,7 @@ static void regions_split_should_not_exceed_max(struct kunit *test)
 	expect_cover(test, t, &range, 1);
 }
 
-static void regions_merge_should_join_close_neighbours_only(
-		struct kunit *test)
+static void regions_merge_should_join_close_neighbours_only(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 4 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -205,13 +203,11 @@ static void regions_merge_should_join_close_neighbours_only(
 	expect_cover(test, t, &range, 1);
 }
 
-static void regions_merge_should_respect_size_limit_and_gaps(
-		struct kunit *test)
+static void regions_merge_should_respect_size_limit_and_gaps(struct kunit *test)
 {
 	struct damon_perf_target *t = target_alloc(test);
 	struct damon_perf_region *r;
 
-	free_at_end(test, t);
 	/* [0,1) [1,2) gap [3,4) [4,5) pages, all equal */
 	damon_perf_region_add(t, damon_perf_region_new(BASE, BASE + PG));
 	damon_perf_region_add(t, damon_perf_region_new(BASE + PG,
@@ -250,7 +246,6 @@ static void regions_merge_should_end_with_huge_counts(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(huge); i++) {
 		struct damon_perf_target *t = target_alloc(test);
 
-		free_at_end(test, t);
 		/* 12 one-page regions with a one-page gap between each */
 		for (j = 0; j < 12; j++) {
 			r = damon_perf_region_new(BASE + 2 * j * PG,
@@ -266,8 +261,8 @@ static void regions_merge_should_end_with_huge_counts(struct kunit *test)
 }
 
 /* Huge counts still merge: the threshold passes them without wrapping. */
-static void regions_merge_should_join_regions_with_huge_counts(
-		struct kunit *test)
+static void
+regions_merge_should_join_regions_with_huge_counts(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 64 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -288,8 +283,8 @@ static void regions_merge_should_join_regions_with_huge_counts(
 	expect_cover(test, t, &range, 1);
 }
 
-static void regions_age_should_grow_while_stable_and_reset_on_change(
-		struct kunit *test)
+static void
+regions_age_should_grow_while_stable_and_reset_on_change(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 2 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -350,7 +345,6 @@ static void regions_set_ranges_should_close_holes(struct kunit *test)
 	struct damon_perf_target *t = target_alloc(test);
 	struct damon_perf_range range = { BASE, BASE + 10 * PG };
 
-	free_at_end(test, t);
 	damon_perf_region_add(t, damon_perf_region_new(BASE + PG,
 						       BASE + 3 * PG));
 	damon_perf_region_add(t, damon_perf_region_new(BASE + 6 * PG,
@@ -360,9 +354,8 @@ static void regions_set_ranges_should_close_holes(struct kunit *test)
 	expect_cover(test, t, &range, 1);
 }
 
-
 static struct damon_perf_region *region_starting(struct damon_perf_target *t,
-						unsigned long start)
+						 unsigned long start)
 {
 	struct damon_perf_region *r;
 
@@ -521,8 +514,8 @@ static void regions_merge_should_keep_accessed_edges_in_samples_mode(
 }
 
 /* 64 MiB in 10 regions; a 1 MiB and a region-straddling hot range. */
-static void regions_split_samples_should_isolate_hot_ranges_at_once(
-		struct kunit *test)
+static void
+regions_split_samples_should_isolate_hot_ranges_at_once(struct kunit *test)
 {
 	static const struct pages hot[] = { { 5000, 5256 }, { 6400, 6700 } };
 	struct damon_perf_range range = { BASE, BASE + 16384 * PG };
@@ -562,8 +555,8 @@ static void regions_split_samples_should_isolate_hot_ranges_at_once(
 }
 
 /* Few samples, at random pages: the edges are the outermost samples. */
-static void regions_split_samples_should_find_sparse_hot_range(
-		struct kunit *test)
+static void
+regions_split_samples_should_find_sparse_hot_range(struct kunit *test)
 {
 	static const struct pages hot[] = { { 70000, 70256 } };
 	struct damon_perf_range range = { BASE, BASE + 262144 * PG };
@@ -595,8 +588,8 @@ static void regions_split_samples_should_find_sparse_hot_range(
 }
 
 /* An evenly spread sample over the whole target: nothing to split. */
-static void regions_split_samples_should_leave_uniform_regions(
-		struct kunit *test)
+static void
+regions_split_samples_should_leave_uniform_regions(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 16384 * PG };
 	struct damon_perf_target *t = target_with(test, range.start,
@@ -668,8 +661,7 @@ static void regions_split_samples_should_respect_bounds(struct kunit *test)
 }
 
 /* Keys outside every region (the regions moved) are ignored. */
-static void regions_split_samples_should_ignore_keys_outside(
-		struct kunit *test)
+static void regions_split_samples_should_ignore_keys_outside(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE + 1024 * PG,
 					  BASE + 2048 * PG };
@@ -736,8 +728,8 @@ static void regions_split_ctx_should_keep_random_mode(struct kunit *test)
 }
 
 /* Samples mode: no samples, no cuts; a dead target is never cut. */
-static void regions_split_ctx_should_cut_live_sampled_targets_only(
-		struct kunit *test)
+static void
+regions_split_ctx_should_cut_live_sampled_targets_only(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_SAMPLES);
 	struct damon_perf_target *a = target_with(test, BASE,
@@ -756,9 +748,9 @@ static void regions_split_ctx_should_cut_live_sampled_targets_only(
 	/* unsorted keys: 32 pages hot in each target */
 	for (i = 0; i < 32; i++) {
 		keys[2 * i].key = damon_perf_sample_key(1,
-				BASE + (4200 + i) * PG);
-		keys[2 * i + 1].key = damon_perf_sample_key(0,
-				BASE + (100 + i) * PG);
+							BASE + (4200 + i) * PG);
+		keys[2 * i + 1].key = damon_perf_sample_key(0, BASE +
+							    (100 + i) * PG);
 	}
 	ctx->samples.buf = keys;
 	ctx->samples.cap = 64;
@@ -782,8 +774,7 @@ static void regions_split_ctx_should_cut_live_sampled_targets_only(
  * boundaries (and ages); one with samples merges as DAMON does. Random
  * mode always merges.
  */
-static void regions_merge_ctx_should_keep_unsampled_targets(
-		struct kunit *test)
+static void regions_merge_ctx_should_keep_unsampled_targets(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_SAMPLES);
 	struct damon_perf_target *a = target_with(test, BASE,
@@ -849,8 +840,10 @@ static void regions_split_samples_should_recount_pieces(struct kunit *test)
 		r->nr_accesses = mode ? 540 : 5;
 		r->probe_hits[0] = 40;
 		r->probe_hits[1] = 500;
-		KUNIT_ASSERT_GT(test, damon_perf_regions_split_samples(t,
-				&attrs, ks.k, ks.nr), 0U);
+		KUNIT_ASSERT_GT(test,
+				damon_perf_regions_split_samples(t, &attrs,
+								 ks.k, ks.nr),
+				0U);
 		expect_cover(test, t, &range, 1);
 		damon_perf_for_each_region(r, t) {
 			bool hot = r->start == BASE + 100 * PG;
@@ -928,8 +921,8 @@ static void regions_split_samples_should_count_intervals_far_apart(
  * One sample in a huge region describes its page, not the region. At a
  * user-space-like address on 64-bit: page numbers above 32 bits.
  */
-static void regions_split_samples_should_cut_out_a_lone_sample(
-		struct kunit *test)
+static void
+regions_split_samples_should_cut_out_a_lone_sample(struct kunit *test)
 {
 	const unsigned long base = IS_ENABLED(CONFIG_64BIT) ?
 				   BASE << (BITS_PER_LONG / 4) : BASE;

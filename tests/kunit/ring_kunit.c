@@ -133,10 +133,12 @@ static void ring_alloc_should_accept_only_power_of_two_sizes(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, damon_perf_rings_valid_size(65536));
 
 	KUNIT_ASSERT_EQ(test, damon_perf_rings_alloc(&rings, 0, NULL, NULL), 0);
-	KUNIT_EXPECT_EQ(test, rings.size, (unsigned int)DAMON_PERF_RING_DEF_SIZE);
+	KUNIT_EXPECT_EQ(test, rings.size,
+			(unsigned int)DAMON_PERF_RING_DEF_SIZE);
 	KUNIT_EXPECT_EQ(test, damon_perf_rings_alloc(&rings, 16, NULL, NULL),
 			-EBUSY);
-	KUNIT_EXPECT_EQ(test, rings.size, (unsigned int)DAMON_PERF_RING_DEF_SIZE);
+	KUNIT_EXPECT_EQ(test, rings.size,
+			(unsigned int)DAMON_PERF_RING_DEF_SIZE);
 	damon_perf_rings_free(&rings);
 	KUNIT_EXPECT_TRUE(test, !rings.ring);
 	/* A second free is harmless. */
@@ -200,8 +202,10 @@ static void ring_should_wrap_around_in_order(struct kunit *test)
 			KUNIT_EXPECT_TRUE(test,
 					  damon_perf_report_access(rings, &r));
 		}
-		KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(rings,
-							collect, &c), 11U);
+		KUNIT_EXPECT_EQ(test,
+				damon_perf_rings_drain_pending(rings, collect,
+							       &c),
+				11U);
 	}
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, c.n, 110UL);
@@ -315,7 +319,8 @@ static void count_wake(void *arg)
 	atomic_inc(arg);
 }
 
-static void ring_watermark_wake_should_fire_once_per_crossing(struct kunit *test)
+static void
+ring_watermark_wake_should_fire_once_per_crossing(struct kunit *test)
 {
 	atomic_t wakes = ATOMIC_INIT(0);
 	struct damon_perf_rings *rings = new_rings(test, SMALL, count_wake,
@@ -405,7 +410,7 @@ static int conc_consumer(void *arg)
 	struct conc *t = arg;
 	unsigned long rounds = 0;
 
-	/* Pairs with the producer's smp_store_release(): last drain sees all. */
+	/* Pairs with the producer's smp_store_release(): the drain sees all. */
 	while (!smp_load_acquire(&t->producer_done)) {
 		damon_perf_ring_drain(t->rings, 0, collect, &t->c);
 		/* Fall behind now and then, so the ring also overflows. */
@@ -499,8 +504,9 @@ static ssize_t read_file(const char *path, char *buf, size_t size)
 
 static void ring_counters_should_show_in_ctx_rings_file(struct kunit *test)
 {
-	static const char header[] =
-		"cpu size occupancy enqueue dequeue overflow busy_drop no_probe peak early_wake\n";
+	static const char header[] = {
+		"cpu size occupancy enqueue dequeue overflow busy_drop no_probe peak early_wake\n",
+	};
 	struct damon_perf_ctx *ctx;
 	struct damon_perf_report r;
 	struct collector c = {};

@@ -49,12 +49,7 @@ static u8 *dup_exact(struct kunit *test, const u8 *bytes, size_t len)
 	return buf;
 }
 
-static void case_desc(const struct spe_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(spe_cases, spe_cases, case_desc);
+KUNIT_ARRAY_PARAM_DESC(spe_cases, spe_cases, desc);
 
 static void spe_parse_should_decode_records_byte_exact(struct kunit *test)
 {
@@ -78,12 +73,7 @@ static void spe_parse_should_decode_records_byte_exact(struct kunit *test)
 		expect_record(test, &col.recs[i], &c->recs[i]);
 }
 
-static void pkt_desc(const struct spe_pkt_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(spe_pkt_cases, spe_pkt_cases, pkt_desc);
+KUNIT_ARRAY_PARAM_DESC(spe_pkt_cases, spe_pkt_cases, desc);
 
 static void spe_get_packet_should_decode_header_and_payload(struct kunit *test)
 {
@@ -464,8 +454,8 @@ static void spe_drain_should_skip_overwritten_data(struct kunit *test)
  * drains consume all of it. Before the resync a drain advanced a byte per
  * pass over the rest of the buffer, and stopped for good at the wrap.
  */
-static void spe_drain_should_consume_unterminated_data_in_linear_work(
-	struct kunit *test)
+static void
+spe_drain_should_consume_unterminated_data_in_linear_work(struct kunit *test)
 {
 	const unsigned long size = 1UL << 20;	/* 1 MiB, 1/4 of a budget */
 	const u64 start = size - 1000;
@@ -535,7 +525,8 @@ static void spe_drain_should_bound_its_work_per_drain(struct kunit *test)
 		damon_perf_aux_event_drain(f.event, &f.rings);
 		/* no drain parses much more than its budget */
 		KUNIT_EXPECT_LE(test, f.pc->scanned,
-				(u64)(drains + 1) * ((4UL << 20) + (16UL << 10)));
+				(u64)(drains + 1) *
+				((4UL << 20) + (16UL << 10)));
 		drains++;
 		damon_perf_ring_drain(&f.rings, f.cpu, ring_count_fn,
 				      &(struct ring_count){ .tgid_ok = true });

@@ -105,7 +105,7 @@ static void event_alloc_should_be_lazy_and_idempotent(struct kunit *test)
 	int cpu;
 
 	KUNIT_ASSERT_EQ(test, damon_perf_observe_event_alloc(&ev), 0);
-	KUNIT_ASSERT_TRUE(test, ev != NULL);
+	KUNIT_ASSERT_TRUE(test, ev);
 	first = ev;
 	KUNIT_EXPECT_EQ(test, damon_perf_observe_event_alloc(&ev), 0);
 	KUNIT_EXPECT_TRUE(test, ev == first);
@@ -124,14 +124,16 @@ static void sample_should_count_by_reason(struct kunit *test)
 	} cases[] = {
 		{ DAMON_PERF_SAMPLE_VALID, DAMON_PERF_STAT_sample_valid },
 		{ DAMON_PERF_SAMPLE_NULL, DAMON_PERF_STAT_sample_null },
-		{ DAMON_PERF_SAMPLE_ADDR_ZERO, DAMON_PERF_STAT_sample_addr_zero },
+		{ DAMON_PERF_SAMPLE_ADDR_ZERO,
+		  DAMON_PERF_STAT_sample_addr_zero },
 		{ DAMON_PERF_SAMPLE_KERNEL, DAMON_PERF_STAT_sample_kernel },
 		{ DAMON_PERF_SAMPLE_INVALID_PHYS,
 		  DAMON_PERF_STAT_sample_invalid_phys },
 		{ DAMON_PERF_SAMPLE_NO_PHYS, DAMON_PERF_STAT_sample_no_phys },
 		{ DAMON_PERF_SAMPLE_UNTRANSLATED,
 		  DAMON_PERF_STAT_sample_untranslated },
-		{ DAMON_PERF_SAMPLE_PHYS_ONLY, DAMON_PERF_STAT_sample_phys_only },
+		{ DAMON_PERF_SAMPLE_PHYS_ONLY,
+		  DAMON_PERF_STAT_sample_phys_only },
 	};
 	struct damon_perf_stats st;
 	unsigned int i, j;
@@ -237,7 +239,8 @@ static void names_should_match_perf_stats_columns(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, damon_perf_state_name(NR_DAMON_PERF_STATES),
 			   "UNKNOWN");
 	KUNIT_EXPECT_STREQ(test, damon_perf_stat_name(0), "callback");
-	KUNIT_EXPECT_STREQ(test, damon_perf_stat_name(DAMON_PERF_STAT_early_wake),
+	KUNIT_EXPECT_STREQ(test,
+			   damon_perf_stat_name(DAMON_PERF_STAT_early_wake),
 			   "early_wake");
 	KUNIT_EXPECT_STREQ(test, damon_perf_stat_name(NR_DAMON_PERF_STATS),
 			   "unknown");

@@ -389,8 +389,8 @@ int main(int argc, char **argv)
 	size_t data_size = (1 + DATA_PAGES) * ps, aux_size = aux_pages * ps;
 	struct perf_event_attr attr;
 	int type, cpu, i, fds[64];
+	unsigned long long want;
 	void *ups[64], *auxs[64];
-	unsigned long long wrap_bytes;
 	FILE *f;
 
 	f = fopen("/sys/bus/event_source/devices/arm_spe_test/type", "r");
@@ -466,10 +466,10 @@ int main(int argc, char **argv)
 	printf("neg_badsize=%d\n", attach(0, fds[0], ups[0], auxs[0],
 					  aux_size * 2));
 	/* a CPU-wide event does not follow this (or any) process */
-	printf("neg_wrongpid=%d\n",
-	       attach_pid(0, fds[0], ups[0], auxs[0], aux_size, (int)getpid()));
-	printf("neg_nopid=%d\n",
-	       attach_pid(0, fds[0], ups[0], auxs[0], aux_size, 4000000));
+	printf("neg_wrongpid=%d\n", attach_pid(0, fds[0], ups[0], auxs[0],
+					       aux_size, (int)getpid()));
+	printf("neg_nopid=%d\n", attach_pid(0, fds[0], ups[0], auxs[0],
+					    aux_size, 4000000));
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		int err = attach(cpu, fds[cpu], ups[cpu], auxs[cpu], aux_size);
@@ -480,9 +480,8 @@ int main(int argc, char **argv)
 	for (cpu = 0; cpu < ncpu; cpu++)
 		ioctl(fds[cpu], PERF_EVENT_IOC_ENABLE, 0);
 
-	wrap_bytes = (unsigned long long)wraps * aux_size;
-	for (i = 0; i < secs * 10 ||
-	     (wraps && !all_consumed(ups, ncpu, wrap_bytes));
+	want = (unsigned long long)wraps * aux_size;
+	for (i = 0; i < secs * 10 || (wraps && !all_consumed(ups, ncpu, want));
 	     i++) {
 		if (i >= WRAPS_MAX_S * 10) {
 			printf("wraps_timeout=1\n");

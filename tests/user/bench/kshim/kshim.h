@@ -53,6 +53,8 @@ typedef unsigned int gfp_t;
 /* no option is set: no KUnit hooks, no SMP-only build-time checks */
 #define IS_ENABLED(opt) 0
 #define EXPORT_SYMBOL_GPL(sym)
+/* keeps the trailing semicolon of the kernel macro a declaration */
+#define EXPORT_SYMBOL_IF_KUNIT(sym) _Static_assert(1, #sym)
 #define BUILD_BUG_ON(c) ((void)sizeof(char[1 - 2 * !!(c)]))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define container_of(ptr, type, member)                                        \

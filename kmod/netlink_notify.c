@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AGGREGATION notifications of the "damon_perf" family: one message per
+ * aggregation of any context.
+ *
+ * Notifications reach two kinds of listeners:
+ *  - sockets that sent MONITOR_SUBSCRIBE (a privileged command): the
+ *    message is unicast to their port id. A subscription holds a reference
+ *    on the subscribing socket and ends with MONITOR_UNSUBSCRIBE, when the
+ *    socket is released (NETLINK_URELEASE notifier), or when delivery finds
+ *    the socket dead or gone.
+ *  - the "monitor" multicast group, only where the kernel checks
+ *    CAP_SYS_ADMIN when a socket joins it (GENL_MCAST_CAP_SYS_ADMIN). On
+ *    kernels without that flag any user may join a generic netlink group,
+ *    so nothing is ever multicast there.
+ */
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include <linux/damon_perf.h>
+
+#include "ctx.h"
+#include "listener.h"
+#include "netlink_internal.h"
+
+/* Subscribers of AGGREGATION notifications (MONITOR_SUBSCRIBE). */
+struct subscriber {
+	u32 portid;
+	struct sock *sk;	/* reference held while subscribed */
+	struct list_head list;
+};
+
+static LIST_HEAD(subscribers);
+static DEFINE_MUTEX(subscribers_lock);	/* innermost: after damon_perf_lock */
+static unsigned int nr_subscribers;
+
+static void subscriber_free(struct subscriber *s)
+{
+	list_del(&s->list);
+	nr_subscribers--;
+	sock_put(s->sk);
+	kfree(s);
+}
+
+/**
+ * damon_perf_nl_subscribe_doit() - MONITOR_SUBSCRIBE: unicast AGGREGATION
+ * notifications to the sender's port.
+ * @skb:	the request.
+ * @info:	its header and attributes.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno with the reason in the extack.
+ */
+int damon_perf_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sock *sk = NETLINK_CB(skb).sk;
+	struct subscriber *s;
+	int ret = 0;
+
+	if (!sk) {
+		NL_SET_ERR_MSG(info->extack, "no sending socket");
+		return -EINVAL;
+	}
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry(s, &subscribers, list) {
+		if (s->portid == info->snd_portid) {
+			NL_SET_ERR_MSG(info->extack, "already subscribed");
+			ret = -EALREADY;
+			goto out;
+		}
+	}
+	if (nr_subscribers >= 64) {
+		NL_SET_ERR_MSG(info->extack, "too many subscribers");
+		ret = -ENOSPC;
+		goto out;
+	}
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	sock_hold(sk);
+	s->sk = sk;
+	s->portid = info->snd_portid;
+	list_add_tail(&s->list, &subscribers);
+	nr_subscribers++;
+out:
+	mutex_unlock(&subscribers_lock);
+	return ret;
+}
+
+/**
+ * damon_perf_nl_unsubscribe_doit() - MONITOR_UNSUBSCRIBE: end the sender's
+ * subscription.
+ * @skb:	the request.
+ * @info:	its header and attributes.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0, or -ENOENT when the sender is not subscribed.
+ */
+int damon_perf_nl_unsubscribe_doit(struct sk_buff *skb,
+				   struct genl_info *info)
+{
+	struct subscriber *s, *next;
+	int ret = -ENOENT;
+
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry_safe(s, next, &subscribers, list) {
+		if (s->portid == info->snd_portid) {
+			subscriber_free(s);
+			ret = 0;
+		}
+	}
+	mutex_unlock(&subscribers_lock);
+	if (ret)
+		NL_SET_ERR_MSG(info->extack, "not subscribed");
+	return ret;
+}
+
+static void deliver(struct sk_buff *msg)
+{
+	struct subscriber *s, *next;
+	struct sk_buff *copy;
+	int ret;
+
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry_safe(s, next, &subscribers, list) {
+		/*
+		 * A released socket is orphaned (SOCK_DEAD) right after it
+		 * leaves the port table; never send to its port id again.
+		 */
+		if (sock_flag(s->sk, SOCK_DEAD)) {
+			subscriber_free(s);
+			continue;
+		}
+		copy = skb_clone(msg, GFP_KERNEL);
+		if (!copy)
+			break;
+		ret = genlmsg_unicast(&init_net, copy, s->portid);
+		if (ret == -ECONNREFUSED)
+			subscriber_free(s);
+	}
+	/* only where joining the group needs CAP_SYS_ADMIN */
+	if (damon_perf_genl_has_privileged_listeners(&damon_perf_family)) {
+		genlmsg_multicast(&damon_perf_family, msg, 0, 0, GFP_KERNEL);
+		msg = NULL;
+	}
+	mutex_unlock(&subscribers_lock);
+	nlmsg_free(msg);
+}
+
+static bool has_listeners(void)
+{
+	return READ_ONCE(nr_subscribers) ||
+	       damon_perf_genl_has_privileged_listeners(&damon_perf_family);
+}
+
+/*
+ * One AGGREGATION message: the summary and every region when they fit in
+ * NLMSG_GOODSIZE, otherwise the summary and DAMON_PERF_A_TRUNCATED.
+ * Nothing when nobody listens. Registered as a listener (listener.h) only
+ * while the family is: process context (kdamond), may sleep; reads only
+ * @ctx's immutable id and name.
+ */
+static void notify_aggregated(struct damon_perf_ctx *ctx,
+			      struct damon_perf_snapshot *snap)
+{
+	struct sk_buff *msg;
+	unsigned int i;
+	void *hdr;
+	u32 mark;
+
+	if (!snap || !has_listeners())
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &damon_perf_family, 0,
+			  DAMON_PERF_CMD_AGGREGATION);
+	if (!hdr ||
+	    nla_put_u32(msg, DAMON_PERF_A_CTX_ID, ctx->id) ||
+	    nla_put_string(msg, DAMON_PERF_A_CTX_NAME, ctx->name) ||
+	    damon_perf_nl_fill_snap(msg, snap))
+		goto err;
+	mark = msg->len;
+	for (i = 0; i < snap->nr_regions; i++) {
+		if (damon_perf_nl_fill_region(msg, &snap->regions[i])) {
+			nlmsg_trim(msg, msg->data + mark);
+			if (nla_put_flag(msg, DAMON_PERF_A_TRUNCATED))
+				goto err;
+			break;
+		}
+	}
+	genlmsg_end(msg, hdr);
+	deliver(msg);
+	return;
+err:
+	nlmsg_free(msg);
+}
+
+static int release_notify(struct notifier_block *nb, unsigned long event,
+			  void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	struct subscriber *s, *next;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !net_eq(n->net, &init_net))
+		return NOTIFY_DONE;
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry_safe(s, next, &subscribers, list)
+		if (s->portid == n->portid)
+			subscriber_free(s);
+	mutex_unlock(&subscribers_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block release_nb = {
+	.notifier_call = release_notify,
+};
+
+static const struct damon_perf_listener_ops listener_ops = {
+	.aggregated = notify_aggregated,
+};
+
+static struct damon_perf_listener listener = {
+	.ops = &listener_ops,
+};
+
+/**
+ * damon_perf_nl_notify_init() - Watch netlink sockets for releases.
+ *
+ * A released socket's subscription ends (NETLINK_URELEASE).
+ *
+ * Context: module init, before the family is registered.
+ * Return: 0 or a negative errno.
+ */
+int __init damon_perf_nl_notify_init(void)
+{
+	return netlink_register_notifier(&release_nb);
+}
+
+/**
+ * damon_perf_nl_notify_start() - Let notifications go out: listen to the
+ * aggregations.
+ *
+ * Context: module init, once the family is registered.
+ */
+void damon_perf_nl_notify_start(void)
+{
+	damon_perf_listener_register(&listener);
+}
+
+/**
+ * damon_perf_nl_notify_stop() - Stop sending notifications.
+ *
+ * Waits for a notification being sent; none is sent after it returns.
+ *
+ * Context: module exit, before the family is unregistered.
+ */
+void damon_perf_nl_notify_stop(void)
+{
+	damon_perf_listener_unregister(&listener);
+}
+
+/**
+ * damon_perf_nl_notify_exit() - Stop watching sockets, end subscriptions.
+ *
+ * Context: module exit (or init unwinding), the family unregistered.
+ */
+void damon_perf_nl_notify_exit(void)
+{
+	struct subscriber *s, *next;
+
+	netlink_unregister_notifier(&release_nb);
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry_safe(s, next, &subscribers, list)
+		subscriber_free(s);
+	mutex_unlock(&subscribers_lock);
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers the suites share (helpers.h).
+ */
+#include <kunit/resource.h>
+#include <kunit/test.h>
+
+#include "helpers.h"
+
+/* Destroy the context at the end of the case, even after a failure. */
+static int ctx_res_init(struct kunit_resource *res, void *ctx)
+{
+	res->data = ctx;
+	return 0;
+}
+
+static void ctx_res_free(struct kunit_resource *res)
+{
+	mutex_lock(&damon_perf_lock);
+	damon_perf_ctx_destroy(res->data, NULL);
+	mutex_unlock(&damon_perf_lock);
+}
+
+/**
+ * test_ctx_new() - A context the case's end destroys.
+ * @test:	the case; the assertion that fails aborts it.
+ * @name:	the context's name.
+ * @ops:	DAMON_PERF_OPS_VADDR or DAMON_PERF_OPS_PADDR.
+ *
+ * Context: process context, damon_perf_lock not held.
+ * Return: the context.
+ */
+struct damon_perf_ctx *test_ctx_new(struct kunit *test, const char *name,
+				    u32 ops)
+{
+	struct damon_perf_ctx *ctx;
+
+	mutex_lock(&damon_perf_lock);
+	ctx = damon_perf_ctx_new(name, ops, NULL);
+	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx));
+	if (!kunit_alloc_resource(test, ctx_res_init, ctx_res_free,
+				  GFP_KERNEL, ctx)) {
+		mutex_lock(&damon_perf_lock);
+		damon_perf_ctx_destroy(ctx, NULL);
+		mutex_unlock(&damon_perf_lock);
+		KUNIT_ASSERT_FAILURE(test, "no memory for the cleanup");
+	}
+	return ctx;
+}
+
+/**
+ * test_ctx_add_range() - damon_perf_target_add_range() under the lock.
+ * @ctx:	a stopped paddr context.
+ * @start:	first address.
+ * @end:	one past the last address.
+ *
+ * Context: process context, damon_perf_lock not held.
+ * Return: the new target's id or a negative errno.
+ */
+int test_ctx_add_range(struct damon_perf_ctx *ctx, unsigned long start,
+		       unsigned long end)
+{
+	int ret;
+
+	mutex_lock(&damon_perf_lock);
+	ret = damon_perf_target_add_range(ctx, start, end, NULL);
+	mutex_unlock(&damon_perf_lock);
+	return ret;
+}
+
+/**
+ * test_ctx_start() - damon_perf_ctx_start() under the lock.
+ * @ctx:	the context.
+ *
+ * Context: process context, damon_perf_lock not held.
+ * Return: what damon_perf_ctx_start() returns.
+ */
+int test_ctx_start(struct damon_perf_ctx *ctx)
+{
+	int ret;
+
+	mutex_lock(&damon_perf_lock);
+	ret = damon_perf_ctx_start(ctx, NULL);
+	mutex_unlock(&damon_perf_lock);
+	return ret;
+}
+
+/**
+ * test_ctx_stop() - damon_perf_ctx_stop() under the lock.
+ * @ctx:	the context.
+ *
+ * Context: process context, damon_perf_lock not held.
+ * Return: what damon_perf_ctx_stop() returns.
+ */
+int test_ctx_stop(struct damon_perf_ctx *ctx)
+{
+	int ret;
+
+	mutex_lock(&damon_perf_lock);
+	ret = damon_perf_ctx_stop(ctx);
+	mutex_unlock(&damon_perf_lock);
+	return ret;
+}
