@@ -488,7 +488,6 @@ static void regions_merge_should_keep_accessed_edges_in_samples_mode(
 	for (mode = 0; mode < 3; mode++) {
 		struct damon_perf_target *t = target_alloc(test);
 
-		free_at_end(test, t);
 		for (i = 0; i < ARRAY_SIZE(nr); i++) {
 			r = damon_perf_region_new(BASE + edge[i] * PG,
 						  BASE + edge[i + 1] * PG);
