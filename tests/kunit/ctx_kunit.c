@@ -739,20 +739,41 @@ static int first_range(pid_t pid, struct damon_perf_range *range)
 	return n;
 }
 
+/* End a process spawn() started (it may have exited already). */
+static void kill_spawned(pid_t pid)
+{
+	struct pid *p = find_get_pid(pid);
+
+	if (p) {
+		kill_pid(p, SIGKILL, 1);
+		put_pid(p);
+	}
+}
+
+/*
+ * The target lives until the case kills it, and the injections go on
+ * until two aggregations were published after start (the second covers
+ * injections only), however slow the machine; 60 s bound a kdamond that
+ * never aggregates.
+ */
 static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = test_ctx_new(test, "kunit-vhot",
 						  DAMON_PERF_OPS_VADDR);
-	pid_t pid = spawn_sleep("3");
-	struct damon_perf_snapshot *snap;
+	pid_t pid = spawn_sleep("600");
+	struct damon_perf_snapshot *snap = NULL;
 	struct damon_perf_range range;
 	unsigned long hot_start, hot_end, deadline;
 	int id;
 
 	if (!pid)
 		kunit_skip(test, "cannot run /bin/sleep");
-	KUNIT_ASSERT_GT(test, first_range(pid, &range), 0);
-	KUNIT_ASSERT_GE(test, range.end - range.start, 8 * PG);
+	if (first_range(pid, &range) <= 0 ||
+	    range.end - range.start < 8 * PG) {
+		kill_spawned(pid);
+		KUNIT_FAIL(test, "no mapping of at least 8 pages in the process");
+		return;
+	}
 	/* a quarter of the lowest chunk, from its middle */
 	hot_start = range.start + ALIGN_DOWN((range.end - range.start) / 2, PG);
 	hot_end = hot_start + max(ALIGN_DOWN((range.end - range.start) / 4, PG),
@@ -761,23 +782,35 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 	mutex_lock(&damon_perf_lock);
 	set_fast(test, ctx, 2000, 40000);
 	id = damon_perf_target_add_pid(ctx, pid, NULL);
-	ASSERT_LOCKED(test, id > 0);
 	mutex_unlock(&damon_perf_lock);
-	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
+	if (id <= 0 || test_ctx_start(ctx)) {
+		kill_spawned(pid);
+		KUNIT_FAIL(test, "target add %d or start failed", id);
+		return;
+	}
 
-	deadline = jiffies + msecs_to_jiffies(500);
+	deadline = jiffies + msecs_to_jiffies(60000);
 	while (time_before(jiffies, deadline)) {
 		inject(ctx, hot_start, hot_end, 8, pid);
 		/* another process at the same addresses must not count */
 		inject(ctx, range.start, range.end, 8, pid + 100000);
 		usleep_range(500, 1000);
+		snap = damon_perf_snapshot_get(ctx);
+		if (snap && snap->seq >= 2)
+			break;
+		if (snap)
+			damon_perf_snapshot_put(snap);
+		snap = NULL;
 	}
-	snap = damon_perf_snapshot_get(ctx);
-	KUNIT_ASSERT_NOT_NULL(test, snap);
-	expect_hot(test, snap, id, hot_start, hot_end);
-	damon_perf_snapshot_put(snap);
+	if (snap) {
+		expect_hot(test, snap, id, hot_start, hot_end);
+		damon_perf_snapshot_put(snap);
+	} else {
+		KUNIT_FAIL(test, "no second aggregation within 60 s");
+	}
 
 	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
+	kill_spawned(pid);
 }
 
 /*
