@@ -25,6 +25,7 @@
 #include "ctx.h"
 #include "kunit_export.h"
 #include "perf_source.h"
+#include "stats.h"
 
 /*
  * Lower when 2 * cost < budget * LOWER_NUM / LOWER_DEN: the doubled cost
@@ -120,6 +121,7 @@ void damon_perf_budget_drained(struct damon_perf_ctx *ctx, u64 ns)
 
 	b->drain_ns += ns;
 	WRITE_ONCE(b->drain_total_ns, b->drain_total_ns + ns);
+	damon_perf_observe_drain_ns(ns);
 }
 
 /**

@@ -386,10 +386,12 @@ static void overflow(struct perf_event *event, struct perf_sample_data *data,
 		     struct pt_regs *regs)
 {
 	struct damon_perf_source *src = event->overflow_handler_context;
-	u64 start = local_clock();
+	u64 start = local_clock(), ns;
 
 	handle(src, event, data);
-	this_cpu_add(src->cpu->handler_ns, local_clock() - start);
+	ns = local_clock() - start;
+	this_cpu_add(src->cpu->handler_ns, ns);
+	damon_perf_observe_handler_ns(ns);
 }
 
 static void build_attr(const struct damon_perf_probe_attr *pa,

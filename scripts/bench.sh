@@ -10,7 +10,9 @@
 #   BENCH_FILTER=Drain scripts/bench.sh   only matching benchmarks
 #   BENCH_CALLGRIND=0 scripts/bench.sh    no instruction counts
 #   BENCH_NATIVE=0 scripts/bench.sh       only the VM part
-#   BENCH_VM=0 scripts/bench.sh           only the native part
+#   BENCH_VM=0 scripts/bench.sh           no DAMON comparison
+#   BENCH_BUDGET=0 scripts/bench.sh       no CPU budget runs
+#   BENCH_BUDGETS="0.5 1 5"               the budgets (percent of one CPU)
 #   BENCH_VM_SIZES="64 256 1024" BENCH_VM_PERIODS="1 10 100"
 #   BENCH_VM_WINDOW=10 BENCH_VM_SNAPSHOTS=5 scripts/bench.sh
 #                                     the VM matrix (mapping MiB, probe
@@ -20,6 +22,10 @@
 # counts), kmod_bench.json and spe_bench.json (Google Benchmark's JSON),
 # callgrind.txt (instructions per operation, from valgrind's callgrind:
 # repeatable on a loaded machine, unlike times).
+#
+# Then tests/vm/bench/budget.sh (stock 6.1): the CPU budget at each of
+# BENCH_BUDGETS and without one, appended to results.txt as table 6 (raw
+# lines in vm-budget.txt, console in vm-budget.log).
 #
 # Then the VM part: tests/vm/bench/damon.sh booted once (scripts/vm.sh
 # --kernel trixie --numa: Debian 13's stock 6.12 kernel, DAMON built in)
@@ -219,6 +225,51 @@ cat "$out/results.txt"
 echo "bench: results in $out/results.txt, JSON in $out/kmod_bench.json and $out/spe_bench.json" >&2
 else
 	: >"$out/results.txt"
+fi
+
+# --- VM part: the CPU budget ---------------------------------------------
+if [ "${BENCH_BUDGET:-1}" = 1 ]; then
+	budgets=${BENCH_BUDGETS:-0.5 1 5}
+	echo "bench: damonctl (build/tools)" >&2
+	cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
+	echo "bench: VM: CPU budget on stock, budgets $budgets" >&2
+	set +e
+	"$top/scripts/vm.sh" --kernel stock --timeout 1800 --quiet \
+		--log "$out/vm-budget.log" \
+		--append "BENCH_BUDGETS=${budgets// /,}" tests/vm/bench/budget.sh
+	brc=$?
+	set -e
+	grep '^BENCH budget ' "$out/vm-budget.log" >"$out/vm-budget.txt" || true
+	python3 - "$out/vm-budget.txt" >>"$out/results.txt" <<'PY'
+import sys
+rows = []
+with open(sys.argv[1]) as f:
+    for line in f:
+        rows.append(dict(p.split("=", 1) for p in line.split()[2:] if "=" in p))
+print()
+print("6. CPU budget (VM: Debian 12 stock 6.1 under TCG; page-fault probe at period 1,")
+print("   sample 10 ms, aggregation 250 ms; workload -f: 1 thread refaulting 8 MiB;")
+print("   window after a warm-up; cost = (handler + drain) / window, % of one CPU)")
+print("  %-8s %9s %9s %9s %8s %8s %8s %9s %7s %13s %7s" % (
+    "budget", "passes/s", "faults/s", "samples", "handler", "drain", "cost %",
+    "kdamond %", "status", "period", "steps"))
+for r in rows:
+    w = max(int(r["window_ns"]), 1)
+    h = int(r["handler_ns"] or 0)
+    d = int(r["drain_ns"] or 0)
+    print("  %-8s %9.0f %9.0f %9s %6.1fms %6.1fms %8.3f %9.2f %7s %13s %7s" % (
+        r["budget"] + ("" if r["budget"] == "none" else "%"),
+        int(r["passes"]) * 1e9 / w, int(r["faults"]) * 1e9 / w, r["samples"],
+        h / 1e6, d / 1e6, 100.0 * (h + d) / w,
+        100.0 * int(r["kdamond_ms"]) * 1e6 / w, r["cost"] + "%",
+        r["period0"] + ".." + r["period1"], r["raises"] + "/" + r["lowers"]))
+if not rows:
+    print("  (no BENCH lines: see vm-budget.log)")
+PY
+	cat "$out/results.txt"
+	echo "bench: budget table appended to $out/results.txt (console $out/vm-budget.log)" >&2
+	[ $brc -eq 0 ] || exit $brc
 fi
 
 # --- VM part: damon_perf against in-kernel DAMON ------------------------

@@ -126,8 +126,8 @@
  *                STALE_DROPS, BUDGET; dump without attributes: one per
  *                context
  *  SET_ATTRS     CTX_ID | CTX_NAME, ATTRS (fields absent stay unchanged;
- *                only the intervals and the access mode may change
- *                while running)
+ *                only the intervals, the access mode and the CPU budget
+ *                may change while running)
  *  TARGET_ADD    CTX_ID | CTX_NAME, TARGET (PID, or START and END)
  *  TARGET_DEL    CTX_ID | CTX_NAME, TARGET_ID
  *  PROBE_ADD     CTX_ID | CTX_NAME, PROBE -> PROBE_IDX
