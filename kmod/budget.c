@@ -34,18 +34,25 @@
 #define LOWER_NUM	3
 #define LOWER_DEN	4
 
+/* One budget unit (1/100 %) in cost units (millionths of one CPU). */
+#define COST_PER_BUDGET	(DAMON_PERF_CPU_COST_SCALE / \
+			 (100 * DAMON_PERF_CPU_BUDGET_SCALE))
+
 /**
  * damon_perf_budget_cost() - Cost as a share of one CPU.
  * @cost_ns:	CPU time spent.
  * @elapsed_ns:	wall-clock time it was spent in.
  *
+ * Finer than the budget's unit, so that a cost just under the smallest
+ * budget does not read as none.
+ *
  * Context: any.
- * Return: @cost_ns / @elapsed_ns in 1/DAMON_PERF_CPU_BUDGET_SCALE percent
- * (10000 = one CPU), saturating at U32_MAX; 0 when @elapsed_ns is 0.
+ * Return: @cost_ns / @elapsed_ns in millionths (DAMON_PERF_CPU_COST_SCALE
+ * = one CPU), saturating at U32_MAX; 0 when @elapsed_ns is 0.
  */
 u32 damon_perf_budget_cost(u64 cost_ns, u64 elapsed_ns)
 {
-	const u64 one_cpu = 100 * DAMON_PERF_CPU_BUDGET_SCALE;
+	const u64 one_cpu = DAMON_PERF_CPU_COST_SCALE;
 
 	if (!elapsed_ns)
 		return 0;
@@ -59,7 +66,8 @@ DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_budget_cost);
 /**
  * damon_perf_budget_next_period() - One step of the controller.
  * @cost:	measured cost, as damon_perf_budget_cost() returns it.
- * @budget:	the budget in the same unit, 0 for none.
+ * @budget:	the budget in 1/DAMON_PERF_CPU_BUDGET_SCALE percent, 0 for
+ *		none.
  * @period:	the current (effective) period.
  * @base:	the configured period, the lowest the controller goes.
  * @top:	the highest period, at least @base.
@@ -76,9 +84,10 @@ u64 damon_perf_budget_next_period(u32 cost, u32 budget, u64 period,
 	if (!budget || top < base)
 		return base;
 	period = clamp(period, base, top);
-	if (cost > budget)
+	if (cost > (u64)budget * COST_PER_BUDGET)
 		return period > top / 2 ? top : period * 2;
-	if ((u64)cost * 2 * LOWER_DEN < (u64)budget * LOWER_NUM)
+	if ((u64)cost * 2 * LOWER_DEN <
+	    (u64)budget * COST_PER_BUDGET * LOWER_NUM)
 		return max(period / 2, base);
 	return period;
 }

@@ -19,8 +19,8 @@ struct damon_perf_ctx;
  * @drain_ns:		drain time since that step.
  * @handler_total_ns:	handler time since the context started.
  * @drain_total_ns:	drain time since the context started.
- * @cost:		cost measured at the last step, in
- *			1/DAMON_PERF_CPU_BUDGET_SCALE percent of one CPU.
+ * @cost:		cost measured at the last step, in millionths of one
+ *			CPU (DAMON_PERF_CPU_COST_SCALE).
  * @raises:		steps that raised a period.
  * @lowers:		steps that lowered a period.
  *

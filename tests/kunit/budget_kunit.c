@@ -25,15 +25,17 @@ struct period_case {
 	u64 want;
 };
 
+/* cost in millionths of one CPU, budget in 1/100 % (= 100 millionths) */
 static const struct period_case period_cases[] = {
-	{ "budget 0 restores the base", 9000, 0, 64, 1, PMAX, 1 },
+	{ "budget 0 restores the base", 900000, 0, 64, 1, PMAX, 1 },
 	{ "budget 0 at the base stays", 0, 0, 4, 4, PMAX, 4 },
-	{ "over the budget doubles", 101, 100, 1, 1, PMAX, 2 },
-	{ "over the budget doubles a non-1 base", 5000, 50, 96, 3, PMAX, 192 },
-	{ "at the budget holds", 100, 100, 8, 1, PMAX, 8 },
-	{ "just under the budget holds", 99, 100, 8, 1, PMAX, 8 },
-	{ "at the lower threshold holds", 375, 1000, 8, 1, PMAX, 8 },
-	{ "below the lower threshold halves", 374, 1000, 8, 1, PMAX, 4 },
+	{ "over the budget doubles", 10001, 100, 1, 1, PMAX, 2 },
+	{ "over the budget doubles a non-1 base", 500000, 50, 96, 3, PMAX,
+	  192 },
+	{ "at the budget holds", 10000, 100, 8, 1, PMAX, 8 },
+	{ "just under the budget holds", 9999, 100, 8, 1, PMAX, 8 },
+	{ "at the lower threshold holds", 37500, 1000, 8, 1, PMAX, 8 },
+	{ "below the lower threshold halves", 37499, 1000, 8, 1, PMAX, 4 },
 	{ "no cost halves", 0, 1, 8, 1, PMAX, 4 },
 	{ "halving stops at the base", 0, 100, 5, 3, PMAX, 3 },
 	{ "at the base stays", 0, 100, 3, 3, PMAX, 3 },
@@ -41,12 +43,16 @@ static const struct period_case period_cases[] = {
 	  PMAX },
 	{ "at the top stays", U32_MAX, 1, PMAX, 1, PMAX, PMAX },
 	{ "base at the top stays", U32_MAX, 1, PMAX, PMAX, PMAX, PMAX },
-	{ "below the base is raised to it", 50, 100, 1, 16, PMAX, 16 },
-	{ "above the top is cut to it", 50, 100, PMAX * 2, 1, PMAX, PMAX },
+	{ "below the base is raised to it", 5000, 100, 1, 16, PMAX, 16 },
+	{ "above the top is cut to it", 5000, 100, PMAX * 2, 1, PMAX, PMAX },
 	{ "top below base gives the base", U32_MAX, 1, 8, 16, 4, 16 },
-	{ "the largest budget", DAMON_PERF_CPU_BUDGET_MAX + 1,
-	  DAMON_PERF_CPU_BUDGET_MAX, 1, 1, PMAX, 2 },
-	{ "the smallest budget, over", 2, 1, 1, 1, PMAX, 2 },
+	{ "the largest budget, over", 1000001, DAMON_PERF_CPU_BUDGET_MAX, 1,
+	  1, PMAX, 2 },
+	{ "the largest budget, at one CPU", 1000000,
+	  DAMON_PERF_CPU_BUDGET_MAX, 4, 1, PMAX, 4 },
+	{ "the smallest budget, over", 101, 1, 1, 1, PMAX, 2 },
+	{ "the smallest budget, just under holds", 99, 1, 4, 1, PMAX, 4 },
+	{ "the smallest budget, far under halves", 37, 1, 4, 1, PMAX, 2 },
 	{ "the smallest budget, no cost", 0, 1, 2, 1, PMAX, 1 },
 };
 
@@ -70,9 +76,9 @@ static void next_period_should_follow_cost(struct kunit *test)
 /* Stepping a constant load settles and never leaves base .. top. */
 static void next_period_should_settle_without_oscillating(struct kunit *test)
 {
-	/* cost = load / period, in 1/100 %: 80 % of one CPU at period 1 */
-	const u64 load = 8000;
-	const u32 budget = 100;	/* 1 % */
+	/* cost = load / period, in millionths: 80 % of one CPU at period 1 */
+	const u64 load = 800000;
+	const u32 budget = 100;	/* 1 % = 10000 millionths */
 	u64 period = 1, prev = 0, prevprev = 0;
 	int i;
 
@@ -89,9 +95,10 @@ static void next_period_should_settle_without_oscillating(struct kunit *test)
 	/* held, not flipping between two values */
 	KUNIT_EXPECT_EQ(test, period, prev);
 	KUNIT_EXPECT_EQ(test, prev, prevprev);
-	KUNIT_EXPECT_LE(test, div64_u64(load, period), (u64)budget);
+	KUNIT_EXPECT_LE(test, div64_u64(load, period), (u64)budget * 100);
 	/* and not more than one doubling above what the budget needs */
-	KUNIT_EXPECT_GT(test, div64_u64(load, period / 2), (u64)budget * 3 / 8);
+	KUNIT_EXPECT_GT(test, div64_u64(load, period / 2),
+			(u64)budget * 100 * 3 / 8);
 }
 
 static void cost_should_scale_and_saturate(struct kunit *test)
@@ -99,25 +106,31 @@ static void cost_should_scale_and_saturate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(0, 0), 0U);
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(U64_MAX, 0), 0U);
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(0, NSEC_PER_SEC), 0U);
-	/* 1 % of one CPU = 100 */
+	/* 1 % of one CPU = 10000 millionths */
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(10 * NSEC_PER_MSEC,
-						     NSEC_PER_SEC), 100U);
+						     NSEC_PER_SEC), 10000U);
 	/* 0.5 % */
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(5 * NSEC_PER_MSEC,
-						     NSEC_PER_SEC), 50U);
+						     NSEC_PER_SEC), 5000U);
 	/* one CPU, and two (handlers on two CPUs) */
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(NSEC_PER_SEC,
-						     NSEC_PER_SEC), 10000U);
+						     NSEC_PER_SEC), 1000000U);
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(2 * NSEC_PER_SEC,
-						     NSEC_PER_SEC), 20000U);
-	/* below the unit rounds down */
+						     NSEC_PER_SEC), 2000000U);
+	/* below the smallest budget (1/100 %) it still counts */
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(99 * NSEC_PER_USEC,
-						     NSEC_PER_SEC), 0U);
+						     NSEC_PER_SEC), 99U);
+	/* below a millionth rounds down */
+	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(999, NSEC_PER_SEC), 0U);
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(U64_MAX, 1), U32_MAX);
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(U64_MAX, U64_MAX),
-			10000U);
+			1000000U);
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(1ULL << 62, 1ULL << 20),
 			U32_MAX);
+	/* just under saturation is still computed */
+	KUNIT_EXPECT_EQ(test, damon_perf_budget_cost(4000ULL * NSEC_PER_SEC,
+						     NSEC_PER_SEC),
+			4000000000U);
 }
 
 static void attrs_should_bound_cpu_budget(struct kunit *test)

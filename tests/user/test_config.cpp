@@ -133,6 +133,12 @@ TEST(Model, CpuBudgetStrings)
 	EXPECT_EQ(cpu_budget_to_string(5), "0.05");
 	EXPECT_EQ(cpu_budget_to_string(125), "1.25");
 	EXPECT_EQ(cpu_budget_to_string(10000), "100");
+	EXPECT_EQ(cpu_cost_to_string(0), "0");
+	EXPECT_EQ(cpu_cost_to_string(1), "0.0001");
+	EXPECT_EQ(cpu_cost_to_string(1234), "0.1234");
+	EXPECT_EQ(cpu_cost_to_string(5000), "0.5");
+	EXPECT_EQ(cpu_cost_to_string(1000000), "100");
+	EXPECT_EQ(cpu_cost_to_string(UINT32_MAX), "429496.7295");
 	for (uint32_t v = 0; v <= DAMON_PERF_CPU_BUDGET_MAX; v++)
 		ASSERT_EQ(cpu_budget_from_string(cpu_budget_to_string(v)), v);
 }

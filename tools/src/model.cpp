@@ -129,6 +129,21 @@ std::string cpu_budget_to_string(uint32_t budget)
 	return s;
 }
 
+std::string cpu_cost_to_string(uint32_t cost)
+{
+	// DAMON_PERF_CPU_COST_SCALE is one CPU: 10000 per percent
+	static_assert(DAMON_PERF_CPU_COST_SCALE == 1000000, "ppm of a CPU");
+	std::string s = std::to_string(cost / 10000);
+	std::string frac = std::to_string(cost % 10000);
+
+	frac.insert(0, 4 - frac.size(), '0');
+	while (!frac.empty() && frac.back() == '0')
+		frac.pop_back();
+	if (!frac.empty())
+		s += "." + frac;
+	return s;
+}
+
 std::optional<FilterType> filter_type_from_string(const std::string &s)
 {
 	if (s == "cpumask")

@@ -29,6 +29,8 @@ std::optional<FilterType> filter_type_from_string(const std::string &s);
 std::optional<uint32_t> cpu_budget_from_string(const std::string &s);
 // 50 -> "0.5"
 std::string cpu_budget_to_string(uint32_t budget);
+// a measured cost in millionths of one CPU as a percentage: 1234 -> "0.1234"
+std::string cpu_cost_to_string(uint32_t cost);
 
 // Monitoring attributes; unset fields are left unchanged by SET_ATTRS.
 struct Attrs {
@@ -90,7 +92,7 @@ struct Filter {
 
 // What the CPU budget measured (CTX_GET reply).
 struct BudgetInfo {
-	uint32_t cost = 0; // last aggregation, 1/100 % of one CPU
+	uint32_t cost = 0; // last aggregation, millionths of one CPU
 	uint64_t handler_ns = 0;
 	uint64_t drain_ns = 0;
 	uint64_t raises = 0;

@@ -173,7 +173,7 @@ json to_json(const CtxInfo &c)
 		  {"arm_failures", c.arm_failures},
 		  {"stale_drops", c.stale_drops}};
 	if (c.budget)
-		j["budget"] = {{"cost", cpu_budget_to_string(c.budget->cost)},
+		j["budget"] = {{"cost", cpu_cost_to_string(c.budget->cost)},
 			       {"handler_ns", c.budget->handler_ns},
 			       {"drain_ns", c.budget->drain_ns},
 			       {"raises", c.budget->raises},
@@ -368,7 +368,7 @@ std::string render_status(const std::vector<CtxInfo> &ctxs)
 						  *c.attrs.cpu_budget) +
 						  "%"
 					: std::string("off"),
-				cpu_budget_to_string(c.budget->cost),
+				cpu_cost_to_string(c.budget->cost),
 				c.budget->handler_ns, c.budget->drain_ns,
 				c.budget->raises, c.budget->lowers);
 	}

@@ -111,7 +111,8 @@
  *  DAMON_PERF_A_BUDGET          nest (reply, CTX_GET of a running or
  *                               stopped context): the CPU budget's view
  *    DAMON_PERF_BUDGET_A_COST           u32, cost measured at the last
- *                                       aggregation, unit of CPU_BUDGET
+ *                                       aggregation, in millionths of one
+ *                                       CPU (DAMON_PERF_CPU_COST_SCALE)
  *    DAMON_PERF_BUDGET_A_HANDLER_NS     u64, overflow handler time since
  *                                       start (all probes, all CPUs)
  *    DAMON_PERF_BUDGET_A_DRAIN_NS       u64, kdamond drain time since start
@@ -182,6 +183,8 @@
 /* CPU budget, in 1/DAMON_PERF_CPU_BUDGET_SCALE percent of one CPU */
 #define DAMON_PERF_CPU_BUDGET_SCALE	100
 #define DAMON_PERF_CPU_BUDGET_MAX	10000	/* 100 %: one CPU */
+/* measured cost: millionths of one CPU (finer than the budget's unit) */
+#define DAMON_PERF_CPU_COST_SCALE	1000000
 
 /* Address space of a context. */
 enum damon_perf_ops {
