@@ -4,7 +4,9 @@
  *
  * The cost of a context is the time its overflow handlers spend (each
  * probe accumulates local_clock() deltas per CPU, perf_source.c) plus the
- * time its kdamond spends draining (kdamond.c), as a share of one CPU
+ * time its kdamond spends draining and aggregating (kdamond.c; the
+ * aggregation's split sorts the samples, so it grows with them too), as a
+ * share of one CPU
  * over the wall-clock time between two control steps. Once per
  * aggregation the kdamond compares it with the budget and moves the
  * sample period of every fixed-period probe: doubled when the cost is
@@ -118,9 +120,9 @@ void damon_perf_budget_start(struct damon_perf_ctx *ctx, u64 now)
 }
 
 /**
- * damon_perf_budget_drained() - Account one drain pass.
+ * damon_perf_budget_drained() - Account one drain pass or aggregation.
  * @ctx:	the context.
- * @ns:		time the pass took.
+ * @ns:		time it took.
  *
  * Context: the kdamond of @ctx.
  */

@@ -16,9 +16,9 @@ struct damon_perf_ctx;
  * struct damon_perf_budget - Cost accounting of one running context.
  * @start_ns:		ktime_get_ns() of the previous control step.
  * @last_handler_ns:	handler time (all probes, all CPUs) at that step.
- * @drain_ns:		drain time since that step.
+ * @drain_ns:		drain and aggregation time since that step.
  * @handler_total_ns:	handler time since the context started.
- * @drain_total_ns:	drain time since the context started.
+ * @drain_total_ns:	drain and aggregation time since the context started.
  * @cost:		cost measured at the last step, in millionths of one
  *			CPU (DAMON_PERF_CPU_COST_SCALE).
  * @raises:		steps that raised a period.

@@ -264,6 +264,8 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 		c->next_aggr = now;
 	if (now >= c->next_aggr) {
 		damon_perf_kdamond_aggregate(ctx, now - ctx->aggr_start_ns);
+		/* the aggregation (its split sorts the samples) costs too */
+		damon_perf_budget_drained(ctx, ktime_get_ns() - now);
 		ctx->aggr_start_ns = now;
 		/* the aggregation's cost against the budget in force */
 		damon_perf_budget_step(ctx, now);

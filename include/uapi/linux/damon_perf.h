@@ -115,7 +115,8 @@
  *                                       CPU (DAMON_PERF_CPU_COST_SCALE)
  *    DAMON_PERF_BUDGET_A_HANDLER_NS     u64, overflow handler time since
  *                                       start (all probes, all CPUs)
- *    DAMON_PERF_BUDGET_A_DRAIN_NS       u64, kdamond drain time since start
+ *    DAMON_PERF_BUDGET_A_DRAIN_NS       u64, kdamond drain and aggregation
+ *                                       time since start
  *    DAMON_PERF_BUDGET_A_RAISES         u64, steps that raised the period
  *    DAMON_PERF_BUDGET_A_LOWERS         u64, steps that lowered it
  *
