@@ -137,10 +137,12 @@ p1=$(st effective_period)
 diag "budget 0.01 %: $1 samples, $2..$3 faults, period $p0 .. $p1," \
 	"raises $(st raises), cost $(damonctl status $CTX | grep budget)"
 # every sample of the window has period >= p0 (it only rises), plus one
-# sample per CPU for the events counted before each change
+# sample per CPU for the events counted before each change; and at least
+# half the faults are accounted for at p1, where that means 10 samples or
+# more (a slow kernel may have climbed past the faults of a window)
 if awk -v s="$1" -v lo="$2" -v hi="$3" -v p0="$p0" -v p1="$p1" 'BEGIN {
 	exit !(lo >= 100 && p0 >= 8 && s * p0 <= 1.2 * hi + 64 * p0 &&
-	       s * p1 >= 0.5 * lo) }'
+	       (lo < 20 * p1 || s * p1 >= 0.5 * lo)) }'
 then
 	ok "budget 0.01 %: samples per fault drop to about 1/period ($1 samples, $2 faults, period $p0..$p1)"
 else

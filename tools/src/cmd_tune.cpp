@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // damonctl tune: change the monitoring attributes of a context, also
-// while it runs (only the intervals may change then).
+// while it runs (only the intervals, the mode and the CPU budget may
+// change then).
 #include <fmt/format.h>
 
 #include "commands.hpp"
