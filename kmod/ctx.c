@@ -71,6 +71,7 @@ void damon_perf_attrs_default(struct damon_perf_attrs *attrs)
 	attrs->mode = DAMON_PERF_MODE_PRESENCE;
 	attrs->ring_size = DAMON_PERF_RING_DEF_SIZE;
 	attrs->split = DAMON_PERF_SPLIT_SAMPLES;
+	attrs->cpu_budget = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_attrs_default);
 
@@ -134,6 +135,12 @@ int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 	if (attrs->split != DAMON_PERF_SPLIT_SAMPLES &&
 	    attrs->split != DAMON_PERF_SPLIT_RANDOM) {
 		NL_SET_ERR_MSG(extack, "unknown split mode");
+		return -EINVAL;
+	}
+	if (attrs->cpu_budget > DAMON_PERF_CPU_BUDGET_MAX) {
+		NL_SET_ERR_MSG(extack, "cpu budget above "
+			       __stringify(DAMON_PERF_CPU_BUDGET_MAX)
+			       " (100% of one CPU, in 1/100 %)");
 		return -EINVAL;
 	}
 	if (!damon_perf_rings_valid_size(attrs->ring_size)) {
@@ -389,8 +396,8 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_get_attrs);
  * @attrs:	new attributes.
  * @extack:	receives the reason of a rejection, may be NULL.
  *
- * While the context runs, only the intervals and the access mode may
- * change; the kdamond applies them at its next sample interval, closing
+ * While the context runs, only the intervals, the access mode and the CPU
+ * budget may change; the kdamond applies them at its next sample interval, closing
  * the aggregation in progress.
  *
  * Context: process context, damon_perf_lock held.

@@ -20,6 +20,7 @@
 
 #include <linux/damon_perf.h>	/* uapi: modes, limits shared with userspace */
 
+#include "budget.h"
 #include "density.h"
 #include "ring.h"
 
@@ -96,6 +97,8 @@ struct damon_perf_target {
  * @mode:		&enum damon_perf_access_mode (uapi).
  * @ring_size:		report ring entries per CPU, a power of two.
  * @split:		&enum damon_perf_split_mode (uapi): how regions split.
+ * @cpu_budget:		CPU budget in 1/DAMON_PERF_CPU_BUDGET_SCALE percent
+ *			of one CPU, 0 for none (budget.c).
  */
 struct damon_perf_attrs {
 	u64 sample_us;
@@ -106,6 +109,7 @@ struct damon_perf_attrs {
 	u32 mode;
 	u32 ring_size;
 	u32 split;
+	u32 cpu_budget;
 };
 
 /**
@@ -334,6 +338,7 @@ struct damon_perf_ctx {
 	u64 aggr_start_ns;		/* ktime_get_ns() at its start */
 	bool kdamond_done;		/* kdamond left its loop on its own */
 	bool source_armed;		/* damon_perf_source_arm() succeeded */
+	struct damon_perf_budget budget;	/* CPU budget, budget.c */
 };
 
 int damon_perf_ctx_init(void);

@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 
 #include "aux.h"
+#include "budget.h"
 #include "drain.h"
 #include "kdamond.h"
 #include "listener.h"
@@ -181,6 +182,7 @@ static void apply_pending(struct damon_perf_ctx *ctx)
 		ctx->attrs.aggr_us = ctx->pending_attrs.aggr_us;
 		ctx->attrs.update_us = ctx->pending_attrs.update_us;
 		ctx->attrs.mode = ctx->pending_attrs.mode;
+		ctx->attrs.cpu_budget = ctx->pending_attrs.cpu_budget;
 		ctx->attrs_pending = false;
 	}
 	spin_unlock(&ctx->pending_lock);
@@ -261,7 +263,11 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 		c->next_aggr = now;
 	if (now >= c->next_aggr) {
 		damon_perf_kdamond_aggregate(ctx, now - ctx->aggr_start_ns);
+		/* the aggregation (its split sorts the samples) costs too */
+		damon_perf_budget_drained(ctx, ktime_get_ns() - now);
 		ctx->aggr_start_ns = now;
+		/* the aggregation's cost against the budget in force */
+		damon_perf_budget_step(ctx, now);
 		apply_pending(ctx);
 		c->next_aggr = now + ns(ctx->attrs.aggr_us);
 		c->next_sample = min(c->next_sample,
@@ -282,7 +288,7 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 static int kdamond_fn(void *data)
 {
 	struct damon_perf_ctx *ctx = data;
-	u64 now = ktime_get_ns();
+	u64 now = ktime_get_ns(), drain_start;
 	bool early;
 	struct kdamond_clock c = {
 		.next_sample = now + ns(ctx->attrs.sample_us),
@@ -292,6 +298,7 @@ static int kdamond_fn(void *data)
 
 	/* read by damon_perf_ctx_stop() once this thread has ended */
 	ctx->aggr_start_ns = now;
+	damon_perf_budget_start(ctx, now);
 	while (!kthread_should_stop()) {
 		sleep_until(ctx, c.next_sample);
 		if (kthread_should_stop())
@@ -299,10 +306,12 @@ static int kdamond_fn(void *data)
 		/* cleared before draining: a later watermark wakes us again */
 		WRITE_ONCE(ctx->kdamond_wake, false);
 		/* AUX buffers feed the same rings: decode them first */
+		drain_start = ktime_get_ns();
 		damon_perf_aux_drain(ctx);
 		damon_perf_drain_rings(ctx);
 
 		now = ktime_get_ns();
+		damon_perf_budget_drained(ctx, now - drain_start);
 		/* an early wake stays in the same sample interval */
 		early = now < c.next_sample;
 		if (!early && !sample_end(ctx, &c, now))

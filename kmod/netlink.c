@@ -68,6 +68,8 @@ static const struct nla_policy attrs_policy[DAMON_PERF_ATTRS_A_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &ring_size_range),
 	[DAMON_PERF_ATTRS_A_SPLIT] =
 		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_SPLIT_RANDOM),
+	[DAMON_PERF_ATTRS_A_CPU_BUDGET] =
+		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_CPU_BUDGET_MAX),
 };
 
 static const struct nla_policy target_policy[DAMON_PERF_TARGET_A_MAX + 1] = {
@@ -269,7 +271,8 @@ static int fill_attrs(struct sk_buff *skb, const struct damon_perf_attrs *a)
 			a->max_nr_regions) ||
 	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MODE, a->mode) ||
 	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_RING_SIZE, a->ring_size) ||
-	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_SPLIT, a->split))
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_SPLIT, a->split) ||
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_CPU_BUDGET, a->cpu_budget))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -313,7 +316,7 @@ static int put_flag_if(struct sk_buff *skb, int type, bool set)
 }
 
 static int fill_probe(struct sk_buff *skb, unsigned int idx,
-		      const struct damon_perf_probe_attr *p)
+		      const struct damon_perf_probe_attr *p, u64 period)
 {
 	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_PROBE);
 
@@ -340,7 +343,9 @@ static int fill_probe(struct sk_buff *skb, unsigned int idx,
 	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL,
 			p->exclude_kernel) ||
 	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_HV, p->exclude_hv) ||
-	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_USER, p->exclude_user))
+	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_USER, p->exclude_user) ||
+	    (period && put_u64(skb, DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD, period,
+			       DAMON_PERF_PROBE_A_PAD)))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -371,6 +376,26 @@ static int fill_filter(struct sk_buff *skb, const struct damon_perf_filter *f)
 		if (nla_put_u32(skb, DAMON_PERF_FILTER_A_TID,
 				damon_perf_tid_vnr(f->tids[i])))
 			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* What the CPU budget measured; the kdamond writes it with WRITE_ONCE. */
+static int fill_budget(struct sk_buff *skb, const struct damon_perf_budget *b)
+{
+	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_BUDGET);
+
+	if (!nest ||
+	    nla_put_u32(skb, DAMON_PERF_BUDGET_A_COST, READ_ONCE(b->cost)) ||
+	    put_u64(skb, DAMON_PERF_BUDGET_A_HANDLER_NS,
+		    READ_ONCE(b->handler_total_ns), DAMON_PERF_BUDGET_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_BUDGET_A_DRAIN_NS,
+		    READ_ONCE(b->drain_total_ns), DAMON_PERF_BUDGET_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_BUDGET_A_RAISES, READ_ONCE(b->raises),
+		    DAMON_PERF_BUDGET_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_BUDGET_A_LOWERS, READ_ONCE(b->lowers),
+		    DAMON_PERF_BUDGET_A_PAD))
+		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
 }
@@ -416,7 +441,8 @@ int damon_perf_nl_fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
 			return -EMSGSIZE;
 	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
 		if (ctx->probes[i].used &&
-		    fill_probe(skb, i + 1, &ctx->probes[i].attr))
+		    fill_probe(skb, i + 1, &ctx->probes[i].attr,
+			       damon_perf_source_period(ctx, i + 1)))
 			return -EMSGSIZE;
 	nest = nla_nest_start(skb, DAMON_PERF_A_FILTERS);
 	if (!nest)
@@ -432,7 +458,7 @@ int damon_perf_nl_fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
 	    put_u64(skb, DAMON_PERF_A_STALE_DROPS, READ_ONCE(ctx->stale_drops),
 		    DAMON_PERF_A_PAD))
 		return -EMSGSIZE;
-	return 0;
+	return fill_budget(skb, &ctx->budget);
 }
 
 /* A full message describing @ctx, sent as the reply to @info. */
@@ -551,6 +577,8 @@ static int set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
 		a.mode = nla_get_u32(tb[DAMON_PERF_ATTRS_A_MODE]);
 	if (tb[DAMON_PERF_ATTRS_A_SPLIT])
 		a.split = nla_get_u32(tb[DAMON_PERF_ATTRS_A_SPLIT]);
+	if (tb[DAMON_PERF_ATTRS_A_CPU_BUDGET])
+		a.cpu_budget = nla_get_u32(tb[DAMON_PERF_ATTRS_A_CPU_BUDGET]);
 	if (tb[DAMON_PERF_ATTRS_A_RING_SIZE]) {
 		a.ring_size = nla_get_u32(tb[DAMON_PERF_ATTRS_A_RING_SIZE]);
 		if (!is_power_of_2(a.ring_size)) {

@@ -47,11 +47,8 @@
 /* Kernel counters bypass perf_event_max_sample_rate; keep its default. */
 #define MAX_SAMPLE_FREQ		100000
 
-/*
- * Largest sample_period: the widest hardware counters (x86 full-width
- * counters) count 48 bits; a longer period never samples.
- */
-#define MAX_SAMPLE_PERIOD	BIT_ULL(48)
+/* Largest sample_period (uapi): 48-bit hardware counters. */
+#define MAX_SAMPLE_PERIOD	DAMON_PERF_SAMPLE_PERIOD_MAX
 
 /* One owner slot per probe of every possible context. */
 #define TYPE_OWNERS		(DAMON_PERF_MAX_CTXS * DAMON_PERF_MAX_PROBES)
@@ -59,6 +56,11 @@
 struct src_cpu {
 	struct perf_event *event;	/* NULL when offline or failed */
 	int err;			/* last creation error, 0 if none */
+	/*
+	 * Time spent in overflow() on this CPU: this_cpu_add() by the
+	 * handler, READ_ONCE() by the kdamond (budget.c).
+	 */
+	u64 handler_ns;
 };
 
 /**
@@ -82,6 +84,8 @@ struct src_cpu {
  * @lock:	serializes @sync with arm and disarm; protects @cpu and the
  *		counts. Taken outside cpus_read_lock(), never in cpuhp
  *		callbacks.
+ * @period:	the sample period in force (@attr.sample_period), 0 in
+ *		frequency mode; written under @lock with WRITE_ONCE.
  */
 struct damon_perf_source {
 	struct damon_perf_ctx *ctx;
@@ -98,6 +102,7 @@ struct damon_perf_source {
 	const struct cred *cred;
 	struct work_struct sync;
 	struct mutex lock;	/* see @lock above */
+	u64 period;
 };
 
 struct type_owner {
@@ -107,6 +112,13 @@ struct type_owner {
 };
 
 static enum cpuhp_state hp_state;
+
+/*
+ * Keeps a context's sources alive for its kdamond (the CPU budget), which
+ * never takes damon_perf_lock: disarm frees them under it. Taken after
+ * damon_perf_lock, before &damon_perf_source.lock.
+ */
+static DEFINE_MUTEX(period_lock);
 static struct type_owner owners[TYPE_OWNERS];	/* damon_perf_lock */
 
 /* Address of a sample, by what the sample says it carries. */
@@ -234,10 +246,10 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_virt_to_phys);
  * rcu_read_lock() (page faults and other software events): no locks, no
  * allocation, no printk.
  */
-static void overflow(struct perf_event *event, struct perf_sample_data *data,
-		     struct pt_regs *regs)
+static void handle(struct damon_perf_source *src,
+		   const struct perf_event *event,
+		   struct perf_sample_data *data)
 {
-	struct damon_perf_source *src = event->overflow_handler_context;
 	u64 type = event->attr.sample_type;
 	struct damon_perf_report report = {
 		.size = PAGE_SIZE,
@@ -325,6 +337,22 @@ static void overflow(struct perf_event *event, struct perf_sample_data *data,
 	report.tgid = current->tgid;
 	report.probe_idx = src->probe_idx;
 	damon_perf_report_access(&ctx->rings, &report);
+}
+
+/*
+ * The handler's own cost, for the CPU budget: local_clock() is NMI-safe
+ * and cheap, and both reads happen on this CPU with preemption off.
+ */
+static void overflow(struct perf_event *event, struct perf_sample_data *data,
+		     struct pt_regs *regs)
+{
+	struct damon_perf_source *src = event->overflow_handler_context;
+	u64 start = local_clock(), ns;
+
+	handle(src, event, data);
+	ns = local_clock() - start;
+	this_cpu_add(src->cpu->handler_ns, ns);
+	damon_perf_observe_handler_ns(ns);
 }
 
 static void build_attr(const struct damon_perf_probe_attr *pa,
@@ -823,6 +851,7 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	mutex_init(&src->lock);
 	INIT_WORK(&src->sync, sync_work);
 	build_attr(&probe->attr, &src->attr);
+	src->period = probe->attr.freq ? 0 : probe->attr.sample_period;
 	/*
 	 * Publish the initialized source before any counter can call
 	 * overflow(); pairs with smp_load_acquire() there.
@@ -950,6 +979,8 @@ void damon_perf_source_disarm(struct damon_perf_ctx *ctx)
 	 * rcu_read_lock()), so one grace period waits for all of them.
 	 */
 	synchronize_rcu();
+	/* the kdamond may still be reading or moving a period */
+	mutex_lock(&period_lock);
 	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
 		src = ctx->probes[i].src;
 		if (src) {
@@ -957,8 +988,124 @@ void damon_perf_source_disarm(struct damon_perf_ctx *ctx)
 			free_source(src);
 		}
 	}
+	mutex_unlock(&period_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_disarm);
+
+/**
+ * damon_perf_source_handler_ns() - Time a context's handlers spent.
+ * @ctx:	the context.
+ *
+ * Context: process context, may sleep; the kdamond of @ctx or
+ * damon_perf_lock held.
+ * Return: nanoseconds spent in the overflow handler of every armed probe
+ * of @ctx on every CPU since it was armed.
+ */
+u64 damon_perf_source_handler_ns(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_source *src;
+	u64 sum = 0;
+	int i, cpu;
+
+	mutex_lock(&period_lock);
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		src = ctx->probes[i].src;
+		if (!src)
+			continue;
+		for_each_possible_cpu(cpu)
+			sum += READ_ONCE(per_cpu_ptr(src->cpu, cpu)->handler_ns);
+	}
+	mutex_unlock(&period_lock);
+	return sum;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_handler_ns);
+
+/**
+ * damon_perf_source_period() - The sample period a probe runs with.
+ * @ctx:	the context.
+ * @probe_idx:	1-based probe index.
+ *
+ * Context: process context, may sleep; the kdamond of @ctx or
+ * damon_perf_lock held.
+ * Return: the period in force, 0 when the probe is not armed or samples
+ * by frequency.
+ */
+u64 damon_perf_source_period(struct damon_perf_ctx *ctx,
+			     unsigned int probe_idx)
+{
+	struct damon_perf_source *src;
+	u64 period = 0;
+
+	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES)
+		return 0;
+	mutex_lock(&period_lock);
+	src = ctx->probes[probe_idx - 1].src;
+	if (src)
+		period = READ_ONCE(src->period);
+	mutex_unlock(&period_lock);
+	return period;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_period);
+
+/**
+ * damon_perf_source_set_period() - Change the period of an armed probe.
+ * @ctx:	the context.
+ * @probe_idx:	1-based probe index.
+ * @period:	the new period, 1 .. DAMON_PERF_SAMPLE_PERIOD_MAX.
+ *
+ * Each CPU's counter is disabled, given the period and enabled again; so
+ * is every counter created later (CPUs coming online). Disabling first
+ * matters for software events: perf_event_period() alone restarts them
+ * without resetting hw.last_period, which is what their samples report as
+ * data->period, and a period of 1 never updates it at all; enabling runs
+ * the PMU's add(), which sets it. The events between disable and enable
+ * are not counted.
+ *
+ * Context: process context, may sleep; the kdamond of @ctx.
+ * Return: 0, -ENOENT when the probe is not armed, -EINVAL for a
+ * frequency-mode probe or a period perf refuses (the CPUs changed before
+ * the refusal keep the new period).
+ */
+int damon_perf_source_set_period(struct damon_perf_ctx *ctx,
+				 unsigned int probe_idx, u64 period)
+{
+	struct damon_perf_source *src;
+	int cpu, ret = 0;
+
+	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES || !period ||
+	    period > MAX_SAMPLE_PERIOD)
+		return -EINVAL;
+	mutex_lock(&period_lock);
+	src = ctx->probes[probe_idx - 1].src;
+	if (!src) {
+		ret = -ENOENT;
+		goto out;
+	}
+	mutex_lock(&src->lock);
+	if (src->attr.freq) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	src->attr.sample_period = period;
+	WRITE_ONCE(src->period, period);
+	for_each_possible_cpu(cpu) {
+		struct perf_event *event = per_cpu_ptr(src->cpu, cpu)->event;
+
+		if (!event)
+			continue;
+		perf_event_disable(event);
+		ret = perf_event_period(event, period);
+		perf_event_enable(event);
+		if (ret)
+			break;
+	}
+unlock:
+	mutex_unlock(&src->lock);
+out:
+	mutex_unlock(&period_lock);
+	return ret;
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_set_period);
 
 /**
  * damon_perf_source_init() - Register the CPU hotplug multi-instance state.

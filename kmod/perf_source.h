@@ -52,4 +52,14 @@ int damon_perf_source_arm(struct damon_perf_ctx *ctx,
 			  struct netlink_ext_ack *extack);
 void damon_perf_source_disarm(struct damon_perf_ctx *ctx);
 
+/*
+ * CPU budget (budget.c), from the kdamond or under damon_perf_lock: the
+ * time the handlers spent, the period in force and changing it.
+ */
+u64 damon_perf_source_handler_ns(struct damon_perf_ctx *ctx);
+u64 damon_perf_source_period(struct damon_perf_ctx *ctx,
+			     unsigned int probe_idx);
+int damon_perf_source_set_period(struct damon_perf_ctx *ctx,
+				 unsigned int probe_idx, u64 period);
+
 #endif

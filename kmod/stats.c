@@ -267,6 +267,34 @@ void damon_perf_observe_translated(void)
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_translated);
 
 /**
+ * damon_perf_observe_handler_ns() - Time one overflow callback took.
+ * @ns:		nanoseconds (local_clock() delta).
+ *
+ * Context: any, including NMI; the callback's CPU.
+ */
+void damon_perf_observe_handler_ns(u64 ns)
+{
+	struct damon_perf_stats_pcpu __percpu *p = set();
+
+	this_cpu_add(p->local[DAMON_PERF_STAT_handler_ns], ns);
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_handler_ns);
+
+/**
+ * damon_perf_observe_drain_ns() - Time one kdamond drain pass took.
+ * @ns:		nanoseconds.
+ *
+ * Context: process context (the kdamond); counted on its current CPU.
+ */
+void damon_perf_observe_drain_ns(u64 ns)
+{
+	struct damon_perf_stats_pcpu __percpu *p = set();
+
+	this_cpu_add(p->local[DAMON_PERF_STAT_drain_ns], ns);
+}
+DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_drain_ns);
+
+/**
  * damon_perf_observe_ring_enqueue() - A report entered this CPU's ring.
  * @occupancy:	reports in that ring after the push.
  *

@@ -85,7 +85,9 @@ enum damon_perf_exec_ctx {
 	X(sample_no_phys)		\
 	X(sample_untranslated)		\
 	X(sample_phys_only)		\
-	X(sample_translated)
+	X(sample_translated)		\
+	X(handler_ns)			\
+	X(drain_ns)
 
 /* Index of each counter: DAMON_PERF_STAT_<name>. */
 enum damon_perf_stat_idx {
@@ -128,6 +130,8 @@ struct damon_perf_stats {
 	unsigned long sample_untranslated;
 	unsigned long sample_phys_only;
 	unsigned long sample_translated;
+	unsigned long handler_ns;
+	unsigned long drain_ns;
 	/* the counters above are exactly the X-macro list */
 	int cpu_state;
 };
@@ -149,6 +153,8 @@ void damon_perf_observe_sample(unsigned long addr, u64 data_src, u64 period,
 			       enum damon_perf_sample_reason reason,
 			       u64 sample_flags, u64 sample_type);
 void damon_perf_observe_translated(void);
+void damon_perf_observe_handler_ns(u64 ns);
+void damon_perf_observe_drain_ns(u64 ns);
 void damon_perf_observe_ring_enqueue(unsigned int occupancy);
 void damon_perf_observe_ring_overflow(int ctx_id, int why);
 void damon_perf_observe_early_wake(void);

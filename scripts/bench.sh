@@ -14,6 +14,8 @@
 #   BENCH_NMI=0 / BENCH_DAMON=0 / BENCH_ACCURACY=0 scripts/bench.sh
 #                                     without that VM part
 #   BENCH_NMI_ITERS=2000 scripts/bench.sh timed batches per NMI measurement
+#   BENCH_BUDGET=0 scripts/bench.sh       no CPU budget runs
+#   BENCH_BUDGETS="0.5 1 5"               the budgets (percent of one CPU)
 #   BENCH_VM_SIZES="64 256 1024" BENCH_VM_PERIODS="1 10 100"
 #   BENCH_VM_WINDOW=10 BENCH_VM_SNAPSHOTS=5 scripts/bench.sh
 #                                     the VM matrix (mapping MiB, probe
@@ -31,7 +33,9 @@
 # in true NMI context and in process context against a per-CPU counter
 # increment, and counts drops as a paced producer raises its rate with and
 # without the watermark wake (raw lines in vm-nmi.txt, console in
-# vm-nmi.log). tests/vm/bench/damon.sh booted once (scripts/vm.sh
+# vm-nmi.log). tests/vm/bench/budget.sh (stock 6.1): the CPU budget at
+# each of BENCH_BUDGETS and without one (raw lines in vm-budget.txt,
+# console in vm-budget.log). tests/vm/bench/damon.sh booted once (scripts/vm.sh
 # --kernel trixie --numa: Debian 13's stock 6.12 kernel, DAMON built in)
 # runs the workload with no monitoring, with in-kernel DAMON (sysfs) and
 # with damon_perf (damonctl) and prints one BENCH line per run; the table
@@ -292,6 +296,50 @@ if not acc and not drops:
 PY
 fi
 
+# --- VM part: the CPU budget ---------------------------------------------
+if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_BUDGET:-1}" = 1 ]; then
+	budgets=${BENCH_BUDGETS:-0.5 1 5}
+	echo "bench: damonctl (build/tools)" >&2
+	cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
+	echo "bench: VM: CPU budget on stock, budgets $budgets" >&2
+	set +e
+	"$top/scripts/vm.sh" --kernel stock --timeout 1800 --quiet \
+		--log "$out/vm-budget.log" \
+		--append "BENCH_BUDGETS=${budgets// /,}" tests/vm/bench/budget.sh
+	brc=$?
+	set -e
+	grep '^BENCH budget ' "$out/vm-budget.log" >"$out/vm-budget.txt" || true
+	python3 - "$out/vm-budget.txt" >>"$out/results.txt" <<'PY'
+import sys
+rows = []
+with open(sys.argv[1]) as f:
+    for line in f:
+        rows.append(dict(p.split("=", 1) for p in line.split()[2:] if "=" in p))
+print()
+print("6. CPU budget (VM: Debian 12 stock 6.1 under TCG; page-fault probe at period 1,")
+print("   sample 10 ms, aggregation 250 ms; workload -f: 1 thread refaulting 8 MiB;")
+print("   window after a warm-up; cost = (handler + drain) / window, % of one CPU)")
+print("  %-8s %9s %9s %9s %8s %8s %8s %9s %7s %13s %7s" % (
+    "budget", "passes/s", "faults/s", "samples", "handler", "drain", "cost %",
+    "kdamond %", "status", "period", "steps"))
+for r in rows:
+    w = max(int(r["window_ns"]), 1)
+    h = int(r["handler_ns"] or 0)
+    d = int(r["drain_ns"] or 0)
+    print("  %-8s %9.0f %9.0f %9s %6.1fms %6.1fms %8.3f %9.2f %7s %13s %7s" % (
+        r["budget"] + ("" if r["budget"] == "none" else "%"),
+        int(r["passes"]) * 1e9 / w, int(r["faults"]) * 1e9 / w, r["samples"],
+        h / 1e6, d / 1e6, 100.0 * (h + d) / w,
+        100.0 * int(r["kdamond_ms"]) * 1e6 / w, r["cost"] + "%",
+        r["period0"] + ".." + r["period1"], r["raises"] + "/" + r["lowers"]))
+if not rows:
+    print("  (no BENCH lines: see vm-budget.log)")
+PY
+	echo "bench: budget table appended to $out/results.txt (console $out/vm-budget.log)" >&2
+	[ $brc -eq 0 ] || nrc=$brc
+fi
+
 # --- VM part: damon_perf against in-kernel DAMON ------------------------
 [ "${BENCH_VM:-1}" = 1 ] || { cat "$out/results.txt"; exit $nrc; }
 sizes=${BENCH_VM_SIZES:-64 256 1024}
@@ -331,7 +379,7 @@ def name(m):
     p = m[4:].split("_")[0]
     return "damon_perf, period %s, %s regions" % (p, "10..10000" if m.endswith("_10k") else "10..1000")
 print()
-print("6. DAMON side by side (VM: 2 NUMA nodes under TCG, Debian 13 stock 6.12,")
+print("7. DAMON side by side (VM: 2 NUMA nodes under TCG, Debian 13 stock 6.12,")
 print("   %s MiB guest; sample 10 ms, aggregation 1 s; %s s window per run;" % (mem, window))
 print("   workload: 2 threads reading the hot set; precision/recall: mean over %s" % snaps)
 print("   snapshots after the window, 'seen' = snapshots with any accessed region)")
@@ -387,7 +435,7 @@ with open(sys.argv[1]) as f:
             kv = dict(zip(w[3::2], w[4::2]))
             summ.append((w[1], w[2], kv))
 print()
-print("7. Accuracy of the regions (VM: 2 NUMA nodes under TCG, Debian 12 stock")
+print("8. Accuracy of the regions (VM: 2 NUMA nodes under TCG, Debian 12 stock")
 print("   6.1; page-fault probe at period 1, sample 10 ms, aggregation 1 s,")
 print("   10..1000 regions; tests/vm/accuracy.sh). P, R: precision and recall")
 print("   of the regions with nr_accesses >= 1 (R: the worst hot range) at")

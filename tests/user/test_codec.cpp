@@ -38,6 +38,7 @@ CtxInfo sample_ctx()
 	c.attrs.mode = Mode::count;
 	c.attrs.ring_size = 4096;
 	c.attrs.split = Split::random;
+	c.attrs.cpu_budget = 50;
 	Target t;
 	t.id = 1;
 	t.start = 0x100000000;
@@ -65,6 +66,7 @@ CtxInfo sample_ctx()
 	p.exclude_kernel = true;
 	p.exclude_hv = true;
 	p.exclude_user = true;
+	p.effective_period = 1ULL << 40;
 	c.probes.push_back(p);
 	Filter f1;
 	f1.type = FilterType::cpumask;
@@ -77,6 +79,13 @@ CtxInfo sample_ctx()
 	c.filters = {f1, f2};
 	c.arm_failures = 2;
 	c.stale_drops = 1ULL << 40;
+	BudgetInfo b;
+	b.cost = 12345;
+	b.handler_ns = 1ULL << 41;
+	b.drain_ns = 7;
+	b.raises = 3;
+	b.lowers = 2;
+	c.budget = b;
 	return c;
 }
 
@@ -367,6 +376,28 @@ TEST(Codec, AttrsSendOnlyWhatIsSet)
 	for (int i = 0; i <= DAMON_PERF_ATTRS_A_MAX; i++)
 		EXPECT_EQ(tb[i] != nullptr, i == DAMON_PERF_ATTRS_A_AGGR_US)
 			<< i;
+}
+
+TEST(Codec, CpuBudgetIsAU32AttributeOfTheAttrsNestAndZeroIsSent)
+{
+	for (uint32_t v : {0u, 1u, 50u, uint32_t(DAMON_PERF_CPU_BUDGET_MAX)}) {
+		NlMsg msg =
+			new_msg(FAMILY, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
+		Attrs a;
+		a.cpu_budget = v;
+
+		put_attrs(msg.get(), a);
+		auto attrs = top_attrs(msg);
+		nlattr *tb[DAMON_PERF_ATTRS_A_MAX + 1];
+		ASSERT_EQ(nla_parse_nested(tb, DAMON_PERF_ATTRS_A_MAX,
+					   attrs[DAMON_PERF_A_ATTRS][0],
+					   nullptr),
+			  0);
+		ASSERT_NE(tb[DAMON_PERF_ATTRS_A_CPU_BUDGET], nullptr) << v;
+		EXPECT_EQ(nla_len(tb[DAMON_PERF_ATTRS_A_CPU_BUDGET]), 4);
+		EXPECT_EQ(nla_get_u32(tb[DAMON_PERF_ATTRS_A_CPU_BUDGET]), v);
+		EXPECT_EQ(tb[DAMON_PERF_ATTRS_A_SPLIT], nullptr);
+	}
 }
 
 TEST(Codec, SplitModeIsAU32AttributeOfTheAttrsNest)

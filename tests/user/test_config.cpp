@@ -3,6 +3,7 @@
 // of mistake, each naming where it is.
 #include <gtest/gtest.h>
 
+#include <linux/damon_perf.h>
 #include <linux/perf_event.h>
 #include <nlohmann/json.hpp>
 
@@ -97,6 +98,51 @@ TEST(Config, SplitModeIsOptional)
 	}
 }
 
+TEST(Config, CpuBudgetIsAPercentageNumberOrString)
+{
+	auto cfgs = parse_config(base(), intel());
+	EXPECT_FALSE(cfgs[0].attrs.cpu_budget.has_value());
+
+	for (auto [v, want] :
+	     {std::pair{json(0.5), 50u}, std::pair{json(1), 100u},
+	      std::pair{json(5), 500u}, std::pair{json(0), 0u},
+	      std::pair{json(100), 10000u}, std::pair{json(0.01), 1u},
+	      std::pair{json("0.25"), 25u}}) {
+		json j = base();
+		j["contexts"][0]["cpu_budget"] = v;
+		cfgs = parse_config(j, intel());
+		EXPECT_EQ(cfgs[0].attrs.cpu_budget, want) << v.dump();
+	}
+}
+
+TEST(Model, CpuBudgetStrings)
+{
+	EXPECT_EQ(cpu_budget_from_string("0"), 0u);
+	EXPECT_EQ(cpu_budget_from_string("0.5"), 50u);
+	EXPECT_EQ(cpu_budget_from_string("0.05"), 5u);
+	EXPECT_EQ(cpu_budget_from_string("1"), 100u);
+	EXPECT_EQ(cpu_budget_from_string("1.0"), 100u);
+	EXPECT_EQ(cpu_budget_from_string("100"), 10000u);
+	EXPECT_EQ(cpu_budget_from_string("100.00"), 10000u);
+	for (const char *bad :
+	     {"", ".", "1.", ".5", "-1", "+1", "100.01", "101", "1000", "0.001",
+	      "1e2", "0x10", " 1", "1 ", "1,5", "abc", "99999999999999999999"})
+		EXPECT_FALSE(cpu_budget_from_string(bad).has_value()) << bad;
+	EXPECT_EQ(cpu_budget_to_string(0), "0");
+	EXPECT_EQ(cpu_budget_to_string(50), "0.5");
+	EXPECT_EQ(cpu_budget_to_string(5), "0.05");
+	EXPECT_EQ(cpu_budget_to_string(125), "1.25");
+	EXPECT_EQ(cpu_budget_to_string(10000), "100");
+	EXPECT_EQ(cpu_cost_to_string(0), "0");
+	EXPECT_EQ(cpu_cost_to_string(1), "0.0001");
+	EXPECT_EQ(cpu_cost_to_string(1234), "0.1234");
+	EXPECT_EQ(cpu_cost_to_string(5000), "0.5");
+	EXPECT_EQ(cpu_cost_to_string(1000000), "100");
+	EXPECT_EQ(cpu_cost_to_string(UINT32_MAX), "429496.7295");
+	for (uint32_t v = 0; v <= DAMON_PERF_CPU_BUDGET_MAX; v++)
+		ASSERT_EQ(cpu_budget_from_string(cpu_budget_to_string(v)), v);
+}
+
 TEST(Config, ProbeFrequencySetsFreq)
 {
 	json doc = base();
@@ -179,6 +225,14 @@ const Bad BAD[] = {
 	{"bad_split", R"({"split": "halves"})",
 	 "contexts[0].split: must be samples or random"},
 	{"split_not_string", R"({"split": 1})", "contexts[0].split"},
+	{"cpu_budget_above_one_cpu", R"({"cpu_budget": 100.5})",
+	 "contexts[0].cpu_budget: must be a percentage of one CPU"},
+	{"cpu_budget_negative", R"({"cpu_budget": -1})",
+	 "contexts[0].cpu_budget"},
+	{"cpu_budget_three_decimals", R"({"cpu_budget": 0.125})",
+	 "contexts[0].cpu_budget"},
+	{"cpu_budget_not_a_number", R"({"cpu_budget": true})",
+	 "contexts[0].cpu_budget"},
 	{"filter_bad_type", R"({"filters": [{"type": "pid"}]})",
 	 "filters[0].type: must be cpumask, tid or write"},
 	{"filter_cpus_on_tid",

@@ -29,6 +29,7 @@ struct StartOptions {
 	std::optional<uint32_t> min_nr_regions, max_nr_regions, ring_size;
 	std::string mode;
 	std::string split;
+	std::string cpu_budget;
 	std::vector<std::string> filters;
 	bool replace = false;
 	bool flags_given = false;
@@ -90,6 +91,15 @@ CtxConfig config_from_flags(const StartOptions &o)
 		if (!split)
 			throw UsageError("--split must be samples or random");
 		cfg.attrs.split = *split;
+	}
+	if (!o.cpu_budget.empty()) {
+		auto budget = cpu_budget_from_string(o.cpu_budget);
+		if (!budget)
+			throw UsageError(
+				"--cpu-budget must be a percentage of one CPU, "
+				"0 .. 100 with at most two decimals (0 = no "
+				"budget)");
+		cfg.attrs.cpu_budget = *budget;
 	}
 	for (const auto &f : o.filters)
 		cfg.filters.push_back(parse_filter_spec(f));
@@ -213,6 +223,11 @@ void setup_start(CLI::App &app)
 		"--split", o->split,
 		"samples (default: cut regions where the sample density "
 		"changes) or random (DAMON's random split points)"));
+	flags.push_back(sub->add_option(
+		"--cpu-budget", o->cpu_budget,
+		"CPU budget, percent of one CPU (e.g. 0.5): the probes' "
+		"periods rise while the handlers and the drain cost more "
+		"(default 0: none)"));
 	flags.push_back(sub->add_option("--ring-size", o->ring_size,
 					"Report ring entries per CPU (power "
 					"of two)"));

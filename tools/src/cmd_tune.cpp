@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // damonctl tune: change the monitoring attributes of a context, also
-// while it runs (only the intervals may change then).
+// while it runs (only the intervals, the mode and the CPU budget may
+// change then).
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -15,6 +16,7 @@ struct TuneOptions {
 	Attrs attrs;
 	std::string mode;
 	std::string split;
+	std::string cpu_budget;
 };
 
 void run_tune(const TuneOptions &o)
@@ -33,11 +35,20 @@ void run_tune(const TuneOptions &o)
 			throw UsageError("--split must be samples or random");
 		a.split = *split;
 	}
+	if (!o.cpu_budget.empty()) {
+		auto budget = cpu_budget_from_string(o.cpu_budget);
+		if (!budget)
+			throw UsageError(
+				"--cpu-budget must be a percentage of one CPU, "
+				"0 .. 100 with at most two decimals (0 = no "
+				"budget)");
+		a.cpu_budget = *budget;
+	}
 	if (a.empty())
 		throw UsageError("nothing to tune: give at least one of "
 				 "--sample-us, --aggr-us, --update-us, "
 				 "--min-nr-regions, --max-nr-regions, --mode, "
-				 "--split, --ring-size");
+				 "--split, --ring-size, --cpu-budget");
 	auto t = connect();
 	t->set_attrs(CtxRef::by_name(o.name), a);
 	CtxInfo c = t->ctx_get(CtxRef::by_name(o.name));
@@ -73,9 +84,12 @@ void setup_tune(CLI::App &app)
 			"samples or random (stopped only)");
 	sub->add_option("--ring-size", o->attrs.ring_size,
 			"Report ring entries per CPU (stopped only)");
+	sub->add_option("--cpu-budget", o->cpu_budget,
+			"CPU budget, percent of one CPU (e.g. 0.5; 0: none)");
 	sub->footer(
 		"Example:\n"
-		"  damonctl tune default --sample-us 5000 --aggr-us 200000\n");
+		"  damonctl tune default --sample-us 5000 --aggr-us 200000\n"
+		"  damonctl tune default --cpu-budget 0.5\n");
 	sub->callback([o] { run_tune(*o); });
 }
 

@@ -175,6 +175,9 @@ Attrs parse_attrs(const nlattr *nest)
 		case DAMON_PERF_ATTRS_A_SPLIT:
 			a.split = static_cast<Split>(get_u32(at, "split"));
 			break;
+		case DAMON_PERF_ATTRS_A_CPU_BUDGET:
+			a.cpu_budget = get_u32(at, "cpu_budget");
+			break;
 		default:
 			break;
 		}
@@ -265,11 +268,43 @@ Probe parse_probe(const nlattr *nest)
 		case DAMON_PERF_PROBE_A_EXCLUDE_USER:
 			p.exclude_user = true;
 			break;
+		case DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD:
+			p.effective_period =
+				get_u64(a, "probe effective_period");
+			break;
 		default:
 			break;
 		}
 	});
 	return p;
+}
+
+BudgetInfo parse_budget(const nlattr *nest)
+{
+	BudgetInfo b;
+
+	each_nested(nest, [&](int type, const nlattr *a) {
+		switch (type) {
+		case DAMON_PERF_BUDGET_A_COST:
+			b.cost = get_u32(a, "budget cost");
+			break;
+		case DAMON_PERF_BUDGET_A_HANDLER_NS:
+			b.handler_ns = get_u64(a, "budget handler_ns");
+			break;
+		case DAMON_PERF_BUDGET_A_DRAIN_NS:
+			b.drain_ns = get_u64(a, "budget drain_ns");
+			break;
+		case DAMON_PERF_BUDGET_A_RAISES:
+			b.raises = get_u64(a, "budget raises");
+			break;
+		case DAMON_PERF_BUDGET_A_LOWERS:
+			b.lowers = get_u64(a, "budget lowers");
+			break;
+		default:
+			break;
+		}
+	});
+	return b;
 }
 
 Filter parse_filter(const nlattr *nest)
@@ -405,6 +440,8 @@ void put_attrs(nl_msg *msg, const Attrs &a)
 	if (a.split)
 		put_u32(msg, DAMON_PERF_ATTRS_A_SPLIT,
 			static_cast<uint32_t>(*a.split));
+	if (a.cpu_budget)
+		put_u32(msg, DAMON_PERF_ATTRS_A_CPU_BUDGET, *a.cpu_budget);
 	nest_end(msg, nest);
 }
 
@@ -447,6 +484,9 @@ void put_probe(nl_msg *msg, const Probe &p)
 	put_flag(msg, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL, p.exclude_kernel);
 	put_flag(msg, DAMON_PERF_PROBE_A_EXCLUDE_HV, p.exclude_hv);
 	put_flag(msg, DAMON_PERF_PROBE_A_EXCLUDE_USER, p.exclude_user);
+	if (p.effective_period)
+		put_u64(msg, DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD,
+			p.effective_period);
 	nest_end(msg, nest);
 }
 
@@ -497,6 +537,17 @@ void put_ctx_info(nl_msg *msg, const CtxInfo &c)
 	put_filters(msg, c.filters);
 	put_u32(msg, DAMON_PERF_A_ARM_FAILURES, c.arm_failures);
 	put_u64(msg, DAMON_PERF_A_STALE_DROPS, c.stale_drops);
+	if (c.budget) {
+		nlattr *nest = nest_start(msg, DAMON_PERF_A_BUDGET);
+
+		put_u32(msg, DAMON_PERF_BUDGET_A_COST, c.budget->cost);
+		put_u64(msg, DAMON_PERF_BUDGET_A_HANDLER_NS,
+			c.budget->handler_ns);
+		put_u64(msg, DAMON_PERF_BUDGET_A_DRAIN_NS, c.budget->drain_ns);
+		put_u64(msg, DAMON_PERF_BUDGET_A_RAISES, c.budget->raises);
+		put_u64(msg, DAMON_PERF_BUDGET_A_LOWERS, c.budget->lowers);
+		nest_end(msg, nest);
+	}
 }
 
 void put_aggregation(nl_msg *msg, const Aggregation &agg, bool with_targets)
@@ -602,6 +653,9 @@ CtxInfo parse_ctx_info(const nlmsghdr *nlh)
 			break;
 		case DAMON_PERF_A_STALE_DROPS:
 			c.stale_drops = get_u64(a, "stale_drops");
+			break;
+		case DAMON_PERF_A_BUDGET:
+			c.budget = parse_budget(a);
 			break;
 		default:
 			break;

@@ -213,7 +213,7 @@ CtxConfig parse_context(const json &c, const std::string &where,
 
 	only_keys(c, where,
 		  {"name", "ops", "targets", "intervals", "nr_regions", "mode",
-		   "split", "ring_size", "probes", "filters"});
+		   "split", "ring_size", "cpu_budget", "probes", "filters"});
 	if (!c.contains("name"))
 		fail(where, "missing \"name\"");
 	cfg.name = get_string(c["name"], where + ".name");
@@ -262,6 +262,21 @@ CtxConfig parse_context(const json &c, const std::string &where,
 		if (!split)
 			fail(where + ".split", "must be samples or random");
 		cfg.attrs.split = *split;
+	}
+	if (c.contains("cpu_budget")) {
+		const json &b = c["cpu_budget"];
+		std::optional<uint32_t> v;
+
+		// a number (0.5) or a string ("0.5"), percent of one CPU
+		if (b.is_string())
+			v = cpu_budget_from_string(b.get<std::string>());
+		else if (b.is_number())
+			v = cpu_budget_from_string(b.dump());
+		if (!v)
+			fail(where + ".cpu_budget",
+			     "must be a percentage of one CPU, 0 .. 100 "
+			     "with at most two decimals (0 = no budget)");
+		cfg.attrs.cpu_budget = *v;
 	}
 	if (c.contains("ring_size"))
 		cfg.attrs.ring_size = uint32_t(get_uint(

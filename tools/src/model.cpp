@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "model.hpp"
 
+#include <linux/damon_perf.h>
+
 #include <tuple>
 
 namespace damonctl {
@@ -73,6 +75,75 @@ std::optional<Split> split_from_string(const std::string &s)
 	return std::nullopt;
 }
 
+std::optional<uint32_t> cpu_budget_from_string(const std::string &s)
+{
+	static_assert(DAMON_PERF_CPU_BUDGET_SCALE == 100,
+		      "two decimals of a percent");
+	// digits, then optionally '.' and one or two digits: exact, no
+	// floating point
+	uint64_t whole = 0;
+	uint32_t frac = 0;
+	size_t i = 0, digits = 0;
+
+	while (i < s.size() && s[i] >= '0' && s[i] <= '9' && digits < 4) {
+		whole = whole * 10 + uint64_t(s[i] - '0');
+		i++;
+		digits++;
+	}
+	if (!digits)
+		return std::nullopt;
+	if (i < s.size() && s[i] == '.') {
+		size_t nfrac = 0;
+
+		i++;
+		while (i < s.size() && s[i] >= '0' && s[i] <= '9' &&
+		       nfrac < 2) {
+			frac = frac * 10 + uint32_t(s[i] - '0');
+			i++;
+			nfrac++;
+		}
+		if (!nfrac)
+			return std::nullopt;
+		if (nfrac == 1)
+			frac *= 10;
+	}
+	if (i != s.size())
+		return std::nullopt;
+	uint64_t v = whole * DAMON_PERF_CPU_BUDGET_SCALE + frac;
+	if (v > DAMON_PERF_CPU_BUDGET_MAX)
+		return std::nullopt;
+	return uint32_t(v);
+}
+
+std::string cpu_budget_to_string(uint32_t budget)
+{
+	std::string s = std::to_string(budget / DAMON_PERF_CPU_BUDGET_SCALE);
+	uint32_t frac = budget % DAMON_PERF_CPU_BUDGET_SCALE;
+
+	if (frac) {
+		s += '.';
+		s += char('0' + frac / 10);
+		if (frac % 10)
+			s += char('0' + frac % 10);
+	}
+	return s;
+}
+
+std::string cpu_cost_to_string(uint32_t cost)
+{
+	// DAMON_PERF_CPU_COST_SCALE is one CPU: 10000 per percent
+	static_assert(DAMON_PERF_CPU_COST_SCALE == 1000000, "ppm of a CPU");
+	std::string s = std::to_string(cost / 10000);
+	std::string frac = std::to_string(cost % 10000);
+
+	frac.insert(0, 4 - frac.size(), '0');
+	while (!frac.empty() && frac.back() == '0')
+		frac.pop_back();
+	if (!frac.empty())
+		s += "." + frac;
+	return s;
+}
+
 std::optional<FilterType> filter_type_from_string(const std::string &s)
 {
 	if (s == "cpumask")
@@ -87,9 +158,11 @@ std::optional<FilterType> filter_type_from_string(const std::string &s)
 bool operator==(const Attrs &a, const Attrs &b)
 {
 	return std::tie(a.sample_us, a.aggr_us, a.update_us, a.min_nr_regions,
-			a.max_nr_regions, a.mode, a.ring_size, a.split) ==
+			a.max_nr_regions, a.mode, a.ring_size, a.split,
+			a.cpu_budget) ==
 	       std::tie(b.sample_us, b.aggr_us, b.update_us, b.min_nr_regions,
-			b.max_nr_regions, b.mode, b.ring_size, b.split);
+			b.max_nr_regions, b.mode, b.ring_size, b.split,
+			b.cpu_budget);
 }
 
 bool operator==(const Target &a, const Target &b)
@@ -104,12 +177,12 @@ bool operator==(const Probe &a, const Probe &b)
 			a.sample_period, a.freq, a.wakeup_events, a.weight,
 			a.precise_ip, a.sample_phys_addr,
 			a.sample_weight_struct, a.exclude_kernel, a.exclude_hv,
-			a.exclude_user) ==
+			a.exclude_user, a.effective_period) ==
 	       std::tie(b.idx, b.type, b.config, b.config1, b.config2,
 			b.sample_period, b.freq, b.wakeup_events, b.weight,
 			b.precise_ip, b.sample_phys_addr,
 			b.sample_weight_struct, b.exclude_kernel, b.exclude_hv,
-			b.exclude_user);
+			b.exclude_user, b.effective_period);
 }
 
 bool operator==(const Filter &a, const Filter &b)
@@ -118,12 +191,20 @@ bool operator==(const Filter &a, const Filter &b)
 	       std::tie(b.type, b.allow, b.cpus, b.tids);
 }
 
+bool operator==(const BudgetInfo &a, const BudgetInfo &b)
+{
+	return std::tie(a.cost, a.handler_ns, a.drain_ns, a.raises, a.lowers) ==
+	       std::tie(b.cost, b.handler_ns, b.drain_ns, b.raises, b.lowers);
+}
+
 bool operator==(const CtxInfo &a, const CtxInfo &b)
 {
 	return std::tie(a.id, a.name, a.ops, a.state, a.attrs, a.targets,
-			a.probes, a.filters, a.arm_failures, a.stale_drops) ==
-	       std::tie(b.id, b.name, b.ops, b.state, b.attrs, b.targets,
-			b.probes, b.filters, b.arm_failures, b.stale_drops);
+			a.probes, a.filters, a.arm_failures, a.stale_drops,
+			a.budget) == std::tie(b.id, b.name, b.ops, b.state,
+					      b.attrs, b.targets, b.probes,
+					      b.filters, b.arm_failures,
+					      b.stale_drops, b.budget);
 }
 
 bool operator==(const Region &a, const Region &b)

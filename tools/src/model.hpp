@@ -25,6 +25,12 @@ std::optional<Ops> ops_from_string(const std::string &s);
 std::optional<Mode> mode_from_string(const std::string &s);
 std::optional<Split> split_from_string(const std::string &s);
 std::optional<FilterType> filter_type_from_string(const std::string &s);
+// "PCT" with at most two decimals, 0 .. 100, in 1/100 % (0.5 -> 50).
+std::optional<uint32_t> cpu_budget_from_string(const std::string &s);
+// 50 -> "0.5"
+std::string cpu_budget_to_string(uint32_t budget);
+// a measured cost in millionths of one CPU as a percentage: 1234 -> "0.1234"
+std::string cpu_cost_to_string(uint32_t cost);
 
 // Monitoring attributes; unset fields are left unchanged by SET_ATTRS.
 struct Attrs {
@@ -36,12 +42,14 @@ struct Attrs {
 	std::optional<Mode> mode;
 	std::optional<uint32_t> ring_size;
 	std::optional<Split> split;
+	// CPU budget in 1/100 % of one CPU (0 = none), see parse_cpu_budget
+	std::optional<uint32_t> cpu_budget;
 
 	bool empty() const
 	{
 		return !sample_us && !aggr_us && !update_us &&
 		       !min_nr_regions && !max_nr_regions && !mode &&
-		       !ring_size && !split;
+		       !ring_size && !split && !cpu_budget;
 	}
 };
 
@@ -71,6 +79,7 @@ struct Probe {
 	bool exclude_kernel = false;
 	bool exclude_hv = false;
 	bool exclude_user = false;
+	uint64_t effective_period = 0; // reply only: 0 unless armed, fixed
 	std::string event; // the event string it came from (userspace only)
 };
 
@@ -79,6 +88,15 @@ struct Filter {
 	bool allow = true;
 	std::string cpus; // cpu list, cpumask filters
 	std::vector<uint32_t> tids;
+};
+
+// What the CPU budget measured (CTX_GET reply).
+struct BudgetInfo {
+	uint32_t cost = 0; // last aggregation, millionths of one CPU
+	uint64_t handler_ns = 0;
+	uint64_t drain_ns = 0;
+	uint64_t raises = 0;
+	uint64_t lowers = 0;
 };
 
 struct CtxInfo {
@@ -92,6 +110,7 @@ struct CtxInfo {
 	std::vector<Filter> filters;
 	uint32_t arm_failures = 0;
 	uint64_t stale_drops = 0;
+	std::optional<BudgetInfo> budget;
 };
 
 struct Region {
@@ -153,6 +172,7 @@ bool operator==(const Attrs &a, const Attrs &b);
 bool operator==(const Target &a, const Target &b);
 bool operator==(const Probe &a, const Probe &b);
 bool operator==(const Filter &a, const Filter &b);
+bool operator==(const BudgetInfo &a, const BudgetInfo &b);
 bool operator==(const CtxInfo &a, const CtxInfo &b);
 bool operator==(const Region &a, const Region &b);
 bool operator==(const Aggregation &a, const Aggregation &b);

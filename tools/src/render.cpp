@@ -126,12 +126,14 @@ json to_json(const CtxInfo &c)
 	put_opt(attrs, "ring_size", c.attrs.ring_size);
 	if (c.attrs.split)
 		attrs["split"] = to_string(*c.attrs.split);
+	if (c.attrs.cpu_budget)
+		attrs["cpu_budget"] = cpu_budget_to_string(*c.attrs.cpu_budget);
 
 	json targets = json::array();
 	for (const auto &t : c.targets)
 		targets.push_back(target_json(t));
 	json probes = json::array();
-	for (const auto &p : c.probes)
+	for (const auto &p : c.probes) {
 		probes.push_back(
 			{{"idx", p.idx},
 			 {"type", p.type},
@@ -148,6 +150,9 @@ json to_json(const CtxInfo &c)
 			 {"exclude_kernel", p.exclude_kernel},
 			 {"exclude_hv", p.exclude_hv},
 			 {"exclude_user", p.exclude_user}});
+		if (p.effective_period)
+			probes.back()["effective_period"] = p.effective_period;
+	}
 	json filters = json::array();
 	for (const auto &f : c.filters) {
 		json jf = {{"type", to_string(f.type)}, {"allow", f.allow}};
@@ -157,16 +162,23 @@ json to_json(const CtxInfo &c)
 			jf["tids"] = f.tids;
 		filters.push_back(jf);
 	}
-	return {{"id", c.id},
-		{"name", c.name},
-		{"ops", to_string(c.ops)},
-		{"state", to_string(c.state)},
-		{"attrs", attrs},
-		{"targets", targets},
-		{"probes", probes},
-		{"filters", filters},
-		{"arm_failures", c.arm_failures},
-		{"stale_drops", c.stale_drops}};
+	json j = {{"id", c.id},
+		  {"name", c.name},
+		  {"ops", to_string(c.ops)},
+		  {"state", to_string(c.state)},
+		  {"attrs", attrs},
+		  {"targets", targets},
+		  {"probes", probes},
+		  {"filters", filters},
+		  {"arm_failures", c.arm_failures},
+		  {"stale_drops", c.stale_drops}};
+	if (c.budget)
+		j["budget"] = {{"cost", cpu_cost_to_string(c.budget->cost)},
+			       {"handler_ns", c.budget->handler_ns},
+			       {"drain_ns", c.budget->drain_ns},
+			       {"raises", c.budget->raises},
+			       {"lowers", c.budget->lowers}};
+	return j;
 }
 
 json to_json(const Aggregation &a)
@@ -333,13 +345,32 @@ std::string render_status(const std::vector<CtxInfo> &ctxs)
 					   t.id, target_desc(t), t.nr_regions);
 		if (c.probes.empty())
 			out += "  probes: none\n";
-		for (const auto &p : c.probes)
-			out += fmt::format("  probe {}: {}\n", p.idx,
+		for (const auto &p : c.probes) {
+			out += fmt::format("  probe {}: {}", p.idx,
 					   probe_desc(p));
+			if (p.effective_period &&
+			    p.effective_period != p.sample_period)
+				out += fmt::format(" (effective period {})",
+						   p.effective_period);
+			out += "\n";
+		}
 		for (const auto &f : c.filters)
 			out += fmt::format("  filter: {}\n", filter_desc(f));
 		out += fmt::format("  arm failures: {}, stale drops: {}\n",
 				   c.arm_failures, c.stale_drops);
+		if (c.budget)
+			out += fmt::format(
+				"  cpu budget: {}; cost {}% (handler {} ns, "
+				"drain {} ns; period raised {}x, lowered "
+				"{}x)\n",
+				c.attrs.cpu_budget && *c.attrs.cpu_budget
+					? cpu_budget_to_string(
+						  *c.attrs.cpu_budget) +
+						  "%"
+					: std::string("off"),
+				cpu_cost_to_string(c.budget->cost),
+				c.budget->handler_ns, c.budget->drain_ns,
+				c.budget->raises, c.budget->lowers);
 	}
 	return out;
 }

@@ -29,6 +29,9 @@
  *                                       DAMON_PERF_RING_SIZE_MAX, a power
  *                                       of two
  *    DAMON_PERF_ATTRS_A_SPLIT           u32, enum damon_perf_split_mode
+ *    DAMON_PERF_ATTRS_A_CPU_BUDGET      u32, 0 .. DAMON_PERF_CPU_BUDGET_MAX,
+ *                                       in 1/DAMON_PERF_CPU_BUDGET_SCALE
+ *                                       percent of one CPU; 0 = no budget
  *  DAMON_PERF_A_TARGET          nest, rep in replies
  *    DAMON_PERF_TARGET_A_ID             u32 (reply)
  *    DAMON_PERF_TARGET_A_PID            u32, 1 .. DAMON_PERF_PID_MAX (vaddr
@@ -57,6 +60,9 @@
  *    DAMON_PERF_PROBE_A_EXCLUDE_KERNEL  flag
  *    DAMON_PERF_PROBE_A_EXCLUDE_HV      flag
  *    DAMON_PERF_PROBE_A_EXCLUDE_USER    flag
+ *    DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD u64 (reply, running fixed-period
+ *                                       probes): the period in force,
+ *                                       raised by the CPU budget
  *  DAMON_PERF_A_PROBE_IDX       u32, 1 .. 3        (PROBE_DEL; PROBE_ADD reply)
  *  DAMON_PERF_A_FILTERS         nest (an empty nest clears the filters)
  *    DAMON_PERF_FILTERS_A_FILTER        nest, rep, at most 8
@@ -102,16 +108,28 @@
  *    DAMON_PERF_AUX_A_PID               u32, tgid the event is bound to,
  *                                       0 for CPU-wide
  *    DAMON_PERF_AUX_A_PROBE_IDX         u8, 1 .. 3
+ *  DAMON_PERF_A_BUDGET          nest (reply, CTX_GET of a running or
+ *                               stopped context): the CPU budget's view
+ *    DAMON_PERF_BUDGET_A_COST           u32, cost measured at the last
+ *                                       aggregation, in millionths of one
+ *                                       CPU (DAMON_PERF_CPU_COST_SCALE)
+ *    DAMON_PERF_BUDGET_A_HANDLER_NS     u64, overflow handler time since
+ *                                       start (all probes, all CPUs)
+ *    DAMON_PERF_BUDGET_A_DRAIN_NS       u64, kdamond drain and aggregation
+ *                                       time since start
+ *    DAMON_PERF_BUDGET_A_RAISES         u64, steps that raised the period
+ *    DAMON_PERF_BUDGET_A_LOWERS         u64, steps that lowered it
  *
  * Commands (doit unless noted):
  *  CTX_NEW       CTX_NAME, CTX_OPS (default vaddr) -> reply as CTX_GET
  *  CTX_DEL       CTX_ID | CTX_NAME
  *  CTX_GET       CTX_ID | CTX_NAME -> CTX_ID, CTX_NAME, CTX_OPS, CTX_STATE,
  *                ATTRS, TARGET (rep), PROBE (rep), FILTERS, ARM_FAILURES,
- *                STALE_DROPS; dump without attributes: one per context
+ *                STALE_DROPS, BUDGET; dump without attributes: one per
+ *                context
  *  SET_ATTRS     CTX_ID | CTX_NAME, ATTRS (fields absent stay unchanged;
- *                only the intervals and the access mode may change
- *                while running)
+ *                only the intervals, the access mode and the CPU budget
+ *                may change while running)
  *  TARGET_ADD    CTX_ID | CTX_NAME, TARGET (PID, or START and END)
  *  TARGET_DEL    CTX_ID | CTX_NAME, TARGET_ID
  *  PROBE_ADD     CTX_ID | CTX_NAME, PROBE -> PROBE_IDX
@@ -158,6 +176,16 @@
 #define DAMON_PERF_RING_SIZE_DEF	256
 /* pids and tids: PID_MAX_LIMIT of a 64-bit kernel */
 #define DAMON_PERF_PID_MAX		4194304
+/*
+ * Largest fixed sample period: the widest hardware counters (x86
+ * full-width counters) count 48 bits; a longer period never samples.
+ */
+#define DAMON_PERF_SAMPLE_PERIOD_MAX	(1ULL << 48)
+/* CPU budget, in 1/DAMON_PERF_CPU_BUDGET_SCALE percent of one CPU */
+#define DAMON_PERF_CPU_BUDGET_SCALE	100
+#define DAMON_PERF_CPU_BUDGET_MAX	10000	/* 100 %: one CPU */
+/* measured cost: millionths of one CPU (finer than the budget's unit) */
+#define DAMON_PERF_CPU_COST_SCALE	1000000
 
 /* Address space of a context. */
 enum damon_perf_ops {
@@ -233,6 +261,7 @@ enum damon_perf_nl_attr {
 	DAMON_PERF_A_TRUNCATED,
 	DAMON_PERF_A_STATS,
 	DAMON_PERF_A_AUX,
+	DAMON_PERF_A_BUDGET,
 
 	__DAMON_PERF_A_MAX,
 };
@@ -249,6 +278,7 @@ enum damon_perf_nl_attrs_attr {
 	DAMON_PERF_ATTRS_A_MODE,
 	DAMON_PERF_ATTRS_A_RING_SIZE,
 	DAMON_PERF_ATTRS_A_SPLIT,
+	DAMON_PERF_ATTRS_A_CPU_BUDGET,
 
 	__DAMON_PERF_ATTRS_A_MAX,
 };
@@ -286,6 +316,7 @@ enum damon_perf_nl_probe_attr {
 	DAMON_PERF_PROBE_A_EXCLUDE_KERNEL,
 	DAMON_PERF_PROBE_A_EXCLUDE_HV,
 	DAMON_PERF_PROBE_A_EXCLUDE_USER,
+	DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD,
 
 	__DAMON_PERF_PROBE_A_MAX,
 };
@@ -374,5 +405,18 @@ enum damon_perf_nl_aux_attr {
 	__DAMON_PERF_AUX_A_MAX,
 };
 #define DAMON_PERF_AUX_A_MAX (__DAMON_PERF_AUX_A_MAX - 1)
+
+enum damon_perf_nl_budget_attr {
+	DAMON_PERF_BUDGET_A_UNSPEC,
+	DAMON_PERF_BUDGET_A_PAD,
+	DAMON_PERF_BUDGET_A_COST,
+	DAMON_PERF_BUDGET_A_HANDLER_NS,
+	DAMON_PERF_BUDGET_A_DRAIN_NS,
+	DAMON_PERF_BUDGET_A_RAISES,
+	DAMON_PERF_BUDGET_A_LOWERS,
+
+	__DAMON_PERF_BUDGET_A_MAX,
+};
+#define DAMON_PERF_BUDGET_A_MAX (__DAMON_PERF_BUDGET_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DAMON_PERF_H */
