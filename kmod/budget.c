@@ -25,7 +25,6 @@
 
 #include "budget.h"
 #include "ctx.h"
-#include "kunit_export.h"
 #include "perf_source.h"
 #include "stats.h"
 
@@ -63,7 +62,7 @@ u32 damon_perf_budget_cost(u64 cost_ns, u64 elapsed_ns)
 		return U32_MAX;
 	return mul_u64_u64_div_u64(cost_ns, one_cpu, elapsed_ns);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_budget_cost);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_budget_cost);
 
 /**
  * damon_perf_budget_next_period() - One step of the controller.
@@ -93,7 +92,7 @@ u64 damon_perf_budget_next_period(u32 cost, u32 budget, u64 period,
 		return max(period / 2, base);
 	return period;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_budget_next_period);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_budget_next_period);
 
 /**
  * damon_perf_budget_start() - Reset the accounting of a starting kdamond.

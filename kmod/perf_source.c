@@ -1018,7 +1018,7 @@ u64 damon_perf_source_handler_ns(struct damon_perf_ctx *ctx)
 	mutex_unlock(&period_lock);
 	return sum;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_handler_ns);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_handler_ns);
 
 /**
  * damon_perf_source_period() - The sample period a probe runs with.
@@ -1045,7 +1045,7 @@ u64 damon_perf_source_period(struct damon_perf_ctx *ctx,
 	mutex_unlock(&period_lock);
 	return period;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_period);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_period);
 
 /**
  * damon_perf_source_set_period() - Change the period of an armed probe.
@@ -1105,7 +1105,7 @@ out:
 	mutex_unlock(&period_lock);
 	return ret;
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_source_set_period);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_set_period);
 
 /**
  * damon_perf_source_init() - Register the CPU hotplug multi-instance state.

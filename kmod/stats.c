@@ -278,7 +278,7 @@ void damon_perf_observe_handler_ns(u64 ns)
 
 	this_cpu_add(p->local[DAMON_PERF_STAT_handler_ns], ns);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_handler_ns);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_handler_ns);
 
 /**
  * damon_perf_observe_drain_ns() - Time one kdamond drain pass took.
@@ -292,7 +292,7 @@ void damon_perf_observe_drain_ns(u64 ns)
 
 	this_cpu_add(p->local[DAMON_PERF_STAT_drain_ns], ns);
 }
-DAMON_PERF_EXPORT_FOR_KUNIT(damon_perf_observe_drain_ns);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_drain_ns);
 
 /**
  * damon_perf_observe_ring_enqueue() - A report entered this CPU's ring.
