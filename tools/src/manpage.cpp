@@ -241,7 +241,7 @@ std::string render_man(const CLI::App &app, const std::string &version)
 		out += option_entry(f, o, false);
 	out += ".SH COMMANDS\n";
 	for (const auto *s : subcommands(app))
-		command_section(out, f, *s, {app.get_name()});
+		command_section(out, f, *s, {"damonctl"});
 	out += ".SH SEE ALSO\n"
 	       "Documentation/damonctl.rst and "
 	       "Documentation/admin-guide.rst in the damon-perf sources.\n";
@@ -261,9 +261,9 @@ std::string render_bash_completion(const CLI::App &app)
 		"\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
 		"\t\tw=${COMP_WORDS[i]}\n"
 		"\t\tcase \"$path\" in\n";
-	subcommand_case(out, app, app.get_name());
+	subcommand_case(out, app, "damonctl");
 	out += "\t\tesac\n\tdone\n\tcase \"$path\" in\n";
-	completion_case(out, app, app.get_name());
+	completion_case(out, app, "damonctl");
 	out += "\tesac\n"
 	       "\tfor w in $files; do\n"
 	       "\t\tif [ \"$prev\" = \"$w\" ]; then\n"
