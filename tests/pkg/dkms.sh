@@ -14,7 +14,7 @@ n=0
 fails=0
 t() { # t ok|fail NAME
 	n=$((n + 1))
-	if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+	if [ "$1" = ok ]; then echo "ok $n - dkms: $2"; else echo "not ok $n - dkms: $2"; fails=$((fails + 1)); fi
 }
 check() { local name=$1; shift; if "$@"; then t ok "$name"; else t fail "$name"; fi; }
 

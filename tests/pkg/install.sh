@@ -15,7 +15,7 @@ n=0
 fails=0
 t() {
 	n=$((n + 1))
-	if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+	if [ "$1" = ok ]; then echo "ok $n - install: $2"; else echo "not ok $n - install: $2"; fails=$((fails + 1)); fi
 }
 check() { local name=$1; shift; if "$@"; then t ok "$name"; else t fail "$name"; fi; }
 rel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")

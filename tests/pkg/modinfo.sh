@@ -14,7 +14,7 @@ n=0
 fails=0
 t() {
 	n=$((n + 1))
-	if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+	if [ "$1" = ok ]; then echo "ok $n - modinfo: $2"; else echo "not ok $n - modinfo: $2"; fails=$((fails + 1)); fi
 }
 # undescribed KO: the parameters (parmtype) without a parm description
 undescribed() {

@@ -77,6 +77,7 @@ int run_main(int argc, char **argv)
 	setup_stats(app);
 	setup_events(app);
 	setup_convert(app);
+	setup_export(app);
 	setup_spe(app);
 	setup_spe_attach(*app.get_subcommand("spe"));
 	setup_debug(app);
