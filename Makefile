@@ -120,7 +120,10 @@ install-module: module
 		$(modsign) modules_install
 	$(if $(destdir),,depmod -a $(MODRELEASE))
 
-install-tools: tools
+# damonctl and its man page and completion only (not the tests)
+install-tools:
+	cmake -S tools -B $(BUILD)/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD)/tools -j$(JOBS) --target damonctl damonctl_docs
 	install -D -m 0755 $(BUILD)/tools/damonctl $(destdir)$(SBINDIR)/damonctl
 	install -D -m 0644 $(BUILD)/tools/damonctl.1 $(destdir)$(MANDIR)/man1/damonctl.1
 	install -D -m 0644 $(BUILD)/tools/damonctl.bash $(destdir)$(BASHCOMPDIR)/damonctl

@@ -69,7 +69,8 @@ std::vector<StatsRow> stats()
 				      {"overflow", cpu},
 				      {"ring_peak", 5}};
 	}
-	rows[2].counters = {{"callback", 21}, {"overflow", 1}, {"ring_peak", 5}};
+	rows[2].counters = {
+		{"callback", 21}, {"overflow", 1}, {"ring_peak", 5}};
 	return rows;
 }
 
@@ -96,7 +97,8 @@ void expect_prometheus(const std::string &text)
 {
 	static const std::regex type_re(
 		"^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge)$");
-	static const std::regex help_re("^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) .+$");
+	static const std::regex help_re(
+		"^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) .+$");
 	static const std::regex sample_re(
 		"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([a-zA-Z_][a-zA-Z0-9_]*=\""
 		"([^\"\\\\\\n]|\\\\.)*\",?)*\\})? [0-9]+$");
@@ -125,7 +127,8 @@ void expect_prometheus(const std::string &text)
 		}
 		ASSERT_NE(line.rfind("# EOF", 0), 0u) << "OpenMetrics EOF";
 		ASSERT_TRUE(std::regex_match(line, m, sample_re)) << line;
-		EXPECT_EQ(m[1], current) << "sample outside its family: " << line;
+		EXPECT_EQ(m[1], current)
+			<< "sample outside its family: " << line;
 		EXPECT_EQ(done.count(m[1]), 0u) << "family split: " << line;
 	}
 }
@@ -212,9 +215,9 @@ TEST(Textfile, ManyContextsOneFamilyEach)
 	// one with regions: each family declared once, samples grouped
 	auto stopped = snap("idle", std::nullopt);
 	stopped.ctx.state = CtxState::configured;
-	auto text = render_textfile({stopped, snap("a\"b\\c", agg({1, 3})),
-				     snap("db", agg({2}))},
-				    stats(), {});
+	auto text = render_textfile(
+		{stopped, snap("a\"b\\c", agg({1, 3})), snap("db", agg({2}))},
+		stats(), {});
 	auto m = samples(text);
 
 	expect_prometheus(text);
@@ -222,8 +225,9 @@ TEST(Textfile, ManyContextsOneFamilyEach)
 	EXPECT_EQ(m.count("damon_perf_ctx_regions{ctx=\"idle\"}"), 0u);
 	EXPECT_EQ(m["damon_perf_ctx_regions{ctx=\"a\\\"b\\\\c\"}"], "2");
 	EXPECT_EQ(m["damon_perf_ctx_regions{ctx=\"db\"}"], "1");
-	EXPECT_EQ(m["damon_perf_ctx_drops_total{ctx=\"idle\",reason=\"stale\"}"],
-		  "17");
+	EXPECT_EQ(
+		m["damon_perf_ctx_drops_total{ctx=\"idle\",reason=\"stale\"}"],
+		"17");
 }
 
 TEST(Textfile, NoContextsAndModuleDown)
@@ -267,7 +271,8 @@ TEST(TextfileWrite, ReplacesAtomically)
 	std::string old;
 	std::getline(reader, old);
 	EXPECT_EQ(old, "first 1");
-	EXPECT_EQ(access((d.path() + "/.damon_perf.prom.tmp").c_str(), F_OK), -1);
+	EXPECT_EQ(access((d.path() + "/.damon_perf.prom.tmp").c_str(), F_OK),
+		  -1);
 	// readable by node_exporter, whatever the umask lets through
 	EXPECT_EQ(after.st_mode & 0600, 0600u);
 }
@@ -276,15 +281,17 @@ TEST(TextfileWrite, FailuresLeaveNothingBehind)
 {
 	TempDir d;
 
-	EXPECT_THROW(write_atomic(d.path() + "/missing", "damon_perf.prom", "x"),
-		     std::system_error);
+	EXPECT_THROW(
+		write_atomic(d.path() + "/missing", "damon_perf.prom", "x"),
+		std::system_error);
 	// the destination is a directory: the rename fails, the temporary
 	// file is removed, the directory stays
 	ASSERT_EQ(mkdir((d.path() + "/damon_perf.prom").c_str(), 0755), 0);
 	ASSERT_EQ(mkdir((d.path() + "/damon_perf.prom/sub").c_str(), 0755), 0);
 	EXPECT_THROW(write_atomic(d.path(), "damon_perf.prom", "x 1\n"),
 		     std::system_error);
-	EXPECT_EQ(access((d.path() + "/.damon_perf.prom.tmp").c_str(), F_OK), -1);
+	EXPECT_EQ(access((d.path() + "/.damon_perf.prom.tmp").c_str(), F_OK),
+		  -1);
 	struct stat st;
 	ASSERT_EQ(stat((d.path() + "/damon_perf.prom").c_str(), &st), 0);
 	EXPECT_TRUE(S_ISDIR(st.st_mode));

@@ -38,8 +38,9 @@ std::string collect(const ExportOptions &o)
 			    [&](const CtxInfo &c) { return c.name == name; }))
 			throw UsageError("no context named '" + name + "'");
 	for (const auto &c : ctxs) {
-		if (!o.names.empty() && std::find(o.names.begin(), o.names.end(),
-						  c.name) == o.names.end())
+		if (!o.names.empty() &&
+		    std::find(o.names.begin(), o.names.end(), c.name) ==
+			    o.names.end())
 			continue;
 		CtxSnapshot s{c, std::nullopt};
 		try {
@@ -74,7 +75,8 @@ void run_export(const ExportOptions &o)
 		}
 		if (o.once)
 			return;
-		while (!interrupted() && std::chrono::steady_clock::now() < next)
+		while (!interrupted() &&
+		       std::chrono::steady_clock::now() < next)
 			std::this_thread::sleep_for(
 				std::chrono::milliseconds(50));
 		if (interrupted())
@@ -111,10 +113,12 @@ void setup_export(CLI::App &app)
 	sub->footer(
 		"The file is written to DIR/.damon_perf.prom.tmp and renamed "
 		"over DIR/damon_perf.prom, so a scrape never reads a partial "
-		"file. While the module is not loaded it holds damon_perf_up 0. "
+		"file. While the module is not loaded it holds damon_perf_up "
+		"0. "
 		"Metrics are described in Documentation/admin-guide.rst.\n"
 		"Examples:\n"
-		"  damonctl export --textfile /var/lib/prometheus/node-exporter "
+		"  damonctl export --textfile "
+		"/var/lib/prometheus/node-exporter "
 		"--interval 15\n"
 		"  damonctl export --textfile /tmp/prom --once app\n");
 	sub->callback([o] { run_export(*o); });

@@ -21,8 +21,7 @@ std::vector<const CLI::App *> subcommands(const CLI::App &app)
 		[](const CLI::App *a) { return visible(a); });
 }
 
-std::vector<const CLI::Option *> options(const CLI::App &app,
-					 bool positional)
+std::vector<const CLI::Option *> options(const CLI::App &app, bool positional)
 {
 	return app.get_options([positional](const CLI::Option *o) {
 		return !o->get_group().empty() &&

@@ -134,7 +134,8 @@ std::string render_textfile(const std::vector<CtxSnapshot> &ctxs,
 		add("damon_perf_ctx_hot_bytes", ctx, working_set_size(a, hot));
 		add("damon_perf_ctx_hot_min_accesses", ctx, hot);
 		for (size_t p = 0; p < hits.size(); p++) {
-			std::string l = fmt::format("{},probe=\"{}\"", ctx, p + 1);
+			std::string l =
+				fmt::format("{},probe=\"{}\"", ctx, p + 1);
 			if (p < c.probes.size() && !c.probes[p].event.empty())
 				l += ",event=\"" + label(c.probes[p].event) +
 				     "\"";
@@ -179,8 +180,8 @@ void write_atomic(const std::string &dir, const std::string &name,
 	};
 	size_t off = 0;
 	while (off < content.size()) {
-		ssize_t n = write(fd, content.data() + off,
-				  content.size() - off);
+		ssize_t n =
+			write(fd, content.data() + off, content.size() - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
