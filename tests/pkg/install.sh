@@ -59,7 +59,7 @@ one_prefix() {
 	check "installed man page renders with a COMMANDS section" grep -q '^COMMANDS' \
 		<<< "$(MANWIDTH=100 man -l "$st$prefix/share/man/man1/damonctl.1" 2>/dev/null | col -b)"
 	check "installed bash completion defines _damonctl" \
-		bash -c ". '$st$prefix/share/bash-completion/completions/damonctl' && declare -F _damonctl" > /dev/null
+		bash -c ". '$st$prefix/share/bash-completion/completions/damonctl' && declare -F _damonctl > /dev/null"
 	if make -s -C "$top" uninstall DESTDIR="$st" $parg KDIR="$kdir" \
 		> "$tmp/uninstall.log" 2>&1; then
 		t ok "make uninstall DESTDIR=stage $parg"
