@@ -4,9 +4,9 @@
 # timeout: 300
 # damonctl export: --once for a running context writes damon_perf.prom (no
 # temporary file left) whose per-context metrics agree with damonctl status
-# (id, state, targets, probes) and, once the context is stopped (its last
-# aggregation then stays), with report --json (regions, working set) and
-# status (stale drops); --interval rewrites until SIGTERM and exits 0;
+# (id, state, targets, probes), with report --json of the same aggregation
+# (regions, a non-zero working set) while it runs, and once it is stopped
+# with report --json and status (stale drops); --interval rewrites until SIGTERM and exits 0;
 # without the module the file says damon_perf_up 0 and --once exits 3.
 . /tests/lib.sh
 
@@ -29,10 +29,11 @@ same() { # same DESC GOT WANT
 	if [ -n "$2" ] && [ "$2" = "$3" ]; then ok "$1 ($2)"; else not_ok "$1 (export '$2', want '$3')"; fi
 }
 
-start_target -s 64 -o 8 -h 16 -t 0
+# -f: the hot range faults again and again, so every aggregation sees it
+start_target -s 64 -o 8 -h 16 -t 0 -f
 check "start a context" damonctl start -n exp -p "$WORKLOAD_PID" \
-	-e page-faults --sample-us 5000 --aggr-us 100000 --update-us 500000
-sleep 2
+	-e page-faults --sample-us 5000 --aggr-us 2000000 --update-us 2000000
+sleep 5
 mkdir -p /tmp/prom
 check "export --once" damonctl export --textfile /tmp/prom --once
 check "damon_perf.prom written" test -s "$f"
@@ -57,6 +58,25 @@ has "the per-CPU counters of stats --openmetrics" \
 	'^damon_perf_callback_total{cpu="0"} [0-9]' cat "$f"
 has "counters typed for the Prometheus text format" \
 	'^# TYPE damon_perf_callback_total counter$' cat "$f"
+
+# while it runs: export and report --json of the same aggregation (2 s
+# apart; retried until both saw the same sequence number)
+i=0
+while [ $i -lt 10 ]; do
+	damonctl export --textfile /tmp/prom --once exp
+	damonctl report --json exp > /tmp/report.json 2>&1
+	seq=$(sed -n 's/.*"seq": \([0-9]*\).*/\1/p' /tmp/report.json | head -n 1)
+	[ -n "$seq" ] && [ "$seq" = "$(metric damon_perf_ctx_aggregation_seq)" ] && break
+	i=$((i + 1))
+done
+same "running: the aggregation report --json shows" \
+	"$(metric damon_perf_ctx_aggregation_seq)" "$seq"
+wr=$(sed -n 's/.*"working_set_bytes": \([0-9]*\).*/\1/p' /tmp/report.json | head -n 1)
+same "running: working set bytes as report --json" \
+	"$(metric damon_perf_ctx_working_set_bytes)" "$wr"
+check "running: a working set of the refaulting hot range ($wr bytes)" test "${wr:-0}" -gt 0
+same "running: regions as report --json lists" "$(metric damon_perf_ctx_regions)" \
+	"$(grep -c '"nr_accesses"' /tmp/report.json)"
 
 # frozen: the last aggregation stays, so report --json gives the same
 check "stop --keep" damonctl stop exp --keep
