@@ -68,4 +68,4 @@ module_exit(damon_perf_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Hardware-sampled DAMON-style memory access monitoring");
-MODULE_VERSION("0.1");
+MODULE_VERSION(DAMON_PERF_VERSION);

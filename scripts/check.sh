@@ -10,7 +10,9 @@
 #   kernel    the debug test kernel (built once, then cached), and the stock
 #             kernels of Debian 13 (trixie, 6.12) and unstable (sid, 7.2)
 #             with module trees matching them (fetched once, then cached)
-#   modules   the module (+ KUnit/test modules) for every kernel, W=1
+#   modules   the module (+ KUnit/test modules) for every kernel, W=1;
+#             tests/pkg: modinfo of each, make install into a staging
+#             directory and make dkms into a private tree (stock kernel)
 #   kunit     tests/vm/kunit.sh on the debug kernel: every KTAP leaf case
 #   vm        every other tests/vm/*.sh on the debug and stock kernels: its TAP
 #             lines plus one "clean kernel log" test per script. Scripts
@@ -217,6 +219,21 @@ if want modules || want kunit || want vm; then
 			tally_test fail "modules: $k build (log build/logs/kbuild-$k.log)"
 		fi
 	done
+	# Packaging (tests/pkg): modinfo of every module built; make install
+	# into a staging directory and make dkms into a private dkms tree,
+	# both against the stock kernel's headers.
+	if [ ${#ko[@]} -gt 0 ]; then
+		tests/pkg/modinfo.sh "${ko[@]}" > "$logs/pkg-modinfo.log" 2>&1
+		tally_logcheck tap "$logs/pkg-modinfo.log" && echo "  modinfo: $TALLY_LAST"
+	fi
+	if [ -n "${ko[stock]:-}" ]; then
+		stock_kdir=$(. scripts/lib/kernels.sh && kernel_kdir stock)
+		tests/pkg/install.sh "$stock_kdir" "$(dirname "${ko[stock]}")" \
+			> "$logs/pkg-install.log" 2>&1
+		tally_logcheck tap "$logs/pkg-install.log" && echo "  make install: $TALLY_LAST"
+		tests/pkg/dkms.sh "$stock_kdir" > "$logs/pkg-dkms.log" 2>&1
+		tally_logcheck tap "$logs/pkg-dkms.log" && echo "  make dkms: $TALLY_LAST"
+	fi
 	# arm64, where the real arm_spe_pmu lives: a cross build against
 	# linux-source-6.1 prepared for arm64 (compile only: no arm64 vmlinux).
 	if run "$logs/arm64.log" scripts/arm64-build.sh &&

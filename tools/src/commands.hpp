@@ -31,6 +31,7 @@ void setup_record(CLI::App &app);
 void setup_stats(CLI::App &app);
 void setup_events(CLI::App &app);
 void setup_convert(CLI::App &app);
+void setup_export(CLI::App &app);
 void setup_debug(CLI::App &app);
 
 } // namespace damonctl

@@ -2,6 +2,7 @@
 // damonctl: drive the damon_perf module over generic netlink.
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "cmd_spe.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
+#include "manpage.hpp"
 
 namespace damonctl {
 
@@ -75,9 +77,28 @@ int run_main(int argc, char **argv)
 	setup_stats(app);
 	setup_events(app);
 	setup_convert(app);
+	setup_export(app);
 	setup_spe(app);
 	setup_spe_attach(*app.get_subcommand("spe"));
 	setup_debug(app);
+
+	// Hidden, for the build: the man page and bash completion, from this
+	// same command tree (`damonctl --man-page FILE`).
+	if (argc == 3 && (std::string(argv[1]) == "--man-page" ||
+			  std::string(argv[1]) == "--bash-completion")) {
+		std::ofstream out(argv[2]);
+		out << (std::string(argv[1]) == "--man-page"
+				? render_man(app, std::string("damonctl ") +
+							  DAMONCTL_VERSION)
+				: render_bash_completion(app));
+		out.close();
+		if (!out) {
+			fmt::print(stderr, "damonctl: cannot write {}\n",
+				   argv[2]);
+			return EXIT_OTHER;
+		}
+		return EXIT_OK;
+	}
 
 	try {
 		app.parse(argc, argv);

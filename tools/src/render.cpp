@@ -457,7 +457,8 @@ std::string render_stats(const std::vector<StatsRow> &rows, bool per_cpu)
 	return out;
 }
 
-std::string render_openmetrics(const std::vector<StatsRow> &rows)
+std::string render_openmetrics(const std::vector<StatsRow> &rows,
+			       bool prometheus)
 {
 	std::map<std::string, std::vector<std::pair<std::string, uint64_t>>>
 		by_counter;
@@ -478,10 +479,12 @@ std::string render_openmetrics(const std::vector<StatsRow> &rows)
 		// ring_peak is a high watermark, every other counter counts
 		bool gauge = name == "ring_peak";
 		std::string metric = "damon_perf_" + name;
-		out += fmt::format("# TYPE {} {}\n", metric,
+		std::string family =
+			prometheus && !gauge ? metric + "_total" : metric;
+		out += fmt::format("# TYPE {} {}\n", family,
 				   gauge ? "gauge" : "counter");
 		out += fmt::format("# HELP {} damon_perf per-CPU {} ({})\n",
-				   metric, name,
+				   family, name,
 				   gauge ? "peak report ring occupancy"
 					 : "events since module load");
 		for (const auto &[cpu, v] : by_counter[name])
@@ -496,7 +499,8 @@ std::string render_openmetrics(const std::vector<StatsRow> &rows)
 			out += fmt::format("damon_perf_cpu_state{{cpu=\"{}\","
 					   "state=\"{}\"}} {}\n",
 					   *r.cpu, r.state_name, r.state);
-	out += "# EOF\n";
+	if (!prometheus)
+		out += "# EOF\n";
 	return out;
 }
 

@@ -30,7 +30,11 @@ uint64_t working_set_size(const Aggregation &agg, uint32_t min_accesses = 1);
 std::string render_regions(const Aggregation &agg, size_t hot = 0);
 
 std::string render_stats(const std::vector<StatsRow> &rows, bool per_cpu);
-std::string render_openmetrics(const std::vector<StatsRow> &rows);
+// OpenMetrics text, or with @prometheus the Prometheus text format that
+// node_exporter's textfile collector parses (TYPE names a counter's _total
+// sample, no "# EOF").
+std::string render_openmetrics(const std::vector<StatsRow> &rows,
+			       bool prometheus = false);
 
 std::string render_pmus(const std::vector<Pmu> &pmus);
 std::string render_resolved(const ResolvedEvent &ev);
