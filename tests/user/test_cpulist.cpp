@@ -43,31 +43,38 @@ TEST(CpuList, SortedAndDuplicatesMerged)
 	EXPECT_EQ(canonical_cpulist("4,4,4"), "4");
 }
 
-TEST(CpuList, Empty)
-{
-	EXPECT_EQ(error_of(""), "empty cpu list");
-	EXPECT_EQ(error_of(","), "bad cpu list ',' at ''");
-	EXPECT_EQ(error_of("1,,2"), "bad cpu list '1,,2' at ''");
-	EXPECT_EQ(error_of("1,"), "bad cpu list '1,' at ''");
-	EXPECT_EQ(error_of("-"), "bad cpu list '-' at '-'");
-}
+// A refused list and the whole message.
+struct Refused {
+	const char *list;
+	const char *message;
+};
 
-TEST(CpuList, NotNumbers)
+TEST(CpuList, RefusesEmptyItemsNonNumbersAndReversedRanges)
 {
-	EXPECT_EQ(error_of("-1"), "bad cpu list '-1' at '-1'");
-	EXPECT_EQ(error_of("1-"), "bad cpu list '1-' at '1-'");
-	EXPECT_EQ(error_of("1-2-3"), "bad cpu list '1-2-3' at '1-2-3'");
-	EXPECT_EQ(error_of(" 1"), "bad cpu list ' 1' at ' 1'");
-	EXPECT_EQ(error_of("1\n"), "bad cpu list '1\n' at '1\n'");
-	EXPECT_EQ(error_of("+1"), "bad cpu list '+1' at '+1'");
-	EXPECT_EQ(error_of("3abc"), "bad cpu list '3abc' at '3abc'");
-	EXPECT_EQ(error_of("0x3"), "bad cpu list '0x3' at '0x3'");
-}
+	const Refused cases[] = {
+		// empty
+		{"", "empty cpu list"},
+		{",", "bad cpu list ',' at ''"},
+		{"1,,2", "bad cpu list '1,,2' at ''"},
+		{"1,", "bad cpu list '1,' at ''"},
+		{"-", "bad cpu list '-' at '-'"},
+		// not numbers
+		{"-1", "bad cpu list '-1' at '-1'"},
+		{"1-", "bad cpu list '1-' at '1-'"},
+		{"1-2-3", "bad cpu list '1-2-3' at '1-2-3'"},
+		{" 1", "bad cpu list ' 1' at ' 1'"},
+		{"1\n", "bad cpu list '1\n' at '1\n'"},
+		{"+1", "bad cpu list '+1' at '+1'"},
+		{"3abc", "bad cpu list '3abc' at '3abc'"},
+		{"0x3", "bad cpu list '0x3' at '0x3'"},
+		// reversed
+		{"3-1", "bad cpu range '3-1'"},
+		{"0,9-8", "bad cpu range '9-8'"},
+	};
 
-TEST(CpuList, Reversed)
-{
-	EXPECT_EQ(error_of("3-1"), "bad cpu range '3-1'");
-	EXPECT_EQ(error_of("0,9-8"), "bad cpu range '9-8'");
+	for (const Refused &c : cases)
+		EXPECT_EQ(error_of(c.list), c.message)
+			<< "list '" << c.list << "'";
 }
 
 TEST(CpuList, MaxCpu)
