@@ -39,22 +39,27 @@ if [ "${#files[@]}" -eq 0 ]; then
 	echo "clang-tidy.sh: no C++ files in $bt/compile_commands.json" >&2
 	exit 2
 fi
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-rc=0
-for f in "${files[@]}"; do
-	"$tidy" -p "$bt" --quiet "$f" >>"$log" 2>/dev/null || rc=1
-done
-# findings in our files only (the header filter of .clang-tidy)
-if grep -E '^(/[^:]+):[0-9]+:[0-9]+: (warning|error):' "$log" >/dev/null; then
-	grep -E -A3 '^(/[^:]+):[0-9]+:[0-9]+: (warning|error):' "$log"
-	n=$(grep -cE '^(/[^:]+):[0-9]+:[0-9]+: (warning|error):' "$log")
-	echo "clang-tidy.sh: $n findings in ${#files[@]} files" >&2
-	exit 1
-fi
-if [ "$rc" -ne 0 ]; then
-	cat "$log"
-	echo "clang-tidy.sh: clang-tidy failed" >&2
+# One clang-tidy a file, CLANG_TIDY_JOBS (default 2) at a time, each
+# finding an error (--warnings-as-errors) so that its exit status tells.
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+export tidy bt out
+# shellcheck disable=SC2016 # $out, $tidy and $1 are the inner sh's
+printf '%s\n' "${files[@]}" | xargs -P "${CLANG_TIDY_JOBS:-2}" -I{} sh -c '
+	log=$out/$(echo "$1" | tr / _).log
+	"$tidy" -p "$bt" --quiet --warnings-as-errors="*" "$1" >"$log" 2>&1 ||
+		echo "$1" >>"$out/failed"' sh {}
+if [ -s "$out/failed" ]; then
+	while read -r f; do
+		log=$out/$(echo "$f" | tr / _).log
+		if grep -q ': \(warning\|error\):' "$log"; then
+			sed -n '/: \(warning\|error\):/,+3p' "$log"
+		else
+			tail -n 20 "$log" # clang-tidy itself failed
+		fi
+	done <"$out/failed"
+	echo "clang-tidy.sh: findings in $(wc -l <"$out/failed") of ${#files[@]} files:" >&2
+	sed 's/^/  /' "$out/failed" >&2
 	exit 1
 fi
 echo "clang-tidy.sh: ${#files[@]} files, no findings"
