@@ -42,7 +42,7 @@ public:
 	void fail(const std::string &op, int err,
 		  const std::string &extack = "", int nth = 1)
 	{
-		failures_[op].push_back({nth, {err, extack}});
+		failures_[op].push_back({nth, err, extack});
 	}
 
 	// Adds a context as if an earlier command had created it.
@@ -198,7 +198,8 @@ public:
 private:
 	struct Failure {
 		int nth;
-		KernelError error;
+		int err;
+		std::string extack;
 	};
 	std::map<std::string, std::vector<Failure>> failures_;
 	std::map<std::string, int> seen_;
@@ -226,7 +227,7 @@ private:
 		calls.push_back(line);
 		for (const Failure &f : failures_[op])
 			if (f.nth == n)
-				throw f.error;
+				throw KernelError(f.err, f.extack);
 	}
 
 	CtxInfo &find(const CtxRef &ref)
