@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Byte-exact SPE parser cases shared by the KUnit suite
- * (tests/kunit/spe_kunit.c) and GoogleTest (tests/user/spe_parse_test.cpp).
+ * (tests/kunit/spe_kunit.c) and GoogleTest (tests/user/test_spe_parse.cpp).
  * Plain C that also compiles as C++20 (designated initializers in
  * declaration order). Include after kmod/spe_parse.h.
  */

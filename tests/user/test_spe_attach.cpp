@@ -89,7 +89,7 @@ AuxBuffer buffer()
 	b.user_page = 0x7f0000001000ULL;
 	b.aux_addr = 0x7f0000100000ULL;
 	b.aux_size = 1 << 20;
-	b.data_size = 9 * 4096;
+	b.data_size = size_t(9) * 4096;
 	return b;
 }
 
@@ -143,7 +143,7 @@ TEST(SpeAttach, EveryBufferFieldReachesTheRequest)
 
 	b.cpu = 0;
 	b.fd = 0;
-	b.aux_size = 2 * 4096;
+	b.aux_size = uint64_t(2) * 4096;
 	Decoded d = decode(request(CtxRef::by_id(1), aux_attach_of(b, 0, 3)));
 	EXPECT_EQ(d.aux.cpu, 0u);
 	EXPECT_EQ(d.aux.fd, 0);

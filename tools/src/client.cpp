@@ -39,33 +39,64 @@ void nl_check(int ret, const char *what)
 		throw std::system_error(-ret, nl_category(), what);
 }
 
+// One datagram's messages; none when the receive was interrupted.
+struct Datagram {
+	std::unique_ptr<unsigned char, FreeDeleter> buf;
+	int len = 0;
+
+	nlmsghdr *first() const
+	{
+		return reinterpret_cast<nlmsghdr *>(buf.get());
+	}
+};
+
+Datagram receive(nl_sock *sock, const char *what)
+{
+	sockaddr_nl peer{};
+	unsigned char *raw = nullptr;
+	int n = nl_recv(sock, &peer, &raw, nullptr);
+	Datagram d{std::unique_ptr<unsigned char, FreeDeleter>(raw), 0};
+
+	if (n == -NLE_INTR || n == -NLE_AGAIN)
+		return d;
+	nl_check(n, what);
+	d.len = n;
+	return d;
+}
+
 } // namespace
 
-Client::Client()
-	: sock_(nl_socket_alloc())
+nl_sock *Client::sock()
 {
 	int one = 1;
 
-	if (!sock_)
+	if (sock_)
+		return sock_.get();
+	NlSock sock(nl_socket_alloc());
+	if (!sock)
 		throw std::system_error(NLE_NOMEM, nl_category(),
 					"allocating a netlink socket");
-	nl_check(genl_connect(sock_.get()), "connecting to generic netlink");
-	nl_socket_enable_msg_peek(sock_.get());
-	nl_socket_disable_auto_ack(sock_.get());
-	nl_socket_set_buffer_size(sock_.get(), 1 << 20, 0);
-	int fd = nl_socket_get_fd(sock_.get());
+	nl_check(genl_connect(sock.get()), "connecting to generic netlink");
+	nl_socket_enable_msg_peek(sock.get());
+	nl_socket_disable_auto_ack(sock.get());
+	nl_socket_set_buffer_size(sock.get(), 1 << 20, 0);
+	int fd = nl_socket_get_fd(sock.get());
 	// best effort: kernels without them still work, with less detail
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 
-	family_ = genl_ctrl_resolve(sock_.get(), DAMON_PERF_GENL_NAME);
-	if (family_ == -NLE_OBJ_NOTFOUND)
+	int family = genl_ctrl_resolve(sock.get(), DAMON_PERF_GENL_NAME);
+	if (family == -NLE_OBJ_NOTFOUND)
 		throw ModuleNotLoaded();
-	nl_check(family_, "resolving the damon_perf family");
+	nl_check(family, "resolving the damon_perf family");
+	family_ = family;
+	sock_ = std::move(sock);
+	return sock_.get();
 }
 
 NlMsg Client::new_request(uint8_t cmd, bool dump)
 {
+	sock();
 	return new_msg(family_, cmd, dump ? NLM_F_DUMP : NLM_F_ACK);
 }
 
@@ -75,16 +106,11 @@ void Client::transact(NlMsg msg, const ReplyFn &on_reply)
 	uint32_t seq = nlmsg_hdr(msg.get())->nlmsg_seq;
 
 	for (;;) {
-		sockaddr_nl peer{};
-		unsigned char *raw = nullptr;
-		int n = nl_recv(sock_.get(), &peer, &raw, nullptr);
-		std::unique_ptr<unsigned char, FreeDeleter> buf(raw);
+		Datagram d = receive(sock_.get(), "receiving a reply");
+		int n = d.len;
 
-		if (n == -NLE_INTR || n == -NLE_AGAIN)
-			continue;
-		nl_check(n, "receiving a reply");
-		auto *nlh = reinterpret_cast<nlmsghdr *>(buf.get());
-		for (; nlmsg_ok(nlh, n); nlh = nlmsg_next(nlh, &n)) {
+		for (auto *nlh = d.first(); nlmsg_ok(nlh, n);
+		     nlh = nlmsg_next(nlh, &n)) {
 			if (nlh->nlmsg_seq != seq)
 				continue; // a notification or a stale reply
 			if (nlh->nlmsg_type == NLMSG_ERROR ||
@@ -104,6 +130,27 @@ void Client::transact(NlMsg msg, const ReplyFn &on_reply)
 	}
 }
 
+template <typename T>
+std::vector<T> Client::dump(uint8_t cmd, T (*parse)(const nlmsghdr *))
+{
+	std::vector<T> rows;
+
+	transact(new_request(cmd, true),
+		 [&](const nlmsghdr *nlh) { rows.push_back(parse(nlh)); });
+	return rows;
+}
+
+void Client::request(uint8_t cmd, const CtxRef &ref, const PutFn &put,
+		     const ReplyFn &on_reply)
+{
+	auto msg = new_request(cmd);
+
+	put_ctx_ref(msg.get(), ref);
+	if (put)
+		put(msg.get());
+	transact(std::move(msg), on_reply);
+}
+
 CtxInfo Client::ctx_new(const std::string &name, Ops ops)
 {
 	auto msg = new_request(DAMON_PERF_CMD_CTX_NEW);
@@ -119,20 +166,15 @@ CtxInfo Client::ctx_new(const std::string &name, Ops ops)
 
 void Client::ctx_del(const CtxRef &ref)
 {
-	auto msg = new_request(DAMON_PERF_CMD_CTX_DEL);
-
-	put_ctx_ref(msg.get(), ref);
-	transact(std::move(msg));
+	request(DAMON_PERF_CMD_CTX_DEL, ref);
 }
 
 CtxInfo Client::ctx_get(const CtxRef &ref)
 {
-	auto msg = new_request(DAMON_PERF_CMD_CTX_GET);
 	std::optional<CtxInfo> info;
 
-	put_ctx_ref(msg.get(), ref);
-	transact(std::move(msg),
-		 [&](const nlmsghdr *nlh) { info = parse_ctx_info(nlh); });
+	request(DAMON_PERF_CMD_CTX_GET, ref, {},
+		[&](const nlmsghdr *nlh) { info = parse_ctx_info(nlh); });
 	if (!info)
 		throw ProtocolError("CTX_GET: no reply");
 	return *info;
@@ -140,88 +182,62 @@ CtxInfo Client::ctx_get(const CtxRef &ref)
 
 std::vector<CtxInfo> Client::ctx_list()
 {
-	std::vector<CtxInfo> list;
-
-	transact(new_request(DAMON_PERF_CMD_CTX_GET, true),
-		 [&](const nlmsghdr *nlh) {
-			 list.push_back(parse_ctx_info(nlh));
-		 });
-	return list;
+	return dump(DAMON_PERF_CMD_CTX_GET, parse_ctx_info);
 }
 
 void Client::set_attrs(const CtxRef &ref, const Attrs &attrs)
 {
-	auto msg = new_request(DAMON_PERF_CMD_SET_ATTRS);
-
-	put_ctx_ref(msg.get(), ref);
-	put_attrs(msg.get(), attrs);
-	transact(std::move(msg));
+	request(DAMON_PERF_CMD_SET_ATTRS, ref,
+		[&](nl_msg *msg) { put_attrs(msg, attrs); });
 }
 
 void Client::target_add(const CtxRef &ref, const Target &target)
 {
-	auto msg = new_request(DAMON_PERF_CMD_TARGET_ADD);
-
-	put_ctx_ref(msg.get(), ref);
-	put_target(msg.get(), target);
-	transact(std::move(msg));
+	request(DAMON_PERF_CMD_TARGET_ADD, ref,
+		[&](nl_msg *msg) { put_target(msg, target); });
 }
 
 void Client::target_del(const CtxRef &ref, uint32_t target_id)
 {
-	auto msg = new_request(DAMON_PERF_CMD_TARGET_DEL);
-
-	put_ctx_ref(msg.get(), ref);
-	put_u32_attr(msg.get(), DAMON_PERF_A_TARGET_ID, target_id);
-	transact(std::move(msg));
+	request(DAMON_PERF_CMD_TARGET_DEL, ref, [&](nl_msg *msg) {
+		put_u32_attr(msg, DAMON_PERF_A_TARGET_ID, target_id);
+	});
 }
 
 uint32_t Client::probe_add(const CtxRef &ref, const Probe &probe)
 {
-	auto msg = new_request(DAMON_PERF_CMD_PROBE_ADD);
 	std::optional<uint32_t> idx;
-
-	put_ctx_ref(msg.get(), ref);
 	Probe p = probe;
+
 	p.idx = 0;
-	put_probe(msg.get(), p);
-	transact(std::move(msg),
-		 [&](const nlmsghdr *nlh) { idx = parse_probe_idx(nlh); });
+	request(
+		DAMON_PERF_CMD_PROBE_ADD, ref,
+		[&](nl_msg *msg) { put_probe(msg, p); },
+		[&](const nlmsghdr *nlh) { idx = parse_probe_idx(nlh); });
 	return idx.value_or(0);
 }
 
 void Client::probe_del(const CtxRef &ref, uint32_t idx)
 {
-	auto msg = new_request(DAMON_PERF_CMD_PROBE_DEL);
-
-	put_ctx_ref(msg.get(), ref);
-	put_u32_attr(msg.get(), DAMON_PERF_A_PROBE_IDX, idx);
-	transact(std::move(msg));
+	request(DAMON_PERF_CMD_PROBE_DEL, ref, [&](nl_msg *msg) {
+		put_u32_attr(msg, DAMON_PERF_A_PROBE_IDX, idx);
+	});
 }
 
 void Client::set_filters(const CtxRef &ref, const std::vector<Filter> &filters)
 {
-	auto msg = new_request(DAMON_PERF_CMD_SET_FILTERS);
-
-	put_ctx_ref(msg.get(), ref);
-	put_filters(msg.get(), filters);
-	transact(std::move(msg));
+	request(DAMON_PERF_CMD_SET_FILTERS, ref,
+		[&](nl_msg *msg) { put_filters(msg, filters); });
 }
 
 void Client::start(const CtxRef &ref)
 {
-	auto msg = new_request(DAMON_PERF_CMD_START);
-
-	put_ctx_ref(msg.get(), ref);
-	transact(std::move(msg));
+	request(DAMON_PERF_CMD_START, ref);
 }
 
 void Client::stop(const CtxRef &ref)
 {
-	auto msg = new_request(DAMON_PERF_CMD_STOP);
-
-	put_ctx_ref(msg.get(), ref);
-	transact(std::move(msg));
+	request(DAMON_PERF_CMD_STOP, ref);
 }
 
 std::optional<Aggregation> Client::snapshot(const CtxRef &ref)
@@ -242,22 +258,13 @@ std::optional<Aggregation> Client::snapshot(const CtxRef &ref)
 
 std::vector<StatsRow> Client::stats()
 {
-	std::vector<StatsRow> rows;
-
-	transact(new_request(DAMON_PERF_CMD_STATS_GET, true),
-		 [&](const nlmsghdr *nlh) {
-			 rows.push_back(parse_stats_row(nlh));
-		 });
-	return rows;
+	return dump(DAMON_PERF_CMD_STATS_GET, parse_stats_row);
 }
 
 void Client::aux_attach(const CtxRef &ref, const AuxAttach &aux)
 {
-	auto msg = new_request(DAMON_PERF_CMD_AUX_ATTACH);
-
-	put_ctx_ref(msg.get(), ref);
-	put_aux(msg.get(), aux);
-	transact(std::move(msg));
+	request(DAMON_PERF_CMD_AUX_ATTACH, ref,
+		[&](nl_msg *msg) { put_aux(msg, aux); });
 }
 
 void Client::subscribe()
@@ -272,7 +279,7 @@ void Client::unsubscribe()
 
 std::optional<Aggregation> Client::next_aggregation(int timeout_ms)
 {
-	pollfd pfd{nl_socket_get_fd(sock_.get()), POLLIN, 0};
+	pollfd pfd{nl_socket_get_fd(sock()), POLLIN, 0};
 
 	for (;;) {
 		int ret = poll(&pfd, 1, timeout_ms);
@@ -285,16 +292,11 @@ std::optional<Aggregation> Client::next_aggregation(int timeout_ms)
 		if (ret == 0)
 			return std::nullopt;
 
-		sockaddr_nl peer{};
-		unsigned char *raw = nullptr;
-		int n = nl_recv(sock_.get(), &peer, &raw, nullptr);
-		std::unique_ptr<unsigned char, FreeDeleter> buf(raw);
+		Datagram d = receive(sock_.get(), "receiving a notification");
+		int n = d.len;
 
-		if (n == -NLE_INTR || n == -NLE_AGAIN)
-			continue;
-		nl_check(n, "receiving a notification");
-		auto *nlh = reinterpret_cast<nlmsghdr *>(buf.get());
-		for (; nlmsg_ok(nlh, n); nlh = nlmsg_next(nlh, &n)) {
+		for (auto *nlh = d.first(); nlmsg_ok(nlh, n);
+		     nlh = nlmsg_next(nlh, &n)) {
 			if (nlh->nlmsg_type != family_ ||
 			    msg_cmd(nlh) != DAMON_PERF_CMD_AGGREGATION)
 				continue;
@@ -305,12 +307,23 @@ std::optional<Aggregation> Client::next_aggregation(int timeout_ms)
 	}
 }
 
+size_t Client::raw_request(const RawRequest &req)
+{
+	auto msg = new_request(req.cmd, req.dump);
+	size_t replies = 0;
+
+	set_genl_header(msg.get(), req.version, req.reserved);
+	for (const auto &a : req.attrs)
+		put_raw_attr(msg.get(), a.type, a.data.data(), a.data.size());
+	transact(std::move(msg), [&](const nlmsghdr *) { replies++; });
+	return replies;
+}
+
 int Client::join_monitor_group()
 {
 	if (mcgrp_ < 0) {
-		mcgrp_ =
-			genl_ctrl_resolve_grp(sock_.get(), DAMON_PERF_GENL_NAME,
-					      DAMON_PERF_GENL_MCGRP_MONITOR);
+		mcgrp_ = genl_ctrl_resolve_grp(sock(), DAMON_PERF_GENL_NAME,
+					       DAMON_PERF_GENL_MCGRP_MONITOR);
 		if (mcgrp_ < 0)
 			return -ENOENT;
 	}

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-// The damon_perf generic netlink client: the only code that owns a netlink
-// socket. Every request waits for the kernel's answer and throws
-// KernelError (with the extack message) when the kernel refuses it.
+// How damonctl reaches the kernel: Transport, the operations the
+// subcommands use (tests fake it), and Client, the damon_perf generic
+// netlink client behind it, the only code that owns a netlink socket.
+// Every request waits for the kernel's answer and throws KernelError (with
+// the extack message) when the kernel refuses it.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,23 @@
 struct nl_sock;
 
 namespace damonctl {
+
+// One attribute of a raw request: its type (NLA_F_NESTED included) and
+// payload, sent as given.
+struct RawAttr {
+	int type = 0;
+	std::vector<unsigned char> data;
+};
+
+// A request built by hand (`debug raw`, for tests of the kernel's input
+// validation): the genetlink header's fields and the attributes as given.
+struct RawRequest {
+	uint8_t cmd = 0;
+	bool dump = false;
+	uint8_t version = 1;
+	uint16_t reserved = 0;
+	std::vector<RawAttr> attrs;
+};
 
 // The operations subcommands need; a narrow interface so tests can fake it.
 class Transport {
@@ -41,6 +60,13 @@ public:
 	virtual void unsubscribe() = 0;
 	// The next AGGREGATION notification; nullopt after @timeout_ms.
 	virtual std::optional<Aggregation> next_aggregation(int timeout_ms) = 0;
+	// Hands one CPU's AUX buffer to a context; the connection must stay
+	// open while the buffer is in use (closing it tears the buffer down).
+	virtual void aux_attach(const CtxRef &ref, const AuxAttach &aux) = 0;
+	// Sends @req and returns the number of replies before the ack.
+	virtual size_t raw_request(const RawRequest &req) = 0;
+	// Join the "monitor" multicast group: 0 or a negative errno.
+	virtual int join_monitor_group() = 0;
 };
 
 struct NlSockDeleter {
@@ -48,11 +74,11 @@ struct NlSockDeleter {
 };
 using NlSock = std::unique_ptr<nl_sock, NlSockDeleter>;
 
+// Connects and resolves the family on first use (so a command line error
+// is reported before a missing module); every request throws
+// ModuleNotLoaded then.
 class Client : public Transport {
 public:
-	// Connects and resolves the family; throws ModuleNotLoaded.
-	Client();
-
 	CtxInfo ctx_new(const std::string &name, Ops ops) override;
 	void ctx_del(const CtxRef &ref) override;
 	CtxInfo ctx_get(const CtxRef &ref) override;
@@ -71,21 +97,27 @@ public:
 	void subscribe() override;
 	void unsubscribe() override;
 	std::optional<Aggregation> next_aggregation(int timeout_ms) override;
+	void aux_attach(const CtxRef &ref, const AuxAttach &aux) override;
+	size_t raw_request(const RawRequest &req) override;
+	int join_monitor_group() override;
 
-	// Hands one CPU's AUX buffer to a context; the socket must stay open
-	// while the buffer is in use (closing it tears the buffer down).
-	void aux_attach(const CtxRef &ref, const AuxAttach &aux);
-
-	// Raw access for `debug raw` and tests: a new message for @cmd, and a
-	// request/response exchange calling @on_reply for every reply.
+private:
+	// A new message for @cmd, and a request/response exchange calling
+	// @on_reply for every reply.
 	NlMsg new_request(uint8_t cmd, bool dump = false);
 	using ReplyFn = std::function<void(const nlmsghdr *)>;
 	void transact(NlMsg msg, const ReplyFn &on_reply = {});
-	// Join the "monitor" multicast group: 0 or a negative errno.
-	int join_monitor_group();
-	int family() const { return family_; }
+	// A request for @cmd about the context @ref, with the attributes
+	// @put adds.
+	using PutFn = std::function<void(nl_msg *)>;
+	void request(uint8_t cmd, const CtxRef &ref, const PutFn &put = {},
+		     const ReplyFn &on_reply = {});
+	// A dump of @cmd: every reply, parsed.
+	template <typename T>
+	std::vector<T> dump(uint8_t cmd, T (*parse)(const nlmsghdr *));
+	// The socket, connected on the first call.
+	nl_sock *sock();
 
-private:
 	NlSock sock_;
 	int family_ = 0;
 	int mcgrp_ = -1;

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // damonctl debug (hidden): raw requests for tests of the kernel's input
 // validation, and joining the "monitor" multicast group.
-#include <poll.h>
-
 #include <linux/netlink.h>
 
 #include <fmt/format.h>
-#include <netlink/msg.h>
 
 #include "commands.hpp"
 #include "errors.hpp"
@@ -38,19 +35,20 @@ uint64_t number(const std::string &s, const std::string &spec)
 	return v;
 }
 
-std::vector<unsigned char> bytes_of(const std::string &spec, int &type)
+RawAttr attr_of(const std::string &spec)
 {
 	auto c1 = spec.find(':');
 	if (c1 == std::string::npos)
 		throw UsageError("attribute '" + spec +
 				 "': expected TYPE:KIND[:VALUE]");
-	type = int(number(spec.substr(0, c1), spec));
+	RawAttr attr;
+	attr.type = int(number(spec.substr(0, c1), spec));
 	auto c2 = spec.find(':', c1 + 1);
 	std::string kind =
 		spec.substr(c1 + 1, c2 == std::string::npos ? std::string::npos
 							    : c2 - c1 - 1);
 	std::string value = c2 == std::string::npos ? "" : spec.substr(c2 + 1);
-	std::vector<unsigned char> out;
+	std::vector<unsigned char> &out = attr.data;
 	auto put = [&](uint64_t v, size_t n) {
 		for (size_t i = 0; i < n; i++)
 			out.push_back((unsigned char)(v >> (8 * i)));
@@ -72,7 +70,7 @@ std::vector<unsigned char> bytes_of(const std::string &spec, int &type)
 		;
 	else if (kind == "hex" || kind == "nest") {
 		if (kind == "nest")
-			type |= NLA_F_NESTED;
+			attr.type |= NLA_F_NESTED;
 		if (value.size() % 2)
 			throw UsageError("attribute '" + spec +
 					 "': odd number of hex digits");
@@ -84,35 +82,32 @@ std::vector<unsigned char> bytes_of(const std::string &spec, int &type)
 			"attribute '" + spec +
 			"': kind must be u8, u16, u32, u64, str, "
 			"strn, flag, hex or nest (hex with NLA_F_NESTED)");
-	return out;
+	return attr;
 }
 
-void run_raw(const RawOptions &o)
+void run_raw(const RawOptions &o, Transport &t)
 {
-	Client c;
-	auto msg = c.new_request(uint8_t(o.cmd), o.dump);
-	size_t replies = 0;
+	RawRequest req;
 
-	set_genl_header(msg.get(), uint8_t(o.version), uint16_t(o.reserved));
-	for (const auto &spec : o.attrs) {
-		int type = 0;
-		auto bytes = bytes_of(spec, type);
-		put_raw_attr(msg.get(), type, bytes.data(), bytes.size());
-	}
-	c.transact(std::move(msg), [&](const nlmsghdr *) { replies++; });
+	req.cmd = uint8_t(o.cmd);
+	req.dump = o.dump;
+	req.version = uint8_t(o.version);
+	req.reserved = uint16_t(o.reserved);
+	for (const auto &spec : o.attrs)
+		req.attrs.push_back(attr_of(spec));
+	size_t replies = t.raw_request(req);
 	fmt::print("ok ({} replies)\n", replies);
 }
 
-void run_join(const JoinOptions &o)
+void run_join(const JoinOptions &o, Transport &t)
 {
-	Client c;
-	int ret = c.join_monitor_group();
+	int ret = t.join_monitor_group();
 
 	if (ret)
 		throw KernelError(-ret, "joining the monitor group refused");
 	fmt::print("joined the monitor group\n");
 	if (o.wait > 0) {
-		auto agg = c.next_aggregation(int(o.wait * 1000));
+		auto agg = t.next_aggregation(int(o.wait * 1000));
 		if (!agg)
 			throw std::runtime_error("no notification on the "
 						 "monitor group");
@@ -123,7 +118,7 @@ void run_join(const JoinOptions &o)
 
 } // namespace
 
-void setup_debug(CLI::App &app)
+void setup_debug(CLI::App &app, Transport &t)
 {
 	auto *sub = app.add_subcommand("debug", ""); // hidden: no description
 	sub->group("");
@@ -138,14 +133,14 @@ void setup_debug(CLI::App &app)
 		      "u8|u16|u32|u64|str|strn|flag|hex|nest");
 	r->add_option("--version", raw->version, "genlmsghdr.version");
 	r->add_option("--reserved", raw->reserved, "genlmsghdr.reserved");
-	r->callback([raw] { run_raw(*raw); });
+	r->callback([raw, &t] { run_raw(*raw, t); });
 
 	auto join = std::make_shared<JoinOptions>();
 	auto *j = sub->add_subcommand("join-monitor",
 				      "Join the monitor multicast group");
 	j->add_option("--wait", join->wait,
 		      "Then wait this many seconds for one notification");
-	j->callback([join] { run_join(*join); });
+	j->callback([join, &t] { run_join(*join, t); });
 }
 
 } // namespace damonctl

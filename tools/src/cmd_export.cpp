@@ -26,11 +26,10 @@ struct ExportOptions {
 	TextfileOptions text;
 };
 
-std::string collect(const ExportOptions &o)
+std::string collect(const ExportOptions &o, Transport &t)
 {
-	auto t = connect();
 	std::vector<CtxSnapshot> snaps;
-	auto ctxs = t->ctx_list();
+	auto ctxs = t.ctx_list();
 
 	for (const auto &name : o.names)
 		if (std::none_of(
@@ -44,7 +43,7 @@ std::string collect(const ExportOptions &o)
 			continue;
 		CtxSnapshot s{c, std::nullopt};
 		try {
-			s.agg = t->snapshot(CtxRef::by_id(c.id));
+			s.agg = t.snapshot(CtxRef::by_id(c.id));
 		} catch (const KernelError &e) {
 			if (e.err() != ENOENT)
 				throw;
@@ -52,10 +51,10 @@ std::string collect(const ExportOptions &o)
 		}
 		snaps.push_back(std::move(s));
 	}
-	return render_textfile(snaps, t->stats(), o.text);
+	return render_textfile(snaps, t.stats(), o.text);
 }
 
-void run_export(const ExportOptions &o)
+void run_export(const ExportOptions &o, Transport &t)
 {
 	struct stat st;
 
@@ -66,7 +65,7 @@ void run_export(const ExportOptions &o)
 		auto next = std::chrono::steady_clock::now() +
 			    std::chrono::duration<double>(o.interval);
 		try {
-			write_atomic(o.dir, prom_name, collect(o));
+			write_atomic(o.dir, prom_name, collect(o, t));
 		} catch (const ModuleNotLoaded &) {
 			// the scraper learns it from damon_perf_up 0
 			write_atomic(o.dir, prom_name, render_textfile_down());
@@ -86,7 +85,7 @@ void run_export(const ExportOptions &o)
 
 } // namespace
 
-void setup_export(CLI::App &app)
+void setup_export(CLI::App &app, Transport &t)
 {
 	auto o = std::make_shared<ExportOptions>();
 	auto *sub = app.add_subcommand(
@@ -121,7 +120,7 @@ void setup_export(CLI::App &app)
 		"/var/lib/prometheus/node-exporter "
 		"--interval 15\n"
 		"  damonctl export --textfile /tmp/prom --once app\n");
-	sub->callback([o] { run_export(*o); });
+	sub->callback([o, &t] { run_export(*o, t); });
 }
 
 } // namespace damonctl

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 // damonctl monitor: a live view refreshed on every aggregation.
-#include <chrono>
 #include <iostream>
 #include <unistd.h>
 
@@ -9,76 +8,90 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "render.hpp"
+#include "stream.hpp"
 
 namespace damonctl {
 
 namespace {
 
 struct MonitorOptions {
-	std::vector<std::string> names;
+	StreamLimits limits;
 	size_t hot = 20;
-	uint64_t count = 0;
-	double duration = 0;
 	bool json = false;
 	bool no_clear = false;
 };
 
-void run_monitor(const MonitorOptions &o)
-{
-	auto t = connect();
-	t->subscribe();
-	install_interrupt_handler();
-	bool clear = !o.no_clear && !o.json && isatty(1);
-	auto end = std::chrono::steady_clock::now() +
-		   std::chrono::duration<double>(o.duration);
-	uint64_t n = 0;
+// One JSON line per aggregation.
+class JsonSink : public AggregationSink {
+public:
+	void put(Aggregation &agg) override
+	{
+		std::cout << to_json(agg).dump() << std::endl;
+	}
+};
 
-	if (!o.json)
+// The hottest regions, redrawn (on a terminal) or appended.
+class ViewSink : public AggregationSink {
+public:
+	ViewSink(size_t hot, bool clear)
+		: hot_(hot)
+		, clear_(clear)
+	{
+	}
+
+	void begin() override
+	{
 		fmt::print("waiting for aggregations (Ctrl-C to stop)\n");
-	while (!interrupted() && (!o.count || n < o.count)) {
-		if (o.duration > 0 && std::chrono::steady_clock::now() >= end)
-			break;
-		auto agg = t->next_aggregation(200);
-		if (!agg)
-			continue;
-		if (!o.names.empty() &&
-		    std::find(o.names.begin(), o.names.end(), agg->ctx_name) ==
-			    o.names.end())
-			continue;
-		n++;
-		if (o.json) {
-			std::cout << to_json(*agg).dump() << std::endl;
-			continue;
-		}
-		if (clear)
+	}
+
+	void put(Aggregation &agg) override
+	{
+		if (clear_)
 			fmt::print("\x1b[H\x1b[2J");
-		fmt::print("{}", render_regions(*agg, o.hot));
-		if (agg->truncated)
+		fmt::print("{}", render_regions(agg, hot_));
+		if (agg.truncated)
 			fmt::print("(regions did not fit in one notification; "
 				   "see damonctl report)\n");
 		std::fflush(stdout);
 	}
-	if (o.count && n < o.count)
+
+private:
+	size_t hot_;
+	bool clear_;
+};
+
+void run_monitor(const MonitorOptions &o, Transport &t)
+{
+	JsonSink json;
+	ViewSink view(o.hot, !o.no_clear && !o.json && isatty(1));
+	uint64_t count = o.limits.count;
+	uint64_t n = stream_aggregations(
+		t, o.limits,
+		o.json ? static_cast<AggregationSink &>(json)
+		       : static_cast<AggregationSink &>(view));
+
+	if (count && n < count)
 		throw std::runtime_error(
-			fmt::format("got {} of {} aggregations", n, o.count));
+			fmt::format("got {} of {} aggregations", n, count));
 }
 
 } // namespace
 
-void setup_monitor(CLI::App &app)
+void setup_monitor(CLI::App &app, Transport &t)
 {
 	auto o = std::make_shared<MonitorOptions>();
 	auto *sub = app.add_subcommand(
 		"monitor", "Live view of the hottest regions, refreshed on "
 			   "every aggregation");
 
-	sub->add_option("names", o->names, "Contexts to show (default: all)");
+	sub->add_option("names", o->limits.names,
+			"Contexts to show (default: all)");
 	sub->add_option("--hot", o->hot, "Regions to show")
 		->capture_default_str();
-	sub->add_option("-n,--count", o->count,
+	sub->add_option("-n,--count", o->limits.count,
 			"Stop after this many aggregations (exit 4 if the "
 			"duration ends first)");
-	sub->add_option("-d,--duration", o->duration,
+	sub->add_option("-d,--duration", o->limits.duration,
 			"Stop after this many seconds");
 	sub->add_flag("--json", o->json,
 		      "Print each aggregation as one JSON line");
@@ -86,7 +99,7 @@ void setup_monitor(CLI::App &app)
 		      "Append instead of redrawing the screen");
 	sub->footer("Notifications need CAP_SYS_ADMIN or CAP_PERFMON, like "
 		    "every command.\nExample:\n  damonctl monitor --hot 10\n");
-	sub->callback([o] { run_monitor(*o); });
+	sub->callback([o, &t] { run_monitor(*o, t); });
 }
 
 } // namespace damonctl

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 // damonctl record: every aggregation, as it happens, to a JSON-lines file.
-#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -11,6 +10,7 @@
 #include "damo_format.hpp"
 #include "errors.hpp"
 #include "recording.hpp"
+#include "stream.hpp"
 
 namespace damonctl {
 
@@ -18,10 +18,8 @@ namespace {
 
 struct RecordOptions {
 	std::string output;
-	std::vector<std::string> names;
+	StreamLimits limits;
 	std::string format = "jsonl";
-	uint64_t count = 0;
-	double duration = 0;
 };
 
 // The intervals of each context, from CTX_LIST, so a recording carries
@@ -64,12 +62,77 @@ void complete(Transport &t, Aggregation &agg)
 	}
 }
 
-void run_record(const RecordOptions &o)
+// Each aggregation completed and given its intervals, then written.
+class RecordSink : public AggregationSink {
+public:
+	explicit RecordSink(Transport &dumps)
+		: dumps_(dumps)
+		, intervals_(dumps)
+	{
+	}
+
+	void put(Aggregation &agg) final
+	{
+		complete(dumps_, agg);
+		intervals_.fill(agg);
+		write(agg);
+	}
+
+protected:
+	virtual void write(Aggregation &agg) = 0;
+
+private:
+	Transport &dumps_;
+	Intervals intervals_;
+};
+
+// damonctl's JSON lines, written as they come.
+class JsonlSink : public RecordSink {
+public:
+	JsonlSink(Transport &dumps, std::ostream &out)
+		: RecordSink(dumps)
+		, out_(out)
+	{
+	}
+
+protected:
+	void write(Aggregation &agg) override
+	{
+		write_aggregation(out_, agg);
+		out_.flush();
+	}
+
+private:
+	std::ostream &out_;
+};
+
+// damo's json_compressed, written when the stream ends.
+class DamoSink : public RecordSink {
+public:
+	DamoSink(Transport &dumps, std::string path)
+		: RecordSink(dumps)
+		, path_(std::move(path))
+	{
+	}
+
+	void end(uint64_t) override { write_damo_file(path_, kept_); }
+
+protected:
+	void write(Aggregation &agg) override
+	{
+		kept_.push_back(std::move(agg));
+	}
+
+private:
+	std::string path_;
+	std::vector<Aggregation> kept_;
+};
+
+void run_record(const RecordOptions &o, Transport &t, Transport &dumps)
 {
 	std::ofstream file;
 	std::ostream *out = &std::cout;
 	bool damo = o.format == "damo";
-	std::vector<Aggregation> kept; // damo: written at the end
 
 	if (damo && o.output == "-")
 		throw UsageError("--format damo writes a file: give -o FILE");
@@ -79,37 +142,14 @@ void run_record(const RecordOptions &o)
 			throw UsageError("cannot write '" + o.output + "'");
 		out = &file;
 	}
-	auto t = connect();
-	auto snapshots = connect(); // dumps may not interleave notifications
-	t->subscribe();
-	Intervals intervals(*snapshots);
-	install_interrupt_handler();
-	auto end = std::chrono::steady_clock::now() +
-		   std::chrono::duration<double>(o.duration);
-	uint64_t n = 0;
-
-	while (!interrupted() && (!o.count || n < o.count)) {
-		if (o.duration > 0 && std::chrono::steady_clock::now() >= end)
-			break;
-		auto agg = t->next_aggregation(200);
-		if (!agg)
-			continue;
-		if (!o.names.empty() &&
-		    std::find(o.names.begin(), o.names.end(), agg->ctx_name) ==
-			    o.names.end())
-			continue;
-		complete(*snapshots, *agg);
-		intervals.fill(*agg);
-		if (damo) {
-			kept.push_back(std::move(*agg));
-		} else {
-			write_aggregation(*out, *agg);
-			out->flush();
-		}
-		n++;
+	uint64_t n;
+	if (damo) {
+		DamoSink sink(dumps, o.output);
+		n = stream_aggregations(t, o.limits, sink);
+	} else {
+		JsonlSink sink(dumps, *out);
+		n = stream_aggregations(t, o.limits, sink);
 	}
-	if (damo)
-		write_damo_file(o.output, kept);
 	if (o.output != "-")
 		fmt::print(stderr, "recorded {} aggregations to {}{}\n", n,
 			   o.output, damo ? " (damo json_compressed)" : "");
@@ -117,7 +157,7 @@ void run_record(const RecordOptions &o)
 
 } // namespace
 
-void setup_record(CLI::App &app)
+void setup_record(CLI::App &app, Transport &t, Transport &dumps)
 {
 	auto o = std::make_shared<RecordOptions>();
 	auto *sub = app.add_subcommand(
@@ -126,16 +166,17 @@ void setup_record(CLI::App &app)
 	sub->add_option("-o,--output", o->output,
 			"File to write ('-' for standard output)")
 		->required();
-	sub->add_option("names", o->names, "Contexts to record (default: all)");
+	sub->add_option("names", o->limits.names,
+			"Contexts to record (default: all)");
 	sub->add_option("-f,--format", o->format,
 			"jsonl (damonctl's, one aggregation a line, written "
 			"as it comes) or damo (damo's json_compressed, "
 			"written when recording stops)")
 		->capture_default_str()
 		->check(CLI::IsMember({"jsonl", "damo"}));
-	sub->add_option("-n,--count", o->count,
+	sub->add_option("-n,--count", o->limits.count,
 			"Stop after this many aggregations");
-	sub->add_option("-d,--duration", o->duration,
+	sub->add_option("-d,--duration", o->limits.duration,
 			"Stop after this many seconds (default: until "
 			"interrupted)");
 	sub->footer("Read it back with `damonctl report --input FILE` "
@@ -146,7 +187,7 @@ void setup_record(CLI::App &app)
 		    "Examples:\n  damonctl record -o rec.jsonl --duration 30\n"
 		    "  damonctl record -f damo -o damon.data --duration 30 && "
 		    "damo report heatmap --input damon.data\n");
-	sub->callback([o] { run_record(*o); });
+	sub->callback([o, &t, &dumps] { run_record(*o, t, dumps); });
 }
 
 } // namespace damonctl

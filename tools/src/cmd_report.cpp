@@ -33,12 +33,6 @@ struct ReportOptions {
 	uint32_t wss_min = 1;
 };
 
-bool wanted(const ReportOptions &o, const std::string &name)
-{
-	return o.names.empty() ||
-	       std::find(o.names.begin(), o.names.end(), name) != o.names.end();
-}
-
 void print(const ReportOptions &o, const std::vector<Aggregation> &latest)
 {
 	if (o.json) {
@@ -138,7 +132,7 @@ void write_image(const ReportOptions &o,
 		   o.output, g.rows, g.cols, human_size(g.covered));
 }
 
-void run_report(const ReportOptions &o)
+void run_report(const ReportOptions &o, Transport &t)
 {
 	std::vector<Aggregation> latest;
 	if (!o.heatmap &&
@@ -150,7 +144,7 @@ void run_report(const ReportOptions &o)
 		auto all = read_recording_file(o.input);
 		std::vector<Aggregation> sel;
 		for (auto &a : all)
-			if (wanted(o, a.ctx_name))
+			if (wanted(o.names, a.ctx_name))
 				sel.push_back(a);
 		for (const auto &name : o.names)
 			if (std::none_of(all.begin(), all.end(),
@@ -189,17 +183,12 @@ void run_report(const ReportOptions &o)
 	if (o.heatmap)
 		throw UsageError("--heatmap draws a recording: give --input "
 				 "FILE (make one with damonctl record)");
-	auto t = connect();
-	auto ctxs = t->ctx_list();
-	for (const auto &name : o.names)
-		if (std::none_of(
-			    ctxs.begin(), ctxs.end(),
-			    [&](const CtxInfo &c) { return c.name == name; }))
-			throw UsageError("no context named '" + name + "'");
+	auto ctxs = t.ctx_list();
+	check_names(ctxs, o.names);
 	for (const auto &c : ctxs) {
-		if (!wanted(o, c.name))
+		if (!wanted(o.names, c.name))
 			continue;
-		auto agg = t->snapshot(CtxRef::by_id(c.id));
+		auto agg = t.snapshot(CtxRef::by_id(c.id));
 		if (agg) {
 			agg->ctx_name = c.name;
 			latest.push_back(*agg);
@@ -210,7 +199,7 @@ void run_report(const ReportOptions &o)
 
 } // namespace
 
-void setup_report(CLI::App &app)
+void setup_report(CLI::App &app, Transport &t)
 {
 	auto o = std::make_shared<ReportOptions>();
 	auto *sub = app.add_subcommand(
@@ -255,7 +244,7 @@ void setup_report(CLI::App &app)
 		    "The heatmap leaves out the address space between the "
 		    "ranges it draws; text output has colour on a terminal "
 		    "unless NO_COLOR is set.\n");
-	sub->callback([o] { run_report(*o); });
+	sub->callback([o, &t] { run_report(*o, t); });
 }
 
 } // namespace damonctl

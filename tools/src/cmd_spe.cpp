@@ -29,7 +29,7 @@ int run_spe_decode(const SpeDecodeOptions &opt, std::ostream &out)
 	return 0;
 }
 
-void setup_spe(CLI::App &app)
+void setup_spe(CLI::App &app, Transport &t)
 {
 	auto *spe = app.add_subcommand("spe", "ARM SPE helpers");
 	auto opt = std::make_shared<SpeDecodeOptions>();
@@ -42,6 +42,7 @@ void setup_spe(CLI::App &app)
 		->check(CLI::ExistingFile);
 	dec->add_flag("--json", opt->json, "records as JSON");
 	dec->callback([opt]() { run_spe_decode(*opt, std::cout); });
+	setup_spe_attach(*spe, t);
 }
 
 } // namespace damonctl

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "client.hpp"
+
 namespace damonctl {
 
 struct SpeDecodeOptions {
@@ -13,11 +15,11 @@ struct SpeDecodeOptions {
 	bool json = false;
 };
 
-// Adds `spe decode FILE [--json]` to @app.
-void setup_spe(CLI::App &app);
-// Adds `attach CTX -e EVENT ...` to the `spe` subcommand @spe
-// (cmd_spe_attach.cpp; needs the netlink client, so not in setup_spe()).
-void setup_spe_attach(CLI::App &spe);
+// Adds `spe decode FILE [--json]` and `spe attach CTX -e EVENT ...` (over
+// @t) to @app.
+void setup_spe(CLI::App &app, Transport &t);
+// Adds `attach` to the `spe` subcommand @spe (cmd_spe_attach.cpp).
+void setup_spe_attach(CLI::App &spe, Transport &t);
 int run_spe_decode(const SpeDecodeOptions &opt, std::ostream &out);
 
 } // namespace damonctl

@@ -19,6 +19,7 @@
 #include "client.hpp"
 #include "cmd_spe.hpp"
 #include "commands.hpp"
+#include "cpulist.hpp"
 #include "errors.hpp"
 #include "events.hpp"
 #include "spe_attach.hpp"
@@ -39,35 +40,16 @@ struct SpeAttachOptions {
 	unsigned int poll_ms = 200;
 };
 
-// "0-3,8" -> {0, 1, 2, 3, 8}
-std::vector<int> parse_cpu_list(const std::string &list)
+// "0-3,8" -> {0, 1, 2, 3, 8}, with this command's messages
+std::vector<int> parse_cpus(const std::string &list)
 {
-	std::vector<int> cpus;
-	size_t pos = 0;
-
-	while (pos < list.size()) {
-		size_t end = list.find(',', pos);
-		std::string item = list.substr(pos, end - pos);
-		size_t dash = item.find('-');
-		try {
-			int lo = std::stoi(item.substr(0, dash));
-			int hi = dash == std::string::npos
-					 ? lo
-					 : std::stoi(item.substr(dash + 1));
-			if (lo < 0 || hi < lo)
-				throw std::invalid_argument(item);
-			for (int c = lo; c <= hi; c++)
-				cpus.push_back(c);
-		} catch (const std::logic_error &) {
-			throw UsageError("bad CPU list '" + list + "'");
-		}
-		if (end == std::string::npos)
-			break;
-		pos = end + 1;
+	try {
+		auto cpus = parse_cpu_list(list);
+		return {cpus.begin(), cpus.end()};
+	} catch (const UsageError &) {
+		throw UsageError(list.empty() ? "empty CPU list"
+					      : "bad CPU list '" + list + "'");
 	}
-	if (cpus.empty())
-		throw UsageError("empty CPU list");
-	return cpus;
 }
 
 std::vector<int> online_cpus()
@@ -77,7 +59,7 @@ std::vector<int> online_cpus()
 
 	if (!in || !std::getline(in, line))
 		throw UsageError("cannot read the online CPUs; use --cpus");
-	return parse_cpu_list(line);
+	return parse_cpus(line);
 }
 
 perf_event_attr make_attr(const SpeAttachOptions &o)
@@ -127,7 +109,7 @@ uint32_t choose_probe_idx(const SpeAttachOptions &o, const CtxInfo &info)
 			 "one for the AUX samples with --probe-idx");
 }
 
-bool still_running(Client &c, const CtxRef &ref)
+bool still_running(Transport &c, const CtxRef &ref)
 {
 	try {
 		return c.ctx_get(ref).state == CtxState::running;
@@ -138,10 +120,9 @@ bool still_running(Client &c, const CtxRef &ref)
 	}
 }
 
-void run_spe_attach(const SpeAttachOptions &o)
+void run_spe_attach(const SpeAttachOptions &o, Transport &client)
 {
 	install_interrupt_handler();
-	Client client;
 	CtxRef ref = CtxRef::by_name(o.ctx);
 	CtxInfo info = client.ctx_get(ref);
 
@@ -152,7 +133,7 @@ void run_spe_attach(const SpeAttachOptions &o)
 	int pid = choose_pid(o);
 	uint32_t probe_idx = choose_probe_idx(o, info);
 	std::vector<int> cpus =
-		o.cpus.empty() ? online_cpus() : parse_cpu_list(o.cpus);
+		o.cpus.empty() ? online_cpus() : parse_cpus(o.cpus);
 	std::unique_ptr<AuxBuffers> bufs;
 
 	try {
@@ -184,12 +165,13 @@ void run_spe_attach(const SpeAttachOptions &o)
 	fmt::print("{}; detaching\n",
 		   stopped ? "context stopped" : "interrupted");
 	std::fflush(stdout);
-	// the socket closes with the client: the kernel drops the buffers
+	// the socket closes with the transport (at exit): the kernel drops
+	// the buffers
 }
 
 } // namespace
 
-void setup_spe_attach(CLI::App &spe)
+void setup_spe_attach(CLI::App &spe, Transport &t)
 {
 	auto o = std::make_shared<SpeAttachOptions>();
 	auto *sub = spe.add_subcommand(
@@ -231,7 +213,7 @@ void setup_spe_attach(CLI::App &spe)
 		    "jitter=1/' --period 1024\n"
 		    "Needs CAP_PERFMON or CAP_SYS_ADMIN. Exit status 0 after "
 		    "Ctrl-C/SIGTERM or when the context stops.");
-	sub->callback([o]() { run_spe_attach(*o); });
+	sub->callback([o, &t]() { run_spe_attach(*o, t); });
 }
 
 } // namespace damonctl

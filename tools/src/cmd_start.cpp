@@ -144,7 +144,7 @@ void apply(Transport &t, const CtxConfig &cfg, bool replace)
 		   info.id, cfg.name, cfg.targets.size(), cfg.probes.size());
 }
 
-void run_start(const StartOptions &o)
+void run_start(const StartOptions &o, Transport &t)
 {
 	std::vector<CtxConfig> configs;
 
@@ -156,14 +156,13 @@ void run_start(const StartOptions &o)
 	} else {
 		configs.push_back(config_from_flags(o));
 	}
-	auto t = connect();
 	for (const auto &cfg : configs)
-		apply(*t, cfg, o.replace);
+		apply(t, cfg, o.replace);
 }
 
 } // namespace
 
-void setup_start(CLI::App &app)
+void setup_start(CLI::App &app, Transport &t)
 {
 	auto o = std::make_shared<StartOptions>();
 	auto *sub = app.add_subcommand(
@@ -250,12 +249,11 @@ void setup_start(CLI::App &app)
 		"  damonctl start --config monitor.json\n"
 		"Check an event string first with: damonctl events --resolve "
 		"EVENT\n");
-	sub->callback([o, sub, flags] {
+	sub->callback([o, flags, &t] {
 		o->flags_given = false;
 		for (auto *f : flags)
 			o->flags_given = o->flags_given || f->count() > 0;
-		(void)sub;
-		run_start(*o);
+		run_start(*o, t);
 	});
 }
 

@@ -19,10 +19,9 @@ struct StatsOptions {
 	bool openmetrics = false;
 };
 
-void run_stats(const StatsOptions &o)
+void run_stats(const StatsOptions &o, Transport &t)
 {
-	auto t = connect();
-	auto rows = t->stats();
+	auto rows = t.stats();
 
 	if (o.openmetrics) {
 		fmt::print("{}", render_openmetrics(rows));
@@ -41,7 +40,7 @@ void run_stats(const StatsOptions &o)
 
 } // namespace
 
-void setup_stats(CLI::App &app)
+void setup_stats(CLI::App &app, Transport &t)
 {
 	auto o = std::make_shared<StatsOptions>();
 	auto *sub = app.add_subcommand(
@@ -58,7 +57,7 @@ void setup_stats(CLI::App &app)
 	sub->footer("Counters are described in Documentation/perf_stats.rst.\n"
 		    "Example:\n  damonctl stats --openmetrics > "
 		    "/var/lib/node_exporter/damon_perf.prom\n");
-	sub->callback([o] { run_stats(*o); });
+	sub->callback([o, &t] { run_stats(*o, t); });
 }
 
 } // namespace damonctl

@@ -17,22 +17,14 @@ struct StatusOptions {
 	bool json = false;
 };
 
-void run_status(const StatusOptions &o)
+void run_status(const StatusOptions &o, Transport &t)
 {
-	auto t = connect();
 	std::vector<CtxInfo> ctxs;
 
-	for (auto &c : t->ctx_list())
-		if (o.names.empty() || std::find(o.names.begin(), o.names.end(),
-						 c.name) != o.names.end())
+	for (auto &c : t.ctx_list())
+		if (wanted(o.names, c.name))
 			ctxs.push_back(c);
-	for (const auto &name : o.names) {
-		bool found = false;
-		for (const auto &c : ctxs)
-			found = found || c.name == name;
-		if (!found)
-			throw UsageError("no context named '" + name + "'");
-	}
+	check_names(ctxs, o.names);
 	if (o.json) {
 		nlohmann::json j = {{"module", "loaded"},
 				    {"contexts", nlohmann::json::array()}};
@@ -46,7 +38,7 @@ void run_status(const StatusOptions &o)
 
 } // namespace
 
-void setup_status(CLI::App &app)
+void setup_status(CLI::App &app, Transport &t)
 {
 	auto o = std::make_shared<StatusOptions>();
 	auto *sub = app.add_subcommand(
@@ -56,7 +48,7 @@ void setup_status(CLI::App &app)
 	sub->add_flag("--json", o->json, "Print JSON");
 	sub->footer("Exit status 3 means the damon_perf module is not loaded.\n"
 		    "Example:\n  damonctl status --json\n");
-	sub->callback([o] { run_status(*o); });
+	sub->callback([o, &t] { run_status(*o, t); });
 }
 
 } // namespace damonctl

@@ -14,29 +14,20 @@ struct StopOptions {
 	bool keep = false;
 };
 
-void run_stop(const StopOptions &o)
+void run_stop(const StopOptions &o, Transport &t)
 {
-	auto t = connect();
-	auto ctxs = t->ctx_list();
+	auto ctxs = t.ctx_list();
 	size_t done = 0;
 
-	for (const auto &name : o.names) {
-		bool found = false;
-		for (const auto &c : ctxs)
-			found = found || c.name == name;
-		if (!found)
-			throw UsageError("no context named '" + name + "'");
-	}
+	check_names(ctxs, o.names);
 	for (const auto &c : ctxs) {
-		if (!o.names.empty() &&
-		    std::find(o.names.begin(), o.names.end(), c.name) ==
-			    o.names.end())
+		if (!wanted(o.names, c.name))
 			continue;
 		CtxRef ref = CtxRef::by_id(c.id);
 		if (c.state == CtxState::running)
-			t->stop(ref);
+			t.stop(ref);
 		if (!o.keep)
-			t->ctx_del(ref);
+			t.ctx_del(ref);
 		fmt::print("{} context {} \"{}\"\n",
 			   o.keep ? "stopped" : "stopped and deleted", c.id,
 			   c.name);
@@ -48,7 +39,7 @@ void run_stop(const StopOptions &o)
 
 } // namespace
 
-void setup_stop(CLI::App &app)
+void setup_stop(CLI::App &app, Transport &t)
 {
 	auto o = std::make_shared<StopOptions>();
 	auto *sub = app.add_subcommand(
@@ -62,7 +53,7 @@ void setup_stop(CLI::App &app)
 	sub->footer("Examples:\n"
 		    "  damonctl stop           stop and delete everything\n"
 		    "  damonctl stop db --keep stop context \"db\", keep it\n");
-	sub->callback([o] { run_stop(*o); });
+	sub->callback([o, &t] { run_stop(*o, t); });
 }
 
 } // namespace damonctl

@@ -19,7 +19,7 @@ struct TuneOptions {
 	std::string cpu_budget;
 };
 
-void run_tune(const TuneOptions &o)
+void run_tune(const TuneOptions &o, Transport &t)
 {
 	Attrs a = o.attrs;
 
@@ -49,9 +49,8 @@ void run_tune(const TuneOptions &o)
 				 "--sample-us, --aggr-us, --update-us, "
 				 "--min-nr-regions, --max-nr-regions, --mode, "
 				 "--split, --ring-size, --cpu-budget");
-	auto t = connect();
-	t->set_attrs(CtxRef::by_name(o.name), a);
-	CtxInfo c = t->ctx_get(CtxRef::by_name(o.name));
+	t.set_attrs(CtxRef::by_name(o.name), a);
+	CtxInfo c = t.ctx_get(CtxRef::by_name(o.name));
 	fmt::print("context {} \"{}\": sample {} us, aggr {} us, update {} "
 		   "us, regions {}..{}\n",
 		   c.id, c.name, c.attrs.sample_us.value_or(0),
@@ -62,7 +61,7 @@ void run_tune(const TuneOptions &o)
 
 } // namespace
 
-void setup_tune(CLI::App &app)
+void setup_tune(CLI::App &app, Transport &t)
 {
 	auto o = std::make_shared<TuneOptions>();
 	auto *sub = app.add_subcommand(
@@ -90,7 +89,7 @@ void setup_tune(CLI::App &app)
 		"Example:\n"
 		"  damonctl tune default --sample-us 5000 --aggr-us 200000\n"
 		"  damonctl tune default --cpu-budget 0.5\n");
-	sub->callback([o] { run_tune(*o); });
+	sub->callback([o, &t] { run_tune(*o, t); });
 }
 
 } // namespace damonctl

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 // One file per subcommand: each has an options struct, setup_<name>()
 // registering the subcommand and its flags, and run_<name>() doing it.
+// Every subcommand reaches the kernel through the Transport it is set up
+// with: run_main() (dispatch.cpp) is given the transports, main() passes
+// netlink clients and tests a fake.
 #pragma once
 
-#include <functional>
-#include <memory>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -12,26 +15,35 @@
 
 namespace damonctl {
 
-// How subcommands reach the kernel; tests may replace it.
-using TransportFactory = std::function<std::unique_ptr<Transport>()>;
-TransportFactory &transport_factory();
-std::unique_ptr<Transport> connect();
+// Parses the command line, runs the subcommand over @t and returns the exit
+// code (errors.hpp), with a one-line message on stderr for an error.
+// @dumps is a second connection for the requests `record` makes while
+// notifications arrive on @t (a dump's replies may not interleave them).
+int run_main(int argc, const char *const *argv, Transport &t, Transport &dumps);
 
-// Stops long-running commands (record, monitor) on SIGINT/SIGTERM.
+// Stops long-running commands (record, monitor, spe attach) on
+// SIGINT/SIGTERM.
 bool interrupted();
 void install_interrupt_handler();
 
-void setup_start(CLI::App &app);
-void setup_stop(CLI::App &app);
-void setup_tune(CLI::App &app);
-void setup_status(CLI::App &app);
-void setup_report(CLI::App &app);
-void setup_monitor(CLI::App &app);
-void setup_record(CLI::App &app);
-void setup_stats(CLI::App &app);
+// Whether the context @name is one of @names (empty: every one is).
+bool wanted(const std::vector<std::string> &names, const std::string &name);
+// Throws UsageError "no context named 'NAME'" for the first of @names that
+// no context of @ctxs has.
+void check_names(const std::vector<CtxInfo> &ctxs,
+		 const std::vector<std::string> &names);
+
+void setup_start(CLI::App &app, Transport &t);
+void setup_stop(CLI::App &app, Transport &t);
+void setup_tune(CLI::App &app, Transport &t);
+void setup_status(CLI::App &app, Transport &t);
+void setup_report(CLI::App &app, Transport &t);
+void setup_monitor(CLI::App &app, Transport &t);
+void setup_record(CLI::App &app, Transport &t, Transport &dumps);
+void setup_stats(CLI::App &app, Transport &t);
 void setup_events(CLI::App &app);
 void setup_convert(CLI::App &app);
-void setup_export(CLI::App &app);
-void setup_debug(CLI::App &app);
+void setup_export(CLI::App &app, Transport &t);
+void setup_debug(CLI::App &app, Transport &t);
 
 } // namespace damonctl

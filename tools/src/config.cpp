@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <nlohmann/json.hpp>
 
+#include "cpulist.hpp"
 #include "errors.hpp"
 #include "events.hpp"
 
@@ -360,48 +361,7 @@ Probe make_probe(const ProbeSpec &spec, const std::string &root)
 
 std::string canonical_cpulist(const std::string &list)
 {
-	std::set<unsigned> cpus;
-	std::string item;
-	size_t pos = 0;
-
-	if (list.empty())
-		throw UsageError("empty cpu list");
-	while (pos <= list.size()) {
-		size_t comma = list.find(',', pos);
-		item = list.substr(pos, comma == std::string::npos
-						? std::string::npos
-						: comma - pos);
-		pos = comma == std::string::npos ? list.size() + 1 : comma + 1;
-		unsigned lo, hi;
-		char dash, extra;
-		int n = std::sscanf(item.c_str(), "%u%c%u%c", &lo, &dash, &hi,
-				    &extra);
-		if (n == 1 &&
-		    item.find_first_not_of("0123456789") == std::string::npos) {
-			hi = lo;
-		} else if (n == 3 && dash == '-' &&
-			   item.find_first_not_of("0123456789-") ==
-				   std::string::npos) {
-		} else {
-			throw UsageError("bad cpu list '" + list + "' at '" +
-					 item + "'");
-		}
-		if (lo > hi || hi >= 8192)
-			throw UsageError("bad cpu range '" + item + "'");
-		for (unsigned c = lo; c <= hi; c++)
-			cpus.insert(c);
-	}
-	std::string out;
-	for (auto it = cpus.begin(); it != cpus.end();) {
-		unsigned lo = *it, hi = lo;
-		++it;
-		while (it != cpus.end() && *it == hi + 1)
-			hi = *it++;
-		out += (out.empty() ? "" : ",") + std::to_string(lo);
-		if (hi != lo)
-			out += "-" + std::to_string(hi);
-	}
-	return out;
+	return format_cpu_list(parse_cpu_list(list));
 }
 
 Target parse_range(const std::string &range)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cmd_spe.hpp"
+#include "fake_transport.hpp"
 #include "spe_decode.hpp"
 #include "spe_parse.h"
 #include "spe_cases.h"
@@ -85,8 +86,9 @@ TEST(SpeDecode, CommandLineRunsDecode)
 		  ssize_t(sizeof(spe_rec_store)));
 	close(fd);
 
+	damonctl::test::FakeTransport t;
 	CLI::App app{"damonctl"};
-	damonctl::setup_spe(app);
+	damonctl::setup_spe(app, t);
 	std::vector<std::string> args = {path, "decode", "spe"};
 	testing::internal::CaptureStdout();
 	app.parse(args); /* CLI11 takes the reversed argument vector */
@@ -95,7 +97,7 @@ TEST(SpeDecode, CommandLineRunsDecode)
 	EXPECT_NE(s.find("=> record store"), std::string::npos) << s;
 
 	CLI::App bad{"damonctl"};
-	damonctl::setup_spe(bad);
+	damonctl::setup_spe(bad, t);
 	std::vector<std::string> missing = {"/nonexistent/x", "decode", "spe"};
 	EXPECT_THROW(bad.parse(missing), CLI::ValidationError);
 }

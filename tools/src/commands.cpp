@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+// What the subcommands share: the interrupt flag and the selection of
+// contexts by name.
+#include "commands.hpp"
+
+#include <algorithm>
+#include <csignal>
+
+#include "errors.hpp"
+
+namespace damonctl {
+
+namespace {
+
+volatile std::sig_atomic_t stop_requested = 0;
+
+void on_signal(int)
+{
+	stop_requested = 1;
+}
+
+} // namespace
+
+bool interrupted()
+{
+	return stop_requested != 0;
+}
+
+void install_interrupt_handler()
+{
+	struct sigaction sa = {};
+
+	sa.sa_handler = on_signal; // no SA_RESTART: poll() returns EINTR
+	sigaction(SIGINT, &sa, nullptr);
+	sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool wanted(const std::vector<std::string> &names, const std::string &name)
+{
+	return names.empty() ||
+	       std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void check_names(const std::vector<CtxInfo> &ctxs,
+		 const std::vector<std::string> &names)
+{
+	for (const auto &name : names)
+		if (std::none_of(
+			    ctxs.begin(), ctxs.end(),
+			    [&](const CtxInfo &c) { return c.name == name; }))
+			throw UsageError("no context named '" + name + "'");
+}
+
+} // namespace damonctl
