@@ -147,6 +147,7 @@ void damon_perf_budget_step(struct damon_perf_ctx *ctx, u64 now)
 	u64 handler = damon_perf_source_handler_ns(ctx);
 	u64 spent = handler - b->last_handler_ns + b->drain_ns;
 	u32 budget = ctx->attrs.cpu_budget;
+	const u64 top = DAMON_PERF_SAMPLE_PERIOD_MAX;
 	unsigned int i;
 	u32 cost;
 
@@ -168,9 +169,9 @@ void damon_perf_budget_step(struct damon_perf_ctx *ctx, u64 now)
 		if (!cur)
 			continue;
 		next = damon_perf_budget_next_period(cost, budget, cur,
-						     pa->sample_period,
-						     DAMON_PERF_SAMPLE_PERIOD_MAX);
-		if (next == cur || damon_perf_source_set_period(ctx, i + 1, next))
+						     pa->sample_period, top);
+		if (next == cur ||
+		    damon_perf_source_set_period(ctx, i + 1, next))
 			continue;
 		if (next > cur)
 			WRITE_ONCE(b->raises, b->raises + 1);

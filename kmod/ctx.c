@@ -397,8 +397,8 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_get_attrs);
  * @extack:	receives the reason of a rejection, may be NULL.
  *
  * While the context runs, only the intervals, the access mode and the CPU
- * budget may change; the kdamond applies them at its next sample interval, closing
- * the aggregation in progress.
+ * budget may change; the kdamond applies them at its next sample interval,
+ * closing the aggregation in progress.
  *
  * Context: process context, damon_perf_lock held.
  * Return: 0, -EINVAL for invalid attributes, -EBUSY for a change that needs

@@ -287,6 +287,10 @@ struct damon_perf_probe {
  * @aggr_start_ns:	ktime_get_ns() the current aggregation began.
  * @kdamond_done:	the kdamond left its loop on its own (no live target).
  * @source_armed:	damon_perf_source_arm() succeeded; stop disarms.
+ * @budget:		CPU budget state: the cost accounting of the running
+ *			context (handler and drain time, the last measured
+ *			cost, the period raises and lowers); written by the
+ *			kdamond only, read by netlink and debugfs (budget.c).
  *
  * Created by damon_perf_ctx_new() and freed by damon_perf_ctx_destroy(),
  * both under damon_perf_lock; Documentation/design.rst describes the

@@ -343,7 +343,8 @@ static int fill_probe(struct sk_buff *skb, unsigned int idx,
 	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL,
 			p->exclude_kernel) ||
 	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_HV, p->exclude_hv) ||
-	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_USER, p->exclude_user) ||
+	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_USER,
+			p->exclude_user) ||
 	    (period && put_u64(skb, DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD, period,
 			       DAMON_PERF_PROBE_A_PAD)))
 		return -EMSGSIZE;

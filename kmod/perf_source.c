@@ -1013,7 +1013,8 @@ u64 damon_perf_source_handler_ns(struct damon_perf_ctx *ctx)
 		if (!src)
 			continue;
 		for_each_possible_cpu(cpu)
-			sum += READ_ONCE(per_cpu_ptr(src->cpu, cpu)->handler_ns);
+			sum += READ_ONCE(per_cpu_ptr(src->cpu,
+						     cpu)->handler_ns);
 	}
 	mutex_unlock(&period_lock);
 	return sum;

@@ -551,7 +551,10 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 	damon_perf_region_destroy(t, r);
 }
 
-/* One merge pass; @keep_edges: never join an accessed and an unaccessed region. */
+/*
+ * One merge pass; @keep_edges: never join an accessed and an unaccessed
+ * region.
+ */
 static void merge_pass(struct damon_perf_target *t, unsigned int thres,
 		       unsigned long sz_limit, bool keep_edges)
 {
@@ -812,7 +815,8 @@ static u32 distinct_intervals(struct damon_perf_sample *smp, u32 a, u32 b)
 
 	if (a == b)
 		return 0;
-	lo = hi = damon_perf_sample_interval(smp[a].tag);
+	lo = damon_perf_sample_interval(smp[a].tag);
+	hi = lo;
 	for (i = a + 1; i < b; i++) {
 		v = damon_perf_sample_interval(smp[i].tag);
 		lo = min(lo, v);

@@ -79,11 +79,15 @@
 #endif
 
 #ifndef DAMON_PERF_HAVE_HRTIMER_SETUP
-#define hrtimer_setup(timer, fn, clock, mode)		\
-	do {						\
-		hrtimer_init(timer, clock, mode);	\
-		(timer)->function = (fn);		\
-	} while (0)
+#include <linux/hrtimer.h>
+
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*fn)(struct hrtimer *),
+				 clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+}
 #endif
 
 /*

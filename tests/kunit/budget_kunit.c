@@ -68,8 +68,8 @@ static void next_period_should_follow_cost(struct kunit *test)
 	const struct period_case *c = test->param_value;
 
 	KUNIT_EXPECT_EQ(test, damon_perf_budget_next_period(c->cost, c->budget,
-							     c->period, c->base,
-							     c->top),
+							    c->period, c->base,
+							    c->top),
 			c->want);
 }
 
@@ -181,11 +181,16 @@ static void set_period_should_refuse_bad_calls(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, damon_perf_source_set_period(ctx, 0, 2),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_source_set_period(ctx,
-				DAMON_PERF_MAX_PROBES + 1, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			damon_perf_source_set_period(ctx,
+						     DAMON_PERF_MAX_PROBES + 1,
+						     2),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, damon_perf_source_period(ctx, 0), 0ULL);
-	KUNIT_EXPECT_EQ(test, damon_perf_source_period(ctx,
-				DAMON_PERF_MAX_PROBES + 1), 0ULL);
+	KUNIT_EXPECT_EQ(test,
+			damon_perf_source_period(ctx,
+						 DAMON_PERF_MAX_PROBES + 1),
+			0ULL);
 	KUNIT_EXPECT_EQ(test, damon_perf_source_handler_ns(ctx), 0ULL);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_destroy(ctx, NULL), 0);
 	mutex_unlock(&damon_perf_lock);
@@ -204,4 +209,5 @@ static struct kunit_suite budget_suite = {
 	.name = "damon_perf_budget",
 	.test_cases = budget_cases,
 };
+
 kunit_test_suites(&budget_suite);

@@ -771,7 +771,7 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 	if (first_range(pid, &range) <= 0 ||
 	    range.end - range.start < 8 * PG) {
 		kill_spawned(pid);
-		KUNIT_FAIL(test, "no mapping of at least 8 pages in the process");
+		KUNIT_FAIL(test, "no mapping of at least 8 pages in the task");
 		return;
 	}
 	/* a quarter of the lowest chunk, from its middle */

@@ -487,8 +487,9 @@ static void drain_then_split_should_sort_the_samples(struct kunit *test)
 
 	t = target_add(test, ctx, 0, BASE, 1);
 	damon_perf_regions_free(t);
-	KUNIT_ASSERT_EQ(test, 0, damon_perf_regions_split_evenly(t, BASE,
-			BASE + 65536 * PG, 10));
+	KUNIT_ASSERT_EQ(test, 0,
+			damon_perf_regions_split_evenly(t, BASE,
+							BASE + 65536 * PG, 10));
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	prandom_seed_state(&rnd, 3);
 	for (i = 0; i < 800; i++)

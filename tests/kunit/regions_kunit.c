@@ -473,8 +473,8 @@ static void score(const struct damon_perf_target *t, const struct keys *ks,
  * mode merges them as DAMON does; above max_nr_regions they merge in
  * both.
  */
-static void regions_merge_should_keep_accessed_edges_in_samples_mode(
-		struct kunit *test)
+static void
+regions_merge_should_keep_accessed_edges_in_samples_mode(struct kunit *test)
 {
 	/* pages 0-9 cold, 10-11 warm (1), 12-19 cold, 20-21 hot (10) */
 	static const unsigned int nr[] = { 0, 1, 0, 10, 0 };
@@ -874,8 +874,8 @@ static void regions_split_samples_should_recount_pieces(struct kunit *test)
  * when they span several bitmap windows of the count (1024 intervals) and
  * when they span more than its 8 windows (counted by sorting instead).
  */
-static void regions_split_samples_should_count_intervals_far_apart(
-		struct kunit *test)
+static void
+regions_split_samples_should_count_intervals_far_apart(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 1024 * PG };
 	static const u64 far[] = { 0, 100000 };
@@ -901,15 +901,18 @@ static void regions_split_samples_should_count_intervals_far_apart(
 		r = list_first_entry(&t->regions, struct damon_perf_region,
 				     list);
 		r->nr_accesses = 100;
-		KUNIT_ASSERT_GT(test, damon_perf_regions_split_samples(t,
-				&attrs, ks.k, ks.nr), 0U);
+		KUNIT_ASSERT_GT(test,
+				damon_perf_regions_split_samples(t, &attrs,
+								 ks.k, ks.nr),
+				0U);
 		found = 0;
 		damon_perf_for_each_region(r, t) {
 			if (r->start != BASE + 100 * PG)
 				continue;
 			found = 1;
 			KUNIT_EXPECT_EQ(test, r->end, BASE + 200 * PG);
-			KUNIT_EXPECT_EQ(test, r->nr_accesses, far[i] ? 11U : 10U);
+			KUNIT_EXPECT_EQ(test, r->nr_accesses,
+					far[i] ? 11U : 10U);
 		}
 		KUNIT_EXPECT_EQ(test, found, 1U);
 		damon_perf_regions_free(t);

@@ -167,7 +167,8 @@ static bool shape_store(int shape)
 
 static bool shape_pebs(int shape)
 {
-	return shape == PEBS_LOAD || shape == PEBS_STORE || shape == PEBS_KERNEL;
+	return shape == PEBS_LOAD || shape == PEBS_STORE ||
+	       shape == PEBS_KERNEL;
 }
 
 struct shot {
@@ -379,6 +380,7 @@ static void produce(struct producer *p)
 static int nmi_handler(unsigned int type, struct pt_regs *regs)
 {
 	struct producer *p = this_cpu_ptr(&producers);
+	perf_overflow_handler_t handler;
 	struct perf_sample_data data;
 	struct damon_perf_report r;
 	struct perf_event *event;
@@ -402,7 +404,8 @@ static int nmi_handler(unsigned int type, struct pt_regs *regs)
 			break;
 		}
 		fill(event, &nt.shot, &data);
-		READ_ONCE(event->overflow_handler)(event, &data, regs);
+		handler = READ_ONCE(event->overflow_handler);
+		handler(event, &data, regs);
 		break;
 	default:
 		bench_report(&r);
@@ -452,9 +455,11 @@ static __printf(2, 3) void say(struct out *o, const char *fmt, ...)
 }
 
 #define fail(o, fmt, ...) do {						\
-	(o)->errors++;							\
-	if ((o)->errors <= 40)						\
-		say(o, "FAIL " fmt "\n", ##__VA_ARGS__);		\
+	struct out *__fo = (o);						\
+									\
+	__fo->errors++;							\
+	if (__fo->errors <= 40)						\
+		say(__fo, "FAIL " fmt "\n", ##__VA_ARGS__);		\
 } while (0)
 
 /* ------------------------------------------------------------------ */
@@ -468,24 +473,42 @@ static const struct tcase {
 	bool wstruct;		/* probe asks for PERF_SAMPLE_WEIGHT_STRUCT */
 	u64 period;
 } cases[] = {
-	{ "pebs-load-vaddr", PEBS_LOAD, DAMON_PERF_OPS_VADDR, false, false, 1 },
-	{ "pebs-store-vaddr", PEBS_STORE, DAMON_PERF_OPS_VADDR, false, false, 10007 },
-	{ "pebs-load-paddr", PEBS_LOAD, DAMON_PERF_OPS_PADDR, true, true, 100 },
-	{ "pebs-store-paddr", PEBS_STORE, DAMON_PERF_OPS_PADDR, true, false, 3 },
-	{ "pebs-kernel-vaddr", PEBS_KERNEL, DAMON_PERF_OPS_VADDR, false, false, 1 },
-	{ "pebs-kernel-paddr", PEBS_KERNEL, DAMON_PERF_OPS_PADDR, true, false, 2 },
-	{ "ibs-load-vaddr", IBS_LOAD, DAMON_PERF_OPS_VADDR, true, true, 1ULL << 20 },
-	{ "ibs-store-vaddr", IBS_STORE, DAMON_PERF_OPS_VADDR, false, false, 65536 },
-	{ "ibs-load-paddr", IBS_LOAD, DAMON_PERF_OPS_PADDR, true, false, 4096 },
-	{ "ibs-store-paddr", IBS_STORE, DAMON_PERF_OPS_PADDR, true, true, 1 },
-	{ "ibs-physonly-vaddr", IBS_PHYS_ONLY, DAMON_PERF_OPS_VADDR, true, false, 1 },
-	{ "ibs-physonly-paddr", IBS_PHYS_ONLY, DAMON_PERF_OPS_PADDR, true, false, 7 },
-	{ "ibs-nomem-vaddr", IBS_NO_MEM, DAMON_PERF_OPS_VADDR, true, false, 1 },
-	{ "ibs-nomem-paddr", IBS_NO_MEM, DAMON_PERF_OPS_PADDR, true, false, 1 },
-	{ "spe-load-vaddr", SPE_LOAD, DAMON_PERF_OPS_VADDR, false, false, 1024 },
-	{ "spe-store-vaddr", SPE_STORE, DAMON_PERF_OPS_VADDR, true, false, 1 },
-	{ "spe-load-paddr", SPE_LOAD, DAMON_PERF_OPS_PADDR, true, false, 1ULL << 40 },
-	{ "spe-store-paddr", SPE_STORE, DAMON_PERF_OPS_PADDR, false, false, 5 },
+	{ "pebs-load-vaddr", PEBS_LOAD, DAMON_PERF_OPS_VADDR,
+	  false, false, 1 },
+	{ "pebs-store-vaddr", PEBS_STORE, DAMON_PERF_OPS_VADDR,
+	  false, false, 10007 },
+	{ "pebs-load-paddr", PEBS_LOAD, DAMON_PERF_OPS_PADDR,
+	  true, true, 100 },
+	{ "pebs-store-paddr", PEBS_STORE, DAMON_PERF_OPS_PADDR,
+	  true, false, 3 },
+	{ "pebs-kernel-vaddr", PEBS_KERNEL, DAMON_PERF_OPS_VADDR,
+	  false, false, 1 },
+	{ "pebs-kernel-paddr", PEBS_KERNEL, DAMON_PERF_OPS_PADDR,
+	  true, false, 2 },
+	{ "ibs-load-vaddr", IBS_LOAD, DAMON_PERF_OPS_VADDR,
+	  true, true, 1ULL << 20 },
+	{ "ibs-store-vaddr", IBS_STORE, DAMON_PERF_OPS_VADDR,
+	  false, false, 65536 },
+	{ "ibs-load-paddr", IBS_LOAD, DAMON_PERF_OPS_PADDR,
+	  true, false, 4096 },
+	{ "ibs-store-paddr", IBS_STORE, DAMON_PERF_OPS_PADDR,
+	  true, true, 1 },
+	{ "ibs-physonly-vaddr", IBS_PHYS_ONLY, DAMON_PERF_OPS_VADDR,
+	  true, false, 1 },
+	{ "ibs-physonly-paddr", IBS_PHYS_ONLY, DAMON_PERF_OPS_PADDR,
+	  true, false, 7 },
+	{ "ibs-nomem-vaddr", IBS_NO_MEM, DAMON_PERF_OPS_VADDR,
+	  true, false, 1 },
+	{ "ibs-nomem-paddr", IBS_NO_MEM, DAMON_PERF_OPS_PADDR,
+	  true, false, 1 },
+	{ "spe-load-vaddr", SPE_LOAD, DAMON_PERF_OPS_VADDR,
+	  false, false, 1024 },
+	{ "spe-store-vaddr", SPE_STORE, DAMON_PERF_OPS_VADDR,
+	  true, false, 1 },
+	{ "spe-load-paddr", SPE_LOAD, DAMON_PERF_OPS_PADDR,
+	  true, false, 1ULL << 40 },
+	{ "spe-store-paddr", SPE_STORE, DAMON_PERF_OPS_PADDR,
+	  false, false, 5 },
 };
 
 /* What damon_perf must make of a sample. */
@@ -693,7 +716,8 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 		preempt_enable();
 		f.t1 = damon_perf_clock_ns();
 		if (i < PER_CPU)
-			fail(o, "%s cpu%d: NMI %d not delivered", c->name, cpu, i);
+			fail(o, "%s cpu%d: NMI %d not delivered", c->name,
+			     cpu, i);
 		for (i = 0; i < PER_CPU; i++) {
 			const struct expect *e = &f.exp[i];
 
@@ -704,7 +728,8 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 				e->v == V_PHYS_ONLY;
 			want[DAMON_PERF_STAT_sample_addr_zero] +=
 				e->v == V_ADDR_ZERO;
-			want[DAMON_PERF_STAT_sample_translated] += e->translated;
+			want[DAMON_PERF_STAT_sample_translated] +=
+				e->translated;
 		}
 		damon_perf_ring_drain(&ctx->rings, cpu, check_report, &f);
 		reports += f.seen;
@@ -722,7 +747,8 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 	for (i = 0; i < NR_DAMON_PERF_STATS; i++) {
 		unsigned long d = delta(&before, &after, i);
 
-		if (i == DAMON_PERF_STAT_ring_peak || i == DAMON_PERF_STAT_update)
+		if (i == DAMON_PERF_STAT_ring_peak ||
+		    i == DAMON_PERF_STAT_update)
 			continue;
 		if (d != want[i])
 			fail(o, "%s: perf_stats %s +%lu, want +%lu", c->name,
@@ -894,8 +920,10 @@ static void run_access(struct out *o)
 			say(o, "access ctx=%s op=%s batches=%u batch=%u tsc_khz=%u min_ns=%llu.%llu median_ns=%llu.%llu\n",
 			    in_nmi_ctx ? "nmi" : "process", names[m], n,
 			    access_batch, tsc_khz,
-			    min10[in_nmi_ctx][m] / 10, min10[in_nmi_ctx][m] % 10,
-			    med10[in_nmi_ctx][m] / 10, med10[in_nmi_ctx][m] % 10);
+			    min10[in_nmi_ctx][m] / 10,
+			    min10[in_nmi_ctx][m] % 10,
+			    med10[in_nmi_ctx][m] / 10,
+			    med10[in_nmi_ctx][m] % 10);
 	/* ratio of medians, report_access over counter_inc, x100 */
 	for (in_nmi_ctx = 0; in_nmi_ctx < 2; in_nmi_ctx++)
 		say(o, "access ratio ctx=%s report_access/counter_inc median_x100=%llu min_x100=%llu\n",

@@ -48,7 +48,7 @@ wait_for() {
 	_i=0
 	while [ $_i -lt 240 ]; do
 		_v=$(st "$1")
-		[ -n "$_v" ] && [ "$_v" "$2" "$3" ] && return 0
+		[ -n "$_v" ] && test "$_v" "$2" "$3" && return 0
 		_i=$((_i + 1))
 		sleep 0.25
 	done
@@ -106,6 +106,7 @@ expect_exit 0 "damonctl start without a budget" quiet damonctl start -n $CTX \
 	--sample-us 10000 --aggr-us $AGGR_US --ring-size 4096
 
 # 1. no budget: several aggregations, the period stays 1
+# shellcheck disable=SC2046 # the window fields, split on purpose
 set -- $(window 2)
 seq0=$(damonctl report $CTX --json 2>/dev/null |
 	awk '/"seq":/ { gsub(/[^0-9]/, ""); print; exit }')
@@ -132,6 +133,7 @@ else
 	not_ok "budget 0.01 %: the period rose to at least 8 (is $(st effective_period), raises $(st raises))"
 fi
 p0=$(st effective_period)
+# shellcheck disable=SC2046 # the window fields, split on purpose
 set -- $(window 2)
 p1=$(st effective_period)
 diag "budget 0.01 %: $1 samples, $2..$3 faults, period $p0 .. $p1," \
@@ -171,6 +173,7 @@ fi
 	not_ok "budget 0: lowered (lowers $(st lowers))"
 seq1=$(damonctl report $CTX --json 2>/dev/null |
 	awk '/"seq":/ { gsub(/[^0-9]/, ""); print; exit }')
+# shellcheck disable=SC2046 # the window fields, split on purpose
 set -- $(window 2)
 diag "budget 0: $1 samples, $2..$3 faults, from seq $seq1"
 awk -v s="$1" -v lo="$2" -v hi="$3" 'BEGIN {

@@ -69,9 +69,9 @@
 #define MAX_PROCS 8
 
 struct range {
-	unsigned char *start;	/* moves at a phase change: atomic pointer */
+	unsigned char *start; /* moves at a phase change: atomic pointer */
 	size_t len;
-	unsigned int weight;	/* active slots out of SLOTS */
+	unsigned int weight; /* active slots out of SLOTS */
 	int write;
 	int random;
 };
@@ -166,7 +166,8 @@ static void *loop(void *arg)
 		else
 			usleep(1000);
 		for (i = 0; do_refault && !idx && i < nr_ranges; i++)
-			madvise(__atomic_load_n(&ranges[i].start, __ATOMIC_ACQUIRE),
+			madvise(__atomic_load_n(&ranges[i].start,
+						__ATOMIC_ACQUIRE),
 				ranges[i].len, MADV_DONTNEED);
 	}
 	return (void *)sum;
@@ -203,7 +204,8 @@ static void parse_range(char *s, struct spec *sp, int dflt_write)
 	for (tok = strtok(s, ","); tok && n < 5; tok = strtok(NULL, ","))
 		f[n++] = tok;
 	if (n < 2 || tok) {
-		fprintf(stderr, "workload: -r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]\n");
+		fprintf(stderr,
+			"workload: -r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]\n");
 		exit(2);
 	}
 	sp->off_kb = arg_ul(f[0], "range offset");
@@ -222,10 +224,10 @@ static void parse_range(char *s, struct spec *sp, int dflt_write)
 	}
 	if (f[4])
 		sp->random = !strcmp(f[4], "rand");
-	if (!sp->size_kb || sp->off_kb % 4 || sp->size_kb % 4 ||
-	    !sp->weight || sp->weight > SLOTS) {
+	if (!sp->size_kb || sp->off_kb % 4 || sp->size_kb % 4 || !sp->weight ||
+	    sp->weight > SLOTS) {
 		fprintf(stderr, "workload: range offset and size in 4 KiB "
-			"multiples, size > 0, weight 1..10\n");
+				"multiples, size > 0, weight 1..10\n");
 		exit(2);
 	}
 }
@@ -235,9 +237,10 @@ static void print_range(const char *what, unsigned int i)
 	const struct range *r = &ranges[i];
 
 	printf("WORKLOAD %s i=%u start=%p end=%p weight=%u access=%s "
-	       "order=%s pid=%d", what, i, (void *)r->start,
-	       (void *)(r->start + r->len), r->weight, r->write ? "w" : "r",
-	       r->random ? "rand" : "seq", (int)getpid());
+	       "order=%s pid=%d",
+	       what, i, (void *)r->start, (void *)(r->start + r->len),
+	       r->weight, r->write ? "w" : "r", r->random ? "rand" : "seq",
+	       (int)getpid());
 }
 
 int main(int argc, char **argv)
@@ -260,14 +263,30 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:")) != -1) {
 		switch (opt) {
-		case 's': total_mb = arg_ul(optarg, "size"); break;
-		case 'o': hot_off_mb = arg_ul(optarg, "hot offset"); break;
-		case 'h': hot_mb = arg_ul(optarg, "hot size"); break;
-		case 't': secs = arg_ul(optarg, "duration"); break;
-		case 'n': nthreads = arg_ul(optarg, "threads"); break;
-		case 'w': do_write = 1; break;
-		case 'P': nprocs = arg_ul(optarg, "processes"); break;
-		case 'f': do_refault = 1; break;
+		case 's':
+			total_mb = arg_ul(optarg, "size");
+			break;
+		case 'o':
+			hot_off_mb = arg_ul(optarg, "hot offset");
+			break;
+		case 'h':
+			hot_mb = arg_ul(optarg, "hot size");
+			break;
+		case 't':
+			secs = arg_ul(optarg, "duration");
+			break;
+		case 'n':
+			nthreads = arg_ul(optarg, "threads");
+			break;
+		case 'w':
+			do_write = 1;
+			break;
+		case 'P':
+			nprocs = arg_ul(optarg, "processes");
+			break;
+		case 'f':
+			do_refault = 1;
+			break;
 		case 'r':
 			if (nr_specs == MAX_RANGES) {
 				fprintf(stderr, "workload: at most 8 ranges\n");
@@ -288,10 +307,12 @@ int main(int argc, char **argv)
 			move = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-s TOTAL_MB] [-o HOT_OFF_MB] "
+			fprintf(stderr,
+				"usage: %s [-s TOTAL_MB] [-o HOT_OFF_MB] "
 				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w] [-f] "
 				"[-r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]]... "
-				"[-m SECS:OFF_MB] [-P PROCS]\n", argv[0]);
+				"[-m SECS:OFF_MB] [-P PROCS]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -304,7 +325,7 @@ int main(int argc, char **argv)
 		nr_specs = 1;
 		if (!hot_mb) {
 			fprintf(stderr, "workload: need 0 < hot range within "
-				"total, 1..64 threads\n");
+					"total, 1..64 threads\n");
 			return 2;
 		}
 	}
@@ -313,13 +334,13 @@ int main(int argc, char **argv)
 			specs[i].write = do_write;
 		if (specs[i].off_kb + specs[i].size_kb > total_mb * 1024) {
 			fprintf(stderr, "workload: need 0 < hot range within "
-				"total, 1..64 threads\n");
+					"total, 1..64 threads\n");
 			return 2;
 		}
 	}
 	if (move && move_off_mb * 1024 + specs[0].size_kb > total_mb * 1024) {
 		fprintf(stderr, "workload: the moved range must stay within "
-			"total\n");
+				"total\n");
 		return 2;
 	}
 	if (!nprocs || nprocs > MAX_PROCS) {
@@ -328,7 +349,7 @@ int main(int argc, char **argv)
 	}
 	if (!total_mb || !nthreads || nthreads > 64) {
 		fprintf(stderr, "workload: need 0 < hot range within total, "
-			"1..64 threads\n");
+				"1..64 threads\n");
 		return 2;
 	}
 
@@ -347,7 +368,7 @@ int main(int argc, char **argv)
 		if (!kids[i]) {
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
 			close(ready[0]);
-			nprocs = 0;	/* a child: no children of its own */
+			nprocs = 0; /* a child: no children of its own */
 			break;
 		}
 	}
@@ -399,7 +420,7 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	fflush(stdout);
-	if (!nprocs) {	/* a child: say so, and let a failed sibling's EOF show */
+	if (!nprocs) { /* a child: say so, and let a failed sibling's EOF show */
 		if (write(ready[1], "", 1) != 1)
 			return 1;
 		close(ready[1]);
@@ -430,8 +451,8 @@ int main(int argc, char **argv)
 			if (progress) {
 				progress = 0;
 				printf("WORKLOAD progress pid=%d passes=%lu "
-				       "t_ns=%llu\n", (int)getpid(),
-				       passes_now(nthreads),
+				       "t_ns=%llu\n",
+				       (int)getpid(), passes_now(nthreads),
 				       (unsigned long long)now_ns());
 				fflush(stdout);
 			}

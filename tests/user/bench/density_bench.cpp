@@ -20,7 +20,7 @@ void sort_and_cut(benchmark::State &state)
 	const auto base = density::stream(n, PAGES, 100000, 101024, 0.95, 1);
 	size_t cuts = 0;
 
-	for (auto _ : state) {
+	for (auto _ : state) { // NOLINT(clang-analyzer-deadcode.DeadStores)
 		auto s = base;
 		density::sort(s);
 		cuts += density::segment(s, 0, PAGES).size();
@@ -37,7 +37,7 @@ void cut_only(benchmark::State &state)
 	auto s = density::stream(n, PAGES, 100000, 101024, 0.95, 1);
 
 	density::sort(s);
-	for (auto _ : state)
+	for (auto _ : state) // NOLINT(clang-analyzer-deadcode.DeadStores)
 		benchmark::DoNotOptimize(density::segment(s, 0, PAGES));
 	state.SetItemsProcessed(int64_t(state.iterations()) * n);
 }
