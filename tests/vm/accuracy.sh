@@ -204,36 +204,6 @@ acc_score() {
 	}' "$1" "$2"
 }
 
-# ram_ranges: "-r START-END" for every top-level System RAM range of at
-# least 1 MiB, page aligned (/proc/iomem ends are inclusive).
-ram_ranges() {
-	awk -F' : ' '$2 == "System RAM" && $1 !~ /^ / {
-		split($1, a, "-")
-		s = int((hex(a[1]) + 4095) / 4096) * 4096
-		e = int((hex(a[2]) + 1) / 4096) * 4096
-		if (e - s >= 1048576)
-			printf "-r 0x%x-0x%x ", s, e
-	}
-	function hex(s,   i, v) {
-		s = tolower(s)
-		v = 0
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v
-	}' /proc/iomem
-}
-
-# quiet CMD...: CMD with the workload stopped (see perf_paddr.sh: the
-# page-fault counter's static key is patched while the workload runs the
-# fault path).
-quiet() {
-	kill -STOP "$WORKLOAD_PID"
-	"$@"
-	_rc=$?
-	kill -CONT "$WORKLOAD_PID"
-	return $_rc
-}
-
 # acc_run SPLIT NAME OPS WORKLOAD_ARGS...: one scenario in one split mode,
 # OPS vaddr (a context on every workload process) or paddr (over System
 # RAM, --phys-addr, the workload on CPU 0 so its pages stay where the
@@ -275,7 +245,7 @@ acc_run() {
 	damonctl record -o "$_rec" -n "$AGGRS" $CTX > /tmp/acc-record.log 2>&1 &
 	_recpid=$!
 	sleep 0.3	# subscribed before the first aggregation
-	if ! quiet damonctl start -n $CTX "$@" -e page-faults \
+	if ! workload_paused damonctl start -n $CTX "$@" -e page-faults \
 		--period 1 --exclude-kernel --sample-us 10000 \
 		--aggr-us 1000000 --ring-size 4096 --split "$_split" \
 		> /tmp/acc-start.log 2>&1; then
@@ -292,7 +262,7 @@ acc_run() {
 		acc_frames "$WORKLOAD_PID" /tmp/acc-truth > /tmp/acc-frames
 		cat /tmp/acc-frames >> /tmp/acc-truth
 	fi
-	quiet damonctl stop $CTX > /dev/null 2>&1	# and deletes it
+	workload_paused damonctl stop $CTX > /dev/null 2>&1	# and deletes it
 	stop_workload
 	acc_score /tmp/acc-truth "$_rec" > "$_score"
 	diag "$_name ($_ops), split $_split: seq P R Rmin nr_regions moved samples full rank nr(range)..."

@@ -388,6 +388,25 @@ overlaps() {
 		'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'
 }
 
+# ram_ranges: "-r START-END" for every top-level System RAM range of at
+# least 1 MiB, page aligned (/proc/iomem ends are inclusive).
+ram_ranges() {
+	awk -F' : ' '$2 == "System RAM" && $1 !~ /^ / {
+		split($1, a, "-")
+		s = int((hex(a[1]) + 4095) / 4096) * 4096
+		e = int((hex(a[2]) + 1) / 4096) * 4096
+		if (e - s >= 1048576)
+			printf "-r 0x%x-0x%x ", s, e
+	}
+	function hex(s,   i, v) {
+		s = tolower(s)
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}' /proc/iomem
+}
+
 # workload_paused CMD...: run CMD with the workload stopped. Creating the
 # first or releasing the last page-fault counter flips a static key,
 # patching the page-fault path with int3 while the workload's CPU runs it;

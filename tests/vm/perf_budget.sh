@@ -69,16 +69,6 @@ regions() {
 		END { for (i = 1; i <= n; i++) print h[i], r[i], aggr, seq }' "$1"
 }
 
-# As perf_period.sh: the first and last page-fault counter flip a static
-# key; keep the workload stopped meanwhile.
-quiet() {
-	kill -STOP "$WORKLOAD_PID"
-	"$@"
-	_rc=$?
-	kill -CONT "$WORKLOAD_PID"
-	return $_rc
-}
-
 # window SECS: "SAMPLES FAULTS_IN FAULTS_AROUND" of SECS seconds.
 window() {
 	fa=$(faults)
@@ -101,7 +91,7 @@ if ! start_workload -s 8 -o 0 -h 8 -t 0 -n 1 -w -f; then
 	finish
 fi
 
-expect_exit 0 "damonctl start without a budget" quiet damonctl start -n $CTX \
+expect_exit 0 "damonctl start without a budget" workload_paused damonctl start -n $CTX \
 	-p "$WORKLOAD_PID" -e page-faults --period 1 --exclude-kernel \
 	--sample-us 10000 --aggr-us $AGGR_US --ring-size 4096
 
@@ -211,7 +201,7 @@ expect_exit 2 "damonctl tune --cpu-budget 100.01" damonctl tune $CTX --cpu-budge
 expect_exit 2 "damonctl tune --cpu-budget -1" damonctl tune $CTX --cpu-budget -1
 expect_exit 0 "damonctl tune --cpu-budget 100" damonctl tune $CTX --cpu-budget 100
 
-check "damonctl stop" quiet damonctl stop $CTX
+check "damonctl stop" workload_paused damonctl stop $CTX
 stop_workload
 unload_module damon_perf
 finish

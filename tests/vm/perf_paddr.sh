@@ -45,25 +45,6 @@ expect_ge() {
 	fi
 }
 
-# ram_ranges: "-r START-END" for every top-level System RAM range of at
-# least 1 MiB, page aligned (/proc/iomem ends are inclusive).
-ram_ranges() {
-	awk -F' : ' '$2 == "System RAM" && $1 !~ /^ / {
-		split($1, a, "-")
-		s = int((hex(a[1]) + 4095) / 4096) * 4096
-		e = int((hex(a[2]) + 1) / 4096) * 4096
-		if (e - s >= 1048576)
-			printf "-r 0x%x-0x%x ", s, e
-	}
-	function hex(s,   i, v) {
-		s = tolower(s)
-		v = 0
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v
-	}' /proc/iomem
-}
-
 need_damonctl "paddr end to end"
 diag_machine
 check "NUMA balancing on with fast scans" numa_balancing_fast
