@@ -353,6 +353,24 @@ regions() {
 		/"target_id":/ { print s, e, n, hit }' "$1"
 }
 
+# region_rates FILE: "start end probe_hits[0] rate" per region, then "aggr
+# AGGR_US SEQ" (damonctl report --json: an array of aggregations, sorted
+# keys, one per line; aggr_us and seq only at the top).
+region_rates() {
+	awk '
+		/"aggr_us":/ { gsub(/[^0-9]/, ""); aggr = $0 }
+		/"seq":/ { gsub(/[^0-9]/, ""); seq = $0 }
+		/"regions": \[/ { in_r = 1; next }
+		!in_r { next }
+		/"probe_hits": \[/ { want_hit = 1; next }
+		want_hit { gsub(/[^0-9]/, ""); hit = $0; want_hit = 0; next }
+		/"rate":/ { gsub(/[^0-9]/, ""); rate = $0 }
+		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
+		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
+		/"target_id":/ { print s, e, hit, rate }
+		END { print "aggr", aggr, seq }' "$1"
+}
+
 # hot_share FILE COL HS HE: "PERCENT HOT ALL", ALL the sum of column COL
 # over the rows ("start end ...") of FILE, HOT over the rows overlapping
 # [HS, HE).

@@ -55,20 +55,6 @@ wait_for() {
 	return 1
 }
 
-# regions FILE: "hits rate aggr_us seq" per region of damonctl report --json.
-regions() {
-	awk '
-		/"aggr_us":/ { gsub(/[^0-9]/, ""); aggr = $0 }
-		/"seq":/ { gsub(/[^0-9]/, ""); seq = $0 }
-		/"regions": \[/ { in_r = 1; next }
-		!in_r { next }
-		/"probe_hits": \[/ { want_hit = 1; next }
-		want_hit { gsub(/[^0-9]/, ""); hit = $0; want_hit = 0; next }
-		/"rate":/ { gsub(/[^0-9]/, ""); rate = $0 }
-		/"target_id":/ { n++; h[n] = hit; r[n] = rate }
-		END { for (i = 1; i <= n; i++) print h[i], r[i], aggr, seq }' "$1"
-}
-
 # window SECS: "SAMPLES FAULTS_IN FAULTS_AROUND" of SECS seconds.
 window() {
 	fa=$(faults)
@@ -176,7 +162,10 @@ i=0
 while [ $i -lt 8 ]; do
 	i=$((i + 1))
 	damonctl report $CTX --json > /tmp/b.json 2>&1 || continue
-	regions /tmp/b.json > /tmp/b.tsv
+	# "hits rate aggr_us seq" per region
+	region_rates /tmp/b.json | awk '$1 == "aggr" { a = $2; s = $3; next }
+		{ h[++n] = $3; r[n] = $4 }
+		END { for (i = 1; i <= n; i++) print h[i], r[i], a, s }' > /tmp/b.tsv
 	seq=$(awk 'NR == 1 { print $4 }' /tmp/b.tsv)
 	# aggregations wholly after the one that lowered the period
 	[ -n "$seq" ] && [ "$seq" != "$last" ] && [ "$seq" -gt $((seq1 + 1)) ] &&

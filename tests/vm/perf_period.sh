@@ -26,24 +26,6 @@ samples() {
 	echo $(($(col match) + $(col miss_region) + $(col miss_boundary)))
 }
 
-# regions FILE: "start end probe_hits[0] rate" per region, then "aggr
-# AGGR_US SEQ" (damonctl report --json: an array of aggregations, sorted
-# keys, one per line; aggr_us and seq only at the top).
-regions() {
-	awk '
-		/"aggr_us":/ { gsub(/[^0-9]/, ""); aggr = $0 }
-		/"seq":/ { gsub(/[^0-9]/, ""); seq = $0 }
-		/"regions": \[/ { in_r = 1; next }
-		!in_r { next }
-		/"probe_hits": \[/ { want_hit = 1; next }
-		want_hit { gsub(/[^0-9]/, ""); hit = $0; want_hit = 0; next }
-		/"rate":/ { gsub(/[^0-9]/, ""); rate = $0 }
-		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
-		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
-		/"target_id":/ { print s, e, hit, rate }
-		END { print "aggr", aggr, seq }' "$1"
-}
-
 need_damonctl "sample periods of a software probe"
 load_module damon_perf || finish
 workload_started -s 8 -o 0 -h 8 -t 0 -n 1 -w -f
@@ -68,7 +50,7 @@ run_period() {
 	while [ $i -lt 5 ]; do
 		i=$((i + 1))
 		damonctl report $CTX --json > /tmp/p.json 2>&1 || continue
-		regions /tmp/p.json > /tmp/p.tsv
+		region_rates /tmp/p.json > /tmp/p.tsv
 		seq=$(awk '$1 == "aggr" { print $3 }' /tmp/p.tsv)
 		[ "$seq" != "$last" ] && awk '
 			$1 == "aggr" { aggr = $2; next } { h[NR] = $3; r[NR] = $4 }
@@ -142,7 +124,7 @@ while [ $i -lt 10 ]; do
 	sleep 0.5
 	i=$((i + 1))
 	damonctl report $CTX --json > /tmp/freq.json 2>&1 || continue
-	regions /tmp/freq.json > /tmp/freq1.tsv
+	region_rates /tmp/freq.json > /tmp/freq1.tsv
 	seq=$(awk '$1 == "aggr" { print $3 }' /tmp/freq1.tsv)
 	[ "$seq" = "$last" ] && continue
 	last=$seq
