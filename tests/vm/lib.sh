@@ -406,6 +406,27 @@ overlaps() {
 		'BEGIN { exit !(s + 0 < he + 0 && e + 0 > hs + 0) }'
 }
 
+# workload_progress [TRIES]: send SIGUSR1 to the workload and wait for its
+# next progress line (TRIES x 50 ms, default 200; a workload hammering
+# 1 GiB under TCG answers late); sets P_PASSES and P_NS. Reset _prog_n=0
+# when a new workload starts.
+_prog_n=0
+workload_progress() {
+	kill -USR1 "$WORKLOAD_PID"
+	_prog_n=$((_prog_n + 1))
+	_i=0
+	while [ "$(grep -c '^WORKLOAD progress' /tmp/workload.out)" -lt $_prog_n ]; do
+		_i=$((_i + 1))
+		[ $_i -gt "${1:-200}" ] && return 1
+		sleep 0.05
+	done
+	_l=$(grep '^WORKLOAD progress' /tmp/workload.out | tail -n 1)
+	# shellcheck disable=SC2034 # read by the bench scripts
+	P_PASSES=$(echo "$_l" | sed 's/.*passes=\([0-9]*\).*/\1/')
+	# shellcheck disable=SC2034 # read by the bench scripts
+	P_NS=$(echo "$_l" | sed 's/.*t_ns=\([0-9]*\).*/\1/')
+}
+
 # ram_ranges: "-r START-END" for every top-level System RAM range of at
 # least 1 MiB, page aligned (/proc/iomem ends are inclusive).
 ram_ranges() {

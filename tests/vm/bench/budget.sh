@@ -52,21 +52,6 @@ st() {
 		awk -v k="\"$1\":" '$1 == k { gsub(/[^0-9.]/, "", $2); print $2; exit }'
 }
 
-_prog_n=0
-progress() {
-	kill -USR1 "$WORKLOAD_PID"
-	_prog_n=$((_prog_n + 1))
-	_i=0
-	while [ "$(grep -c '^WORKLOAD progress' /tmp/workload.out)" -lt $_prog_n ]; do
-		_i=$((_i + 1))
-		[ $_i -gt 200 ] && return 1
-		sleep 0.05
-	done
-	_l=$(grep '^WORKLOAD progress' /tmp/workload.out | tail -n 1)
-	P_PASSES=$(echo "$_l" | sed 's/.*passes=\([0-9]*\).*/\1/')
-	P_NS=$(echo "$_l" | sed 's/.*t_ns=\([0-9]*\).*/\1/')
-}
-
 run() {
 	b=$1
 	_prog_n=0
@@ -87,10 +72,10 @@ run() {
 	c0=$(cpu_ms "$KD_PID")
 	f0=$(faults)
 	pe0=$(st effective_period)
-	progress || { not_ok "$b: progress line"; return 1; }
+	workload_progress || { not_ok "$b: progress line"; return 1; }
 	p0=$P_PASSES t0=$P_NS
 	sleep "$window"
-	progress || { not_ok "$b: progress line"; return 1; }
+	workload_progress || { not_ok "$b: progress line"; return 1; }
 	f1=$(faults)
 	c1=$(cpu_ms "$KD_PID")
 	s=$(($(col match) + $(col miss_region) + $(col miss_boundary)))

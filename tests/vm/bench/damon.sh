@@ -62,24 +62,6 @@ cpu_ms() {
 	awk '{ sub(/^.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat" 2>/dev/null
 }
 
-# progress: send SIGUSR1 to the workload, wait (up to 60 s) for its new
-# progress line, set P_PASSES and P_NS.
-_prog_n=0
-progress() {
-	kill -USR1 "$WORKLOAD_PID"
-	_prog_n=$((_prog_n + 1))
-	_i=0
-	while [ "$(grep -c '^WORKLOAD progress' /tmp/workload.out)" -lt $_prog_n ]; do
-		_i=$((_i + 1))
-		# a workload hammering 1 GiB under TCG answers late
-		[ $_i -gt 1200 ] && return 1
-		sleep 0.05
-	done
-	_l=$(grep '^WORKLOAD progress' /tmp/workload.out | tail -n 1)
-	P_PASSES=$(echo "$_l" | sed 's/.*passes=\([0-9]*\).*/\1/')
-	P_NS=$(echo "$_l" | sed 's/.*t_ns=\([0-9]*\).*/\1/')
-}
-
 # score FILE: FILE has "start end nr_accesses" lines (decimal); prints
 # "precision recall nr_regions" of the regions with nr_accesses >= 1
 # against [HS, HE) ("- 0 0" when there is none).
@@ -205,10 +187,10 @@ run() {
 	sleep "$warmup"
 	c0=0
 	[ -n "$KD_PID" ] && c0=$(cpu_ms "$KD_PID")
-	progress || { not_ok "$size MiB $hot $mon: progress line"; mon_off; return 1; }
+	workload_progress 1200 || { not_ok "$size MiB $hot $mon: progress line"; mon_off; return 1; }
 	p0=$P_PASSES t0=$P_NS
 	sleep "$window"
-	progress || { not_ok "$size MiB $hot $mon: progress line"; mon_off; return 1; }
+	workload_progress 1200 || { not_ok "$size MiB $hot $mon: progress line"; mon_off; return 1; }
 	c1=0
 	[ -n "$KD_PID" ] && c1=$(cpu_ms "$KD_PID")
 	kd=-
