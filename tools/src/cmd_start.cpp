@@ -86,21 +86,10 @@ CtxConfig config_from_flags(const StartOptions &o)
 			throw UsageError("--mode must be presence or count");
 		cfg.attrs.mode = *mode;
 	}
-	if (!o.split.empty()) {
-		auto split = split_from_string(o.split);
-		if (!split)
-			throw UsageError("--split must be samples or random");
-		cfg.attrs.split = *split;
-	}
-	if (!o.cpu_budget.empty()) {
-		auto budget = cpu_budget_from_string(o.cpu_budget);
-		if (!budget)
-			throw UsageError(
-				"--cpu-budget must be a percentage of one CPU, "
-				"0 .. 100 with at most two decimals (0 = no "
-				"budget)");
-		cfg.attrs.cpu_budget = *budget;
-	}
+	if (!o.split.empty())
+		cfg.attrs.split = parse_split_option(o.split);
+	if (!o.cpu_budget.empty())
+		cfg.attrs.cpu_budget = parse_cpu_budget_option(o.cpu_budget);
 	for (const auto &f : o.filters)
 		cfg.filters.push_back(parse_filter_spec(f));
 	validate(cfg, "(flags)");

@@ -29,21 +29,10 @@ void run_tune(const TuneOptions &o, Transport &t)
 			throw UsageError("--mode must be presence or count");
 		a.mode = *mode;
 	}
-	if (!o.split.empty()) {
-		auto split = split_from_string(o.split);
-		if (!split)
-			throw UsageError("--split must be samples or random");
-		a.split = *split;
-	}
-	if (!o.cpu_budget.empty()) {
-		auto budget = cpu_budget_from_string(o.cpu_budget);
-		if (!budget)
-			throw UsageError(
-				"--cpu-budget must be a percentage of one CPU, "
-				"0 .. 100 with at most two decimals (0 = no "
-				"budget)");
-		a.cpu_budget = *budget;
-	}
+	if (!o.split.empty())
+		a.split = parse_split_option(o.split);
+	if (!o.cpu_budget.empty())
+		a.cpu_budget = parse_cpu_budget_option(o.cpu_budget);
 	if (a.empty())
 		throw UsageError("nothing to tune: give at least one of "
 				 "--sample-us, --aggr-us, --update-us, "

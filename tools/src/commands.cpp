@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// What the subcommands share: the interrupt flag and the selection of
-// contexts by name.
+// What the subcommands share: the interrupt flag, the selection of
+// contexts by name, and the options start and tune both parse.
 #include "commands.hpp"
 
 #include <algorithm>
@@ -33,6 +33,27 @@ void install_interrupt_handler()
 	sa.sa_handler = on_signal; // no SA_RESTART: poll() returns EINTR
 	sigaction(SIGINT, &sa, nullptr);
 	sigaction(SIGTERM, &sa, nullptr);
+}
+
+Split parse_split_option(const std::string &s)
+{
+	auto split = split_from_string(s);
+
+	if (!split)
+		throw UsageError("--split must be samples or random");
+	return *split;
+}
+
+uint32_t parse_cpu_budget_option(const std::string &s)
+{
+	auto budget = cpu_budget_from_string(s);
+
+	if (!budget)
+		throw UsageError(
+			"--cpu-budget must be a percentage of one CPU, "
+			"0 .. 100 with at most two decimals (0 = no "
+			"budget)");
+	return *budget;
 }
 
 bool wanted(const std::vector<std::string> &names, const std::string &name)

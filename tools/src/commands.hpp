@@ -26,6 +26,10 @@ int run_main(int argc, const char *const *argv, Transport &t, Transport &dumps);
 bool interrupted();
 void install_interrupt_handler();
 
+// --split and --cpu-budget of start and tune; UsageError when malformed.
+Split parse_split_option(const std::string &s);
+uint32_t parse_cpu_budget_option(const std::string &s);
+
 // Whether the context @name is one of @names (empty: every one is).
 bool wanted(const std::vector<std::string> &names, const std::string &name);
 // Throws UsageError "no context named 'NAME'" for the first of @names that
