@@ -9,7 +9,7 @@
 #    no creation fails, the context runs on and stops cleanly;
 #  - concurrency: four processes create, start, tune, stop and destroy
 #    contexts at once (ATTACK_CONC rounds of 12 damonctl runs each, default
-#    4, 1 on the debug kernel; ATTACK_LONG=1: 50) while samples flow,
+#    4; ATTACK_LONG=1: 50) while samples flow,
 #    against targets that fork, exec and exit
 #    mid-run, with rmmod attempted throughout: it must fail while a context
 #    runs and succeed after; every damonctl exits 0 or 1 (a refusal with a
@@ -19,18 +19,13 @@
 #    kdamond) in turn (fail-nth, task-local: failslab and fail_page_alloc);
 #    each fails with an error, nothing is left half-built, a retry succeeds.
 # The harness then checks the log (KASAN, lockdep) and kmemleak.
-# On the debug kernel (KASAN, lockdep) a damonctl run costs some ten times
-# what it costs on a stock one, hence one round there. Fault injection
-# needs the debug kernel.
+# Fault injection needs the debug kernel.
 # Longer runs: scripts/vm.sh --kernel debug --append ATTACK_LONG=1 tests/vm/attack_system.sh
 . /tests/lib.sh
 
 LONG=${ATTACK_LONG:-0}
 HOTPLUG=${ATTACK_HOTPLUG:-$([ "$LONG" = 1 ] && echo 1000 || echo 200)}
-if [ "$LONG" = 1 ]; then CONC_DEFAULT=50
-elif [ "$DAMON_PERF_KERNEL" = debug ]; then CONC_DEFAULT=1
-else CONC_DEFAULT=4; fi
-CONC=${ATTACK_CONC:-$CONC_DEFAULT}
+CONC=${ATTACK_CONC:-$([ "$LONG" = 1 ] && echo 50 || echo 4)}
 ONLINE=/sys/devices/system/cpu/cpu1/online
 
 # status_field CTX NAME: a number from damonctl status --json.
