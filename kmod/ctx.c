@@ -35,7 +35,7 @@
 #include "regions.h"
 
 /* Every configuration call, the lifecycle and every netlink handler. */
-DEFINE_MUTEX(damon_perf_lock);
+struct mutex damon_perf_lock = __MUTEX_INITIALIZER(damon_perf_lock);
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_lock);
 
 /* Bounds of the attributes: the uapi limits, also the netlink policy's. */

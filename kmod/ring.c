@@ -51,7 +51,7 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_ring_busy_hook);
  * the counters (debugfs), which may run while a context starts or stops.
  * Never taken by producers or the consumer.
  */
-DEFINE_MUTEX(damon_perf_rings_lock);
+struct mutex damon_perf_rings_lock = __MUTEX_INITIALIZER(damon_perf_rings_lock);
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_lock);
 
 static void free_ring(struct damon_perf_ring __percpu *ring)

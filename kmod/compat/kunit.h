@@ -14,7 +14,7 @@
 #define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)		\
 	static const void *name##_gen_params(const void *prev, char *desc) \
 	{								\
-		typeof((array)[0]) *__next = prev ?			\
+		typeof(&(array)[0]) __next = prev ?			\
 			((typeof(__next))prev) + 1 : (array);		\
 		if (__next - (array) < ARRAY_SIZE((array))) {		\
 			strscpy(desc, __next->desc_member,		\
