@@ -1755,6 +1755,7 @@ static void model_apply(struct nl *nl, const struct buf *b, uint32_t reply_id,
 /* Compare the model with context @k the kernel reports; 0 when equal. */
 static int model_cmp(const struct mctx *m, const struct mctx *k)
 {
+	uint64_t eff;
 	int i, j;
 
 #define DIFF(...)                  \
@@ -1795,10 +1796,25 @@ static int model_cmp(const struct mctx *m, const struct mctx *k)
 			continue;
 		for (j = DAMON_PERF_PROBE_A_TYPE; j <= DAMON_PERF_PROBE_A_MAX;
 		     j++)
-			if (m->p[i].f[j] != k->p[i].f[j])
+			if (j != DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD &&
+			    m->p[i].f[j] != k->p[i].f[j])
 				DIFF("final: context %u: probe %d field %d = %" PRIu64
 				     ", model %" PRIu64,
 				     k->id, i, j, k->p[i].f[j], m->p[i].f[j]);
+		/*
+		 * The period in force is the kernel's (the CPU budget raises
+		 * it): only a running fixed-period probe reports one, never
+		 * below the period asked for.
+		 */
+		eff = k->p[i].f[DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD];
+		if (eff && (k->state != DAMON_PERF_CTX_STATE_RUNNING ||
+			    k->p[i].f[DAMON_PERF_PROBE_A_FREQ] ||
+			    eff < k->p[i].f[DAMON_PERF_PROBE_A_SAMPLE_PERIOD]))
+			DIFF("final: context %u (state %u): probe %d effective period %" PRIu64
+			     " for sample period %" PRIu64 "%s",
+			     k->id, k->state, i, eff,
+			     k->p[i].f[DAMON_PERF_PROBE_A_SAMPLE_PERIOD],
+			     k->p[i].f[DAMON_PERF_PROBE_A_FREQ] ? " (freq)" : "");
 	}
 	if (m->nf != k->nf)
 		DIFF("final: context %u: %d filters, model %d", k->id, k->nf,
