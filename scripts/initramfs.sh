@@ -182,7 +182,11 @@ for test in $tests; do
 		[ "$p" -eq 1 ] || [ "$p" -eq $$ ] && continue
 		[ -s /proc/$p/cmdline ] && kill -9 "$p" 2>/dev/null
 	done
-	# A test must unload what it loaded; say so, and clean up for the next.
+	# A test must unload what it loaded; say so, and clean up for the next
+	# (a killed script may have left contexts running: stop them first,
+	# or rmmod is refused and every later script fails to load).
+	grep -q "^damon_perf " /proc/modules &&
+		timeout -s KILL 120 damonctl stop >/dev/null 2>&1
 	for pass in 1 2 3; do
 		for m in $ours; do
 			grep -q "^$m " /proc/modules || continue

@@ -160,7 +160,24 @@ TEST(Start, UsageErrorsComeBeforeAnyRequest)
 	EXPECT_EQ(r.err, "damonctl: --pid needs --ops vaddr\n");
 	r = run_damonctl({"start", "-p", "1", "--mode", "often"}, t);
 	EXPECT_EQ(r.exit_code, EXIT_USAGE);
+	// integers out of range, said as integers (not a double's range)
+	for (const char *bad : {"-5", "0", "281474976710657", "1x", "x"}) {
+		r = run_damonctl({"start", "-p", "1", "--period", bad}, t);
+		EXPECT_EQ(r.exit_code, EXIT_USAGE) << bad;
+		EXPECT_NE(r.err.find(std::string("'") + bad +
+				     "' is not an integer from 1 to "
+				     "281474976710656"),
+			  std::string::npos)
+			<< r.err;
+	}
+	r = run_damonctl({"start", "-p", "1", "--freq", "0"}, t);
+	EXPECT_EQ(r.exit_code, EXIT_USAGE);
 	EXPECT_TRUE(t.calls.empty());
+	// the bounds themselves pass the tool (0x as CLI11 reads integers)
+	for (const char *good : {"1", "281474976710656", "0x10"}) {
+		r = run_damonctl({"start", "-p", "1", "--period", good}, t);
+		EXPECT_EQ(r.exit_code, EXIT_NOMODULE) << good << r.err;
+	}
 	// and the missing module only once a request is sent
 	r = run_damonctl({"start", "-p", "1"}, t);
 	EXPECT_EQ(r.exit_code, EXIT_NOMODULE);

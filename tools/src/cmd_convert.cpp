@@ -7,6 +7,7 @@
 #include "damo_format.hpp"
 #include "errors.hpp"
 #include "recording.hpp"
+#include "validators.hpp"
 
 namespace damonctl {
 
@@ -52,7 +53,7 @@ void setup_convert(CLI::App &app)
 	sub->add_option("--sample-us", o->sample_us,
 			"Sampling interval to state for every aggregation "
 			"(default: the one recorded, else 5000)")
-		->check(CLI::PositiveNumber);
+		->check(positive_integer(UINT32_MAX));
 	sub->footer("Each (context, target) becomes one damo record and each "
 		    "aggregation a snapshot of it; nr_accesses, age and "
 		    "probe_hits carry over.\n"

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "textfile.hpp"
+#include "validators.hpp"
 
 namespace damonctl {
 
@@ -104,11 +105,11 @@ void setup_export(CLI::App &app, Transport &t)
 	sub->add_option("--wss-min", o->text.wss_min,
 			"Count a region in the working set from this many "
 			"accesses (default 1)")
-		->check(CLI::PositiveNumber);
+		->check(positive_integer(UINT32_MAX));
 	sub->add_option("--hot-min", o->text.hot_min,
 			"Count a region as hot from this many accesses "
 			"(default: half the aggregation's highest)")
-		->check(CLI::PositiveNumber);
+		->check(positive_integer(UINT32_MAX));
 	sub->footer(
 		"The file is written to DIR/.damon_perf.prom.tmp and renamed "
 		"over DIR/damon_perf.prom, so a scrape never reads a partial "

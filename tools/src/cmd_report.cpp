@@ -14,6 +14,7 @@
 #include "errors.hpp"
 #include "recording.hpp"
 #include "render.hpp"
+#include "validators.hpp"
 
 namespace damonctl {
 
@@ -213,7 +214,7 @@ void setup_report(CLI::App &app, Transport &t)
 			"Count a region in the working set from this many "
 			"accesses")
 		->capture_default_str()
-		->check(CLI::PositiveNumber);
+		->check(positive_integer(UINT32_MAX));
 	sub->add_flag("--json", o->json, "Print JSON");
 	sub->add_option("-i,--input", o->input,
 			"Read a recording (from damonctl record) instead of "

@@ -3,11 +3,13 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <linux/damon_perf.h>
 
 #include "commands.hpp"
 #include "config.hpp"
 #include "errors.hpp"
 #include "events.hpp"
+#include "validators.hpp"
 
 namespace damonctl {
 
@@ -180,12 +182,14 @@ void setup_start(CLI::App &app, Transport &t)
 					"3 probes; default page-faults)"));
 	flags.push_back(sub->add_option("--period", o->period,
 					"Sample period for every --event")
-				->check(CLI::PositiveNumber));
+				->check(positive_integer(
+					DAMON_PERF_SAMPLE_PERIOD_MAX)));
 	flags.push_back(sub->add_option("--freq", o->freq,
 					"Sample frequency (Hz) for every "
 					"--event")
 				->excludes("--period")
-				->check(CLI::PositiveNumber));
+				->check(positive_integer(
+					DAMON_PERF_SAMPLE_PERIOD_MAX)));
 	flags.push_back(
 		sub->add_option("--weight", o->weight,
 				"Credit weight of each probe's samples"));
