@@ -7,7 +7,8 @@
 # (id, state, targets, probes), with report --json of the same aggregation
 # (regions, a non-zero working set) while it runs, and once it is stopped
 # with report --json and status (stale drops); --interval rewrites until SIGTERM and exits 0;
-# without the module the file says damon_perf_up 0 and --once exits 3.
+# without the module the file says damon_perf_up 0 and --once exits 3;
+# an exporter lives through module reloads (down while unloaded, up again).
 . /tests/lib.sh
 
 if [ ! -x /bin/damonctl ]; then
@@ -113,6 +114,39 @@ rc=$?
 same "--interval exits 0 on SIGTERM" "$rc" 0
 check "stop" damonctl stop
 stop_workload
+
+# across module reloads: the exporter says the module is down while it is,
+# then finds the family again (generic netlink gives it a new id) and
+# goes on; the second reload is quick, so its next request may go to the
+# old id and be resent to the new one
+mkdir -p /tmp/prom3
+damonctl export --textfile /tmp/prom3 --interval 0.5 &
+pid=$!
+# has_line RE: the exporter's file has a line RE within 30 s
+has_line() {
+	i=0
+	while ! grep -q "$1" /tmp/prom3/damon_perf.prom 2>/dev/null &&
+		[ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "$1" /tmp/prom3/damon_perf.prom
+}
+check "reload: the exporter says up" has_line '^damon_perf_up 1$'
+unload_module damon_perf
+check "reload: the module unloaded, the exporter says down" \
+	has_line '^damon_perf_up 0$'
+load_module damon_perf
+check "reload: loaded again, the exporter says up" has_line '^damon_perf_up 1$'
+# shellcheck disable=SC2016 # $1 is the inner sh's
+check "reload: a quick rmmod and insmod" sh -c 'rmmod damon_perf && insmod "$1"' sh \
+	"$DAMON_PERF_MODDIR/damon_perf.ko"
+rm -f /tmp/prom3/damon_perf.prom
+check "reload: after a quick reload, up" has_line '^damon_perf_up 1$'
+check "reload: the exporter still runs" kill -0 $pid
+kill -TERM $pid
+wait $pid
+same "reload: the exporter exits 0 on SIGTERM" "$?" 0
 unload_module damon_perf
 expect_exit 3 "export --once without the module: exit 3" \
 	damonctl export --textfile /tmp/prom --once

@@ -102,8 +102,33 @@ NlMsg Client::new_request(uint8_t cmd, bool dump)
 
 void Client::transact(NlMsg msg, const ReplyFn &on_reply)
 {
-	nl_check(nl_send_auto(sock_.get(), msg.get()), "sending a request");
-	uint32_t seq = nlmsg_hdr(msg.get())->nlmsg_seq;
+	try {
+		exchange(msg.get(), on_reply);
+	} catch (const KernelError &e) {
+		// Generic netlink itself refuses a family id it does not know
+		// with ENOENT and no message (the module's errors all carry
+		// one): the module was unloaded, or reloaded under a new id,
+		// since this socket resolved it. The request never reached
+		// the module, so it can be sent once more to the new id.
+		if (e.err() != ENOENT || !e.extack().empty())
+			throw;
+		int family =
+			genl_ctrl_resolve(sock_.get(), DAMON_PERF_GENL_NAME);
+		if (family < 0) {
+			sock_.reset();
+			throw ModuleNotLoaded();
+		}
+		family_ = family;
+		nlmsg_hdr(msg.get())->nlmsg_type =
+			static_cast<uint16_t>(family);
+		exchange(msg.get(), on_reply);
+	}
+}
+
+void Client::exchange(nl_msg *msg, const ReplyFn &on_reply)
+{
+	nl_check(nl_send_auto(sock_.get(), msg), "sending a request");
+	uint32_t seq = nlmsg_hdr(msg)->nlmsg_seq;
 
 	for (;;) {
 		Datagram d = receive(sock_.get(), "receiving a reply");

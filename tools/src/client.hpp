@@ -107,6 +107,9 @@ private:
 	NlMsg new_request(uint8_t cmd, bool dump = false);
 	using ReplyFn = std::function<void(const nlmsghdr *)>;
 	void transact(NlMsg msg, const ReplyFn &on_reply = {});
+	// One send of @msg and its replies (transact resends once when the
+	// family went away under it).
+	void exchange(nl_msg *msg, const ReplyFn &on_reply);
 	// A request for @cmd about the context @ref, with the attributes
 	// @put adds.
 	using PutFn = std::function<void(nl_msg *)>;
