@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c,
- * regions.c, density.c and stats.c include, so that the module's own sources build
- * unchanged for the native microbenchmarks (tests/user/bench). They build
+ * regions.c, density.c and stats.c include, so that the module's own sources
+ * build unchanged for the native microbenchmarks (tests/user/bench). They build
  * with __KERNEL__ defined, so the headers shared with userspace builds
  * (spe_types.h, density.h) take their kernel branch. Every <linux/...> and
  * <asm/...> header under kshim/ includes only this file.
@@ -514,9 +514,7 @@ static inline struct task_struct *pid_task(struct pid *pid, enum pid_type type)
 	{                                                                      \
 		return false;                                                  \
 	}                                                                      \
-	static inline void trace_##name(proto)                                 \
-	{                                                                      \
-	}
+	static inline void trace_##name(proto) {}
 
 #define EINVAL 22
 #define EBUSY 16
