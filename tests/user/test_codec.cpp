@@ -169,10 +169,11 @@ AttrsRequest attrs_request(const Attrs &a)
 	auto attrs = top_attrs(r.msg);
 	auto nest = attrs.find(DAMON_PERF_A_ATTRS);
 	EXPECT_TRUE(nest != attrs.end()) << "no ATTRS nest";
-	if (nest != attrs.end())
+	if (nest != attrs.end()) {
 		EXPECT_EQ(nla_parse_nested(r.tb.data(), DAMON_PERF_ATTRS_A_MAX,
 					   nest->second[0], nullptr),
 			  0);
+	}
 	return r;
 }
 
