@@ -235,14 +235,14 @@ int damon_perf_nl_snapshot_done(struct netlink_callback *cb)
 	return 0;
 }
 
-/* Every counter of DAMON_PERF_STATS_COUNTERS, by name, in its order. */
+/* Every counter of stats_counters.h, by name, in its order. */
 static const struct {
 	const char *name;
 	size_t offset;
 } counters[] = {
-#define COUNTER(name) { #name, offsetof(struct damon_perf_stats, name) },
-	DAMON_PERF_STATS_COUNTERS(COUNTER)
-#undef COUNTER
+#define DAMON_PERF_STAT(name, doc) \
+	{ #name, offsetof(struct damon_perf_stats, name) },
+#include "stats_counters.h"
 };
 
 static int fill_stats(struct sk_buff *skb, const struct damon_perf_stats *st,

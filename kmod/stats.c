@@ -48,15 +48,13 @@ static DEFINE_PER_CPU(struct damon_perf_stats_pcpu, damon_perf_pcpu);
 static struct damon_perf_stats_pcpu __percpu *cur_set = &damon_perf_pcpu;
 
 static const char * const stat_names[] = {
-#define DAMON_PERF_STATS_NAME(name) __stringify(name),
-	DAMON_PERF_STATS_COUNTERS(DAMON_PERF_STATS_NAME)
-#undef DAMON_PERF_STATS_NAME
+#define DAMON_PERF_STAT(name, doc) __stringify(name),
+#include "stats_counters.h"
 };
 
 static const size_t stat_offs[] = {
-#define DAMON_PERF_STATS_OFF(name) offsetof(struct damon_perf_stats, name),
-	DAMON_PERF_STATS_COUNTERS(DAMON_PERF_STATS_OFF)
-#undef DAMON_PERF_STATS_OFF
+#define DAMON_PERF_STAT(name, doc) offsetof(struct damon_perf_stats, name),
+#include "stats_counters.h"
 };
 
 static const char * const state_names[] = {

@@ -56,44 +56,10 @@ enum damon_perf_exec_ctx {
 	DAMON_PERF_EXEC_NMI,
 };
 
-/*
- * The counters, in the order perf_stats prints them. X(name) expands once
- * per counter; see Documentation/perf_stats.rst.
- */
-#define DAMON_PERF_STATS_COUNTERS(X)	\
-	X(callback)			\
-	X(sample_valid)			\
-	X(sample_null)			\
-	X(sample_addr_zero)		\
-	X(sample_kernel)		\
-	X(sample_invalid_phys)		\
-	X(enqueue)			\
-	X(dequeue)			\
-	X(overflow)			\
-	X(busy_drop)			\
-	X(ring_peak)			\
-	X(match)			\
-	X(miss_tgid)			\
-	X(miss_region)			\
-	X(miss_boundary)		\
-	X(stale)			\
-	X(update)			\
-	X(early_wake)			\
-	X(no_probe)			\
-	X(no_ring)			\
-	X(miss_filter)			\
-	X(sample_no_phys)		\
-	X(sample_untranslated)		\
-	X(sample_phys_only)		\
-	X(sample_translated)		\
-	X(handler_ns)			\
-	X(drain_ns)
-
-/* Index of each counter: DAMON_PERF_STAT_<name>. */
+/* Index of each counter: DAMON_PERF_STAT_<name> (stats_counters.h). */
 enum damon_perf_stat_idx {
-#define DAMON_PERF_STATS_IDX(name) DAMON_PERF_STAT_##name,
-	DAMON_PERF_STATS_COUNTERS(DAMON_PERF_STATS_IDX)
-#undef DAMON_PERF_STATS_IDX
+#define DAMON_PERF_STAT(name, doc) DAMON_PERF_STAT_##name,
+#include "stats_counters.h"
 	NR_DAMON_PERF_STATS,
 };
 
@@ -101,8 +67,8 @@ enum damon_perf_stat_idx {
  * struct damon_perf_stats - A snapshot of the counters and the state, of
  * one CPU or aggregated (Documentation/perf_stats.rst describes each).
  *
- * One field per DAMON_PERF_STATS_COUNTERS entry, named alike; stats.c
- * checks at build time that both lists agree.
+ * One field per counter of stats_counters.h, named alike; stats.c checks
+ * at build time that both lists agree.
  */
 struct damon_perf_stats {
 	unsigned long callback;
@@ -132,7 +98,7 @@ struct damon_perf_stats {
 	unsigned long sample_translated;
 	unsigned long handler_ns;
 	unsigned long drain_ns;
-	/* the counters above are exactly the X-macro list */
+	/* the counters above are exactly those of stats_counters.h */
 	int cpu_state;
 };
 

@@ -46,10 +46,6 @@ fi
 # Findings checkpatch gets wrong here, as "FILE TYPE": each is dropped for
 # that file only, and only for that type.
 allow=(
-	# the counter X-macro expands to a list of X(name) items, not to an
-	# expression or a statement, and passes X on to each of them
-	"kmod/stats.h COMPLEX_MACRO"
-	"kmod/stats.h MACRO_ARG_REUSE"
 	# TRACE_EVENT()'s layout, as in include/trace/events/
 	"kmod/trace.h OPEN_ENDED_LINE"
 	"kmod/trace.h PARENTHESIS_ALIGNMENT"

@@ -22,10 +22,10 @@
 
 #include "ring.h"
 #include "stats.h"
+#include "../nmi/selfnmi.h"
 
 #define NMI_ROUNDS	100
 #define NMI_MARK	BIT(40)
-#define NMI_WAIT_NS	(1000ULL * NSEC_PER_MSEC)
 
 /*
  * x86 reports an NMI handler that runs longer than debugfs
@@ -61,22 +61,17 @@ static void restore_nmi_threshold(void)
 
 static struct {
 	struct damon_perf_rings *rings;
-	atomic_t armed;		/* 1: the next NMI on @cpu is ours */
-	int cpu;
+	struct selfnmi nmi;
 	unsigned long seq;
-	int delivered;		/* NMIs the handler claimed */
 	int queued;		/* pushes from NMI accepted */
 	int refused;		/* pushes from NMI refused */
-	int not_nmi;		/* handler ran outside NMI context (bug) */
 } nt;
 
 static int test_nmi_handler(unsigned int type, struct pt_regs *regs)
 {
 	struct damon_perf_report r = {};
 
-	/* Claim only NMIs this test sent, on the CPU it sent them to. */
-	if (READ_ONCE(nt.cpu) != smp_processor_id() ||
-	    atomic_cmpxchg(&nt.armed, 1, 0) != 1)
+	if (!selfnmi_claim(&nt.nmi))
 		return NMI_DONE;
 
 	r.vaddr = NMI_MARK | nt.seq;
@@ -89,36 +84,14 @@ static int test_nmi_handler(unsigned int type, struct pt_regs *regs)
 		nt.queued++;
 	else
 		nt.refused++;
-	if (!in_nmi())
-		nt.not_nmi++;
-	WRITE_ONCE(nt.delivered, nt.delivered + 1);
+	selfnmi_done(&nt.nmi);
 	return NMI_HANDLED;
-}
-
-/* Send one self-NMI and wait for the handler; preemption is disabled. */
-static bool self_nmi(void)
-{
-	int before = READ_ONCE(nt.delivered);
-	u64 t0;
-
-	WRITE_ONCE(nt.cpu, smp_processor_id());
-	atomic_set(&nt.armed, 1);
-	apic->send_IPI_self(NMI_VECTOR);
-	t0 = local_clock();
-	while (READ_ONCE(nt.delivered) == before) {
-		if (local_clock() - t0 > NMI_WAIT_NS) {
-			atomic_set(&nt.armed, 0);
-			return false;
-		}
-		cpu_relax();
-	}
-	return true;
 }
 
 static void nmi_busy_hook(struct damon_perf_rings *rings)
 {
 	if (rings == nt.rings)
-		self_nmi();
+		selfnmi_send(&nt.nmi);
 }
 
 struct seen {
@@ -159,7 +132,7 @@ static int nmi_test_init(struct kunit *test)
 	int ret;
 
 	memset(&nt, 0, sizeof(nt));
-	nt.cpu = -1;
+	nt.nmi.cpu = -1;
 	nt.rings = kunit_kzalloc(test, sizeof(*nt.rings), GFP_KERNEL);
 	if (!nt.rings)
 		return -ENOMEM;
@@ -208,9 +181,9 @@ busy_guard_should_drop_exactly_the_nested_nmi_reports(struct kunit *test)
 	WRITE_ONCE(damon_perf_ring_busy_hook, NULL);
 	preempt_enable();
 
-	KUNIT_ASSERT_EQ_MSG(test, nt.delivered, NMI_ROUNDS,
+	KUNIT_ASSERT_EQ_MSG(test, nt.nmi.delivered, NMI_ROUNDS,
 			    "self-NMIs delivered");
-	KUNIT_EXPECT_EQ(test, nt.not_nmi, 0);
+	KUNIT_EXPECT_EQ(test, nt.nmi.not_nmi, 0);
 	KUNIT_EXPECT_EQ(test, outer_ok, NMI_ROUNDS);
 	KUNIT_EXPECT_EQ(test, nt.refused, NMI_ROUNDS);
 	KUNIT_EXPECT_EQ(test, nt.queued, 0);
@@ -242,12 +215,12 @@ static void nmi_producer_should_queue_when_not_nested(struct kunit *test)
 	cpu = smp_processor_id();
 	for (i = 1; i <= NMI_ROUNDS; i++) {
 		nt.seq = i;
-		sent += self_nmi();
+		sent += selfnmi_send(&nt.nmi);
 	}
 	preempt_enable();
 
 	KUNIT_ASSERT_EQ_MSG(test, sent, NMI_ROUNDS, "self-NMIs delivered");
-	KUNIT_EXPECT_EQ(test, nt.not_nmi, 0);
+	KUNIT_EXPECT_EQ(test, nt.nmi.not_nmi, 0);
 	KUNIT_EXPECT_EQ(test, nt.queued, NMI_ROUNDS);
 	KUNIT_EXPECT_EQ(test, nt.refused, 0);
 	damon_perf_ring_read_stats(nt.rings, cpu, &st);

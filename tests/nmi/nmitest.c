@@ -61,10 +61,10 @@
 #include "perf_source.h"
 #include "ring.h"
 #include "stats.h"
+#include "selfnmi.h"
 
 #define NMI_NAME	"damon_perf_nmitest"
 #define CTX_NAME	"nmitest"
-#define NMI_WAIT_NS	(1000ULL * NSEC_PER_MSEC)
 #define OUT_SIZE	(64 * 1024)
 
 /* fields: samples per case per online CPU; below the ring's watermark */
@@ -279,14 +279,11 @@ enum nmi_mode {
 static DEFINE_PER_CPU(unsigned long, inc_counter);
 
 static struct {
-	atomic_t armed;		/* 1: the next NMI on @cpu is ours */
-	int cpu;
+	struct selfnmi nmi;
 	int mode;
 	struct shot shot;
 	struct damon_perf_rings *rings;	/* MODE_ACCESS */
 	u64 batch_ns;			/* MODE_ACCESS/INC/EMPTY result */
-	int delivered;
-	int not_nmi;
 	int no_event;
 } nt;
 
@@ -390,12 +387,8 @@ static int nmi_handler(unsigned int type, struct pt_regs *regs)
 		produce(p);
 		return NMI_HANDLED;
 	}
-	/* Claim only NMIs this test sent, on the CPU it sent them to. */
-	if (READ_ONCE(nt.cpu) != smp_processor_id() ||
-	    atomic_cmpxchg(&nt.armed, 1, 0) != 1)
+	if (!selfnmi_claim(&nt.nmi))
 		return NMI_DONE;
-	if (!in_nmi())
-		nt.not_nmi++;
 	switch (nt.mode) {
 	case MODE_SAMPLE:
 		event = __this_cpu_read(active);
@@ -412,28 +405,8 @@ static int nmi_handler(unsigned int type, struct pt_regs *regs)
 		nt.batch_ns = time_batch(nt.mode, nt.rings, &r);
 		break;
 	}
-	WRITE_ONCE(nt.delivered, nt.delivered + 1);
+	selfnmi_done(&nt.nmi);
 	return NMI_HANDLED;
-}
-
-/* Send one self-NMI and wait for the handler; preemption is disabled. */
-static bool self_nmi(void)
-{
-	int before = READ_ONCE(nt.delivered);
-	u64 t0;
-
-	WRITE_ONCE(nt.cpu, smp_processor_id());
-	atomic_set(&nt.armed, 1);
-	apic->send_IPI_self(NMI_VECTOR);
-	t0 = local_clock();
-	while (READ_ONCE(nt.delivered) == before) {
-		if (local_clock() - t0 > NMI_WAIT_NS) {
-			atomic_set(&nt.armed, 0);
-			return false;
-		}
-		cpu_relax();
-	}
-	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -710,7 +683,7 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 		nt.mode = MODE_SAMPLE;
 		for (i = 0; i < PER_CPU; i++) {
 			nt.shot = f.shots[i];
-			if (!self_nmi())
+			if (!selfnmi_send(&nt.nmi))
 				break;
 			fired++;
 		}
@@ -843,7 +816,7 @@ static void run_fields(struct out *o)
 		fail(o, "fixture %d", ret);
 		return;
 	}
-	nt.not_nmi = 0;
+	nt.nmi.not_nmi = 0;
 	nt.no_event = 0;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		if (run_case(&cases[i], &fx, o, &reports))
@@ -851,12 +824,13 @@ static void run_fields(struct out *o)
 		nr++;
 	}
 	fixture_put(&fx);
-	if (nt.not_nmi)
-		fail(o, "handler ran outside NMI context %d times", nt.not_nmi);
+	if (nt.nmi.not_nmi)
+		fail(o, "handler ran outside NMI context %d times",
+		     nt.nmi.not_nmi);
 	if (nt.no_event)
 		fail(o, "%d NMIs found no started counter", nt.no_event);
 	say(o, "fields: cases %u/%zu reports %u not_nmi %d no_event %d errors %d\n",
-	    nr, ARRAY_SIZE(cases), reports, nt.not_nmi, nt.no_event,
+	    nr, ARRAY_SIZE(cases), reports, nt.nmi.not_nmi, nt.no_event,
 	    o->errors);
 }
 
@@ -916,7 +890,7 @@ static void run_access(struct out *o)
 				if (in_nmi_ctx) {
 					nt.mode = modes[m];
 					nt.rings = &rings;
-					if (!self_nmi()) {
+					if (!selfnmi_send(&nt.nmi)) {
 						fail(o, "NMI not delivered");
 						goto out;
 					}

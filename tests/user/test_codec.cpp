@@ -2,6 +2,7 @@
 // Netlink messages built and parsed without a kernel: round trips of every
 // reply type, requests as the kernel would see them, extended acks, and
 // malformed input.
+#include <array>
 #include <cstring>
 #include <map>
 
@@ -151,6 +152,29 @@ std::map<int, std::vector<nlattr *>> top_attrs(const NlMsg &msg)
 			   genlmsg_attrlen(gnlh, 0), rem)
 		out[nla_type(pos)].push_back(pos);
 	return out;
+}
+
+// A SET_ATTRS request carrying @a, and its ATTRS nest as the kernel's
+// nla_parse_nested() would index it (every slot null without the nest).
+struct AttrsRequest {
+	NlMsg msg;
+	std::array<nlattr *, DAMON_PERF_ATTRS_A_MAX + 1> tb{};
+};
+
+AttrsRequest attrs_request(const Attrs &a)
+{
+	AttrsRequest r{new_msg(FAMILY, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK)};
+
+	put_attrs(r.msg.get(), a);
+	auto attrs = top_attrs(r.msg);
+	auto nest = attrs.find(DAMON_PERF_A_ATTRS);
+	EXPECT_TRUE(nest != attrs.end()) << "no ATTRS nest";
+	if (nest != attrs.end()) {
+		EXPECT_EQ(nla_parse_nested(r.tb.data(), DAMON_PERF_ATTRS_A_MAX,
+					   nest->second[0], nullptr),
+			  0);
+	}
+	return r;
 }
 
 } // namespace
@@ -363,16 +387,11 @@ TEST(Codec, EmptyFilterListIsAnEmptyNest)
 
 TEST(Codec, AttrsSendOnlyWhatIsSet)
 {
-	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
 	Attrs a;
 	a.aggr_us = 200000;
 
-	put_attrs(msg.get(), a);
-	auto attrs = top_attrs(msg);
-	nlattr *tb[DAMON_PERF_ATTRS_A_MAX + 1];
-	ASSERT_EQ(nla_parse_nested(tb, DAMON_PERF_ATTRS_A_MAX,
-				   attrs[DAMON_PERF_A_ATTRS][0], nullptr),
-		  0);
+	auto req = attrs_request(a);
+	const auto &tb = req.tb;
 	for (int i = 0; i <= DAMON_PERF_ATTRS_A_MAX; i++)
 		EXPECT_EQ(tb[i] != nullptr, i == DAMON_PERF_ATTRS_A_AGGR_US)
 			<< i;
@@ -381,18 +400,11 @@ TEST(Codec, AttrsSendOnlyWhatIsSet)
 TEST(Codec, CpuBudgetIsAU32AttributeOfTheAttrsNestAndZeroIsSent)
 {
 	for (uint32_t v : {0u, 1u, 50u, uint32_t(DAMON_PERF_CPU_BUDGET_MAX)}) {
-		NlMsg msg =
-			new_msg(FAMILY, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
 		Attrs a;
 		a.cpu_budget = v;
 
-		put_attrs(msg.get(), a);
-		auto attrs = top_attrs(msg);
-		nlattr *tb[DAMON_PERF_ATTRS_A_MAX + 1];
-		ASSERT_EQ(nla_parse_nested(tb, DAMON_PERF_ATTRS_A_MAX,
-					   attrs[DAMON_PERF_A_ATTRS][0],
-					   nullptr),
-			  0);
+		auto req = attrs_request(a);
+		const auto &tb = req.tb;
 		ASSERT_NE(tb[DAMON_PERF_ATTRS_A_CPU_BUDGET], nullptr) << v;
 		EXPECT_EQ(nla_len(tb[DAMON_PERF_ATTRS_A_CPU_BUDGET]), 4);
 		EXPECT_EQ(nla_get_u32(tb[DAMON_PERF_ATTRS_A_CPU_BUDGET]), v);
@@ -403,18 +415,11 @@ TEST(Codec, CpuBudgetIsAU32AttributeOfTheAttrsNestAndZeroIsSent)
 TEST(Codec, SplitModeIsAU32AttributeOfTheAttrsNest)
 {
 	for (Split s : {Split::samples, Split::random}) {
-		NlMsg msg =
-			new_msg(FAMILY, DAMON_PERF_CMD_SET_ATTRS, NLM_F_ACK);
 		Attrs a;
 		a.split = s;
 
-		put_attrs(msg.get(), a);
-		auto attrs = top_attrs(msg);
-		nlattr *tb[DAMON_PERF_ATTRS_A_MAX + 1];
-		ASSERT_EQ(nla_parse_nested(tb, DAMON_PERF_ATTRS_A_MAX,
-					   attrs[DAMON_PERF_A_ATTRS][0],
-					   nullptr),
-			  0);
+		auto req = attrs_request(a);
+		const auto &tb = req.tb;
 		ASSERT_NE(tb[DAMON_PERF_ATTRS_A_SPLIT], nullptr);
 		EXPECT_EQ(nla_len(tb[DAMON_PERF_ATTRS_A_SPLIT]), 4);
 		EXPECT_EQ(nla_get_u32(tb[DAMON_PERF_ATTRS_A_SPLIT]),

@@ -279,6 +279,16 @@ expect_exit() {
 	fi
 }
 
+# expect_ge "desc" A B: one test, ok when A >= B (both numbers; an empty
+# one fails).
+expect_ge() {
+	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -ge "$3" ]; then
+		ok "$1 ($2 >= $3)"
+	else
+		not_ok "$1 ('$2' < '$3')"
+	fi
+}
+
 # has "desc" PATTERN cmd args...: ok when cmd succeeds and prints PATTERN.
 has() {
 	_desc=$1

@@ -1814,7 +1814,8 @@ static int model_cmp(const struct mctx *m, const struct mctx *k)
 			     " for sample period %" PRIu64 "%s",
 			     k->id, k->state, i, eff,
 			     k->p[i].f[DAMON_PERF_PROBE_A_SAMPLE_PERIOD],
-			     k->p[i].f[DAMON_PERF_PROBE_A_FREQ] ? " (freq)" : "");
+			     k->p[i].f[DAMON_PERF_PROBE_A_FREQ] ? " (freq)" :
+								  "");
 	}
 	if (m->nf != k->nf)
 		DIFF("final: context %u: %d filters, model %d", k->id, k->nf,

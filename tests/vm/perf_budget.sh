@@ -19,12 +19,6 @@ CTX=budget
 F=/sys/kernel/debug/damon_perf/perf_stats
 AGGR_US=250000
 
-col() {
-	awk -v c="$1" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == "total" { if (c in h) print $h[c]; exit }' "$F"
-}
-
 faults() {
 	awk '{ print $10 + $12 }' "/proc/$WORKLOAD_PID/stat"
 }
@@ -53,6 +47,24 @@ wait_for() {
 		sleep 0.25
 	done
 	return 1
+}
+
+# report_seq: the seq of the context's latest aggregation.
+report_seq() {
+	damonctl report $CTX --json 2>/dev/null |
+		awk '/"seq":/ { gsub(/[^0-9]/, ""); print; exit }'
+}
+
+# tune_period BUDGET OP VALUE WHAT: tune the budget to BUDGET (% of one
+# CPU); the effective period must come to be OP VALUE (WHAT says so).
+tune_period() {
+	expect_exit 0 "damonctl tune --cpu-budget $1" damonctl tune $CTX --cpu-budget "$1"
+	if wait_for effective_period "$2" "$3"; then
+		ok "budget $1 %: the period $4 (is $(st effective_period))"
+	else
+		not_ok "budget $1 %: the period $4 (is $(st effective_period)," \
+			"raises $(st raises), lowers $(st lowers))"
+	fi
 }
 
 # window SECS: "SAMPLES FAULTS_IN FAULTS_AROUND" of SECS seconds.
@@ -84,8 +96,7 @@ expect_exit 0 "damonctl start without a budget" workload_paused damonctl start -
 # 1. no budget: several aggregations, the period stays 1
 # shellcheck disable=SC2046 # the window fields, split on purpose
 set -- $(window 2)
-seq0=$(damonctl report $CTX --json 2>/dev/null |
-	awk '/"seq":/ { gsub(/[^0-9]/, ""); print; exit }')
+seq0=$(report_seq)
 p=$(st effective_period)
 r=$(st raises)
 diag "no budget: $1 samples, $2..$3 faults, period $p, raises $r, seq $seq0"
@@ -102,12 +113,7 @@ damonctl status $CTX | grep -q "cpu budget: off" &&
 	not_ok "status says the budget is off ($(damonctl status $CTX | grep budget))"
 
 # 2. the smallest budget: the period rises
-expect_exit 0 "damonctl tune --cpu-budget 0.01" damonctl tune $CTX --cpu-budget 0.01
-if wait_for effective_period -ge 8; then
-	ok "budget 0.01 %: the period rose to $(st effective_period)"
-else
-	not_ok "budget 0.01 %: the period rose to at least 8 (is $(st effective_period), raises $(st raises))"
-fi
+tune_period 0.01 -ge 8 "rose to at least 8"
 p0=$(st effective_period)
 # shellcheck disable=SC2046 # the window fields, split on purpose
 set -- $(window 2)
@@ -139,16 +145,10 @@ damonctl status $CTX | grep -q "cpu budget: 0.01%" &&
 	not_ok "status shows the budget and the effective period: $(damonctl status $CTX)"
 
 # 3. budget off again: back to period 1, and reports carry 1 again
-expect_exit 0 "damonctl tune --cpu-budget 0" damonctl tune $CTX --cpu-budget 0
-if wait_for effective_period -eq 1; then
-	ok "budget 0: the period is back to 1"
-else
-	not_ok "budget 0: the period is back to 1 (is $(st effective_period))"
-fi
+tune_period 0 -eq 1 "is back to 1"
 [ "$(st lowers)" -ge 1 ] && ok "budget 0: lowered $(st lowers)x" ||
 	not_ok "budget 0: lowered (lowers $(st lowers))"
-seq1=$(damonctl report $CTX --json 2>/dev/null |
-	awk '/"seq":/ { gsub(/[^0-9]/, ""); print; exit }')
+seq1=$(report_seq)
 # shellcheck disable=SC2046 # the window fields, split on purpose
 set -- $(window 2)
 diag "budget 0: $1 samples, $2..$3 faults, from seq $seq1"

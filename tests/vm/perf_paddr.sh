@@ -36,15 +36,6 @@ pfns() {
 	}'
 }
 
-# expect_ge DESC A B: A >= B.
-expect_ge() {
-	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -ge "$3" ]; then
-		ok "$1 ($2 >= $3)"
-	else
-		not_ok "$1 ('$2' < '$3')"
-	fi
-}
-
 need_damonctl "paddr end to end"
 diag_machine
 check "NUMA balancing on with fast scans" numa_balancing_fast

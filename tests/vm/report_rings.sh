@@ -17,15 +17,6 @@ WAIT=${REPORT_RINGS_WAIT:-10}
 D=/sys/kernel/debug/damon_perf
 F=$D/perf_stats
 
-# expect_ge DESC A B: ok when A >= B (both numbers).
-expect_ge() {
-	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -ge "$3" ]; then
-		ok "$1 ($2 >= $3)"
-	else
-		not_ok "$1 ('$2' >= '$3')"
-	fi
-}
-
 need_damonctl "report rings with page-fault samples"
 check "NUMA balancing on with fast scans" numa_balancing_fast
 load_module damon_perf || finish

@@ -18,7 +18,6 @@
 #include "glue.h"
 
 void shim_random_seed(u64 seed);
-unsigned long shim_stat(int cpu, int idx);
 
 #define BENCH_BASE 0x100000000UL /* first address of a target */
 #define BENCH_PID 4242
@@ -245,11 +244,10 @@ unsigned int bench_drain_pass(struct bench_ctx *b)
 
 unsigned long bench_matched(void)
 {
-	unsigned long n = 0;
-	int cpu;
+	struct damon_perf_stats st;
 
-	for_each_possible_cpu(cpu) n += shim_stat(cpu, DAMON_PERF_STAT_match);
-	return n;
+	damon_perf_stats_aggregate(&st);
+	return st.match;
 }
 
 void bench_locked_or_batch(unsigned int n)

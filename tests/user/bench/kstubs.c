@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the kernel provides to kmod/ring.c, drain.c, regions.c and
- * density.c, for the native microbenchmarks: allocation, per-CPU areas,
- * the monotonic clocks, the out-of-line bsearch() and sort() of lib/,
- * get_random_u32_below(), and the observe API of kmod/stats.c (same per-CPU
- * increments and atomics, no tracepoints, which are off unless enabled).
+ * What the kernel provides to kmod/ring.c, drain.c, regions.c, density.c
+ * and stats.c, for the native microbenchmarks: allocation, per-CPU areas,
+ * the monotonic clocks, the out-of-line bsearch() and sort() of lib/ and
+ * get_random_u32_below(). The observe API is kmod/stats.c itself.
  */
 #include <stdlib.h>
 #include <time.h>
 
 #include "kshim/kshim.h"
-#include "stats.h"
 
 unsigned int nr_cpu_ids = 2;
 int shim_cpu;
@@ -200,106 +198,4 @@ u32 get_random_u32_below(u32 ceil)
 	rnd_state ^= rnd_state >> 7;
 	rnd_state ^= rnd_state << 17;
 	return (u32)(((rnd_state >> 32) * (u64)ceil) >> 32);
-}
-
-/* ---- kmod/stats.c observe API: per-CPU counters, no tracepoints ---- */
-struct stats_pcpu {
-	unsigned long local[NR_DAMON_PERF_STATS];
-	unsigned long remote[NR_DAMON_PERF_STATS];
-};
-
-static struct stats_pcpu *cur_set;
-
-__attribute__((constructor)) static void stats_init(void)
-{
-	cur_set = shim_alloc_percpu(sizeof(*cur_set), __alignof__(*cur_set));
-	if (!cur_set)
-		abort();
-}
-
-static struct stats_pcpu *set(void)
-{
-	return READ_ONCE(cur_set);
-}
-
-#define local_inc(idx) this_cpu_inc(set()->local[idx])
-
-static void remote_add(int cpu, int idx, unsigned long n)
-{
-	if (cpu < 0 || cpu >= (int)nr_cpu_ids || !cpu_possible(cpu))
-		cpu = raw_smp_processor_id();
-	__atomic_fetch_add(&per_cpu_ptr(set(), cpu)->remote[idx], n,
-			   __ATOMIC_RELAXED);
-}
-
-unsigned long shim_stat(int cpu, int idx)
-{
-	return per_cpu_ptr(set(), cpu)->local[idx] +
-	       per_cpu_ptr(set(), cpu)->remote[idx];
-}
-
-void damon_perf_observe_ring_enqueue(unsigned int occupancy)
-{
-	struct stats_pcpu *p = set();
-
-	local_inc(DAMON_PERF_STAT_enqueue);
-	if (occupancy > this_cpu_read(p->local[DAMON_PERF_STAT_ring_peak]))
-		this_cpu_write(p->local[DAMON_PERF_STAT_ring_peak], occupancy);
-}
-
-void damon_perf_observe_ring_overflow(int ctx_id, int why)
-{
-	(void)ctx_id;
-	switch (why) {
-	case DAMON_PERF_DROP_FULL:
-		local_inc(DAMON_PERF_STAT_overflow);
-		break;
-	case DAMON_PERF_DROP_BUSY:
-		local_inc(DAMON_PERF_STAT_busy_drop);
-		break;
-	case DAMON_PERF_DROP_NO_PROBE:
-		local_inc(DAMON_PERF_STAT_no_probe);
-		break;
-	default:
-		local_inc(DAMON_PERF_STAT_no_ring);
-		break;
-	}
-}
-
-void damon_perf_observe_early_wake(void)
-{
-	local_inc(DAMON_PERF_STAT_early_wake);
-}
-
-void damon_perf_observe_ring_dequeue(int cpu, unsigned int n)
-{
-	if (n)
-		remote_add(cpu, DAMON_PERF_STAT_dequeue, n);
-}
-
-void damon_perf_observe_match(int cpu)
-{
-	remote_add(cpu, DAMON_PERF_STAT_match, 1);
-}
-
-void damon_perf_observe_miss(unsigned long addr, int cpu,
-			     enum damon_perf_miss_reason reason)
-{
-	static const enum damon_perf_stat_idx idx[] = {
-		[DAMON_PERF_MISS_TGID] = DAMON_PERF_STAT_miss_tgid,
-		[DAMON_PERF_MISS_REGION] = DAMON_PERF_STAT_miss_region,
-		[DAMON_PERF_MISS_BOUNDARY] = DAMON_PERF_STAT_miss_boundary,
-		[DAMON_PERF_MISS_STALE] = DAMON_PERF_STAT_stale,
-		[DAMON_PERF_MISS_FILTER] = DAMON_PERF_STAT_miss_filter,
-	};
-
-	(void)addr;
-	if ((unsigned int)reason < ARRAY_SIZE(idx))
-		remote_add(cpu, idx[reason], 1);
-}
-
-void damon_perf_observe_drain(unsigned int total, unsigned int matched)
-{
-	(void)total;
-	(void)matched;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c,
- * regions.c and density.c include, so that the module's own sources build
- * unchanged for the native microbenchmarks (tests/user/bench). They build
+ * regions.c, density.c and stats.c include, so that the module's own sources
+ * build unchanged for the native microbenchmarks (tests/user/bench). They build
  * with __KERNEL__ defined, so the headers shared with userspace builds
  * (spe_types.h, density.h) take their kernel branch. Every <linux/...> and
  * <asm/...> header under kshim/ includes only this file.
@@ -56,6 +56,8 @@ typedef unsigned int gfp_t;
 /* keeps the trailing semicolon of the kernel macro a declaration */
 #define EXPORT_SYMBOL_IF_KUNIT(sym) _Static_assert(1, #sym)
 #define BUILD_BUG_ON(c) ((void)sizeof(char[1 - 2 * !!(c)]))
+#define __stringify_1(x) #x
+#define __stringify(x) __stringify_1(x)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define container_of(ptr, type, member)                                        \
 	((type *)((char *)(ptr)-offsetof(type, member)))
@@ -165,6 +167,28 @@ void *shim_alloc_percpu(size_t size, size_t align);
 void free_percpu(void *p);
 #define alloc_percpu(type)                                                     \
 	((type *)shim_alloc_percpu(sizeof(type), __alignof__(type)))
+/*
+ * A static per-CPU variable: NR_CPUS copies at the stride, in one zeroed
+ * area that @name aliases (so &name is a pointer to the first CPU's copy).
+ */
+#define DEFINE_PER_CPU(type, name)                                             \
+	char __shim_pcpu_##name[NR_CPUS * SHIM_PCPU_STRIDE]                    \
+		__attribute__((__aligned__(SHIM_PCPU_STRIDE)));                \
+	extern __typeof__(type) name                                           \
+		__attribute__((__alias__("__shim_pcpu_" #name)))
+#define this_cpu_cmpxchg(x, o, n)                                              \
+	({                                                                     \
+		typeof(x) __o = (o);                                           \
+		__atomic_compare_exchange_n(&__shim_this(x), &__o, (n), false, \
+					    __ATOMIC_SEQ_CST,                  \
+					    __ATOMIC_SEQ_CST);                 \
+		__o;                                                           \
+	})
+
+/* ---- execution context: the benchmarks run in process context ---- */
+#define in_nmi() 0
+#define in_hardirq() 0
+#define in_serving_softirq() 0
 
 /* ---- cpumask ---- */
 /* spelled as kmod/density.h spells it outside the kernel */
@@ -225,6 +249,10 @@ static inline int shim_next_cpu(int cpu, const cpumask_t *m)
 #define for_each_possible_cpu(cpu)                                             \
 	for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
 #define cpu_possible(cpu) ((unsigned int)(cpu) < nr_cpu_ids)
+#define for_each_online_cpu(cpu) for_each_possible_cpu(cpu)
+/* no CPU hotplug here */
+#define cpus_read_lock() barrier()
+#define cpus_read_unlock() barrier()
 
 /* ---- time: all CLOCK_MONOTONIC, as the kernel's clocks are monotonic ---- */
 u64 local_clock(void);
@@ -259,11 +287,26 @@ typedef struct {
 	__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_SEQ_CST)
 #define atomic_xchg(v, i)                                                      \
 	__atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+typedef struct {
+	long counter;
+} atomic_long_t;
+#define atomic_long_read(v) atomic_read(v)
+#define atomic_long_add(i, v) atomic_add(i, v)
 #define atomic64_read(v) atomic_read(v)
 #define atomic64_set(v, i) atomic_set(v, i)
 #define atomic64_add(i, v) atomic_add(i, v)
 #define atomic64_inc(v) atomic_inc(v)
 #define atomic64_add_return(i, v) atomic_add_return(i, v)
+
+#define cmpxchg(p, o, n)                                                       \
+	({                                                                     \
+		typeof(*(p)) __o = (o);                                        \
+		__atomic_compare_exchange_n(p, &__o, (n), false,               \
+					    __ATOMIC_SEQ_CST,                  \
+					    __ATOMIC_SEQ_CST);                 \
+		__o;                                                           \
+	})
+#define xchg(p, v) __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
 
 /* ---- RCU: one thread, nothing to wait for ---- */
 #define rcu_read_lock() barrier()
@@ -274,7 +317,11 @@ typedef struct {
 struct mutex {
 	int locked;
 };
-#define DEFINE_MUTEX(name) struct mutex name = {0}
+#define __MUTEX_INITIALIZER(name)                                              \
+	{                                                                      \
+		0                                                              \
+	}
+#define DEFINE_MUTEX(name) struct mutex name = __MUTEX_INITIALIZER(name)
 #define mutex_lock(m) ((m)->locked = 1)
 #define mutex_unlock(m) ((m)->locked = 0)
 typedef struct {
@@ -455,6 +502,19 @@ static inline struct task_struct *pid_task(struct pid *pid, enum pid_type type)
 #define for_each_thread(p, t) for ((t) = (p); (t); (t) = NULL)
 #define put_task_struct(t) ((void)(t))
 #define mmput(mm) ((void)(mm))
+
+/*
+ * Tracepoints (kmod/trace.h): never enabled here, so a caller's
+ * trace_<name>_enabled() branch is never taken, as when nobody traces.
+ */
+#define TP_PROTO(args...) args
+#define TP_ARGS(args...) args
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                 \
+	static inline bool trace_##name##_enabled(void)                        \
+	{                                                                      \
+		return false;                                                  \
+	}                                                                      \
+	static inline void trace_##name(proto) {}
 
 #define EINVAL 22
 #define EBUSY 16
