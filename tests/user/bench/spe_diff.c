@@ -34,10 +34,9 @@ size_t prev_spe_parse(const u8 *buf, size_t len, u64 offset,
 				 void *arg),
 		      void *arg);
 
-typedef size_t (*parse_fn)(const u8 *, size_t, u64,
-			   struct damon_perf_spe_stats *,
-			   bool (*)(const struct damon_perf_spe_record *, void *),
-			   void *);
+typedef size_t (*parse_fn)(
+	const u8 *, size_t, u64, struct damon_perf_spe_stats *,
+	bool (*)(const struct damon_perf_spe_record *, void *), void *);
 
 static u64 rng_state;
 
@@ -54,8 +53,8 @@ static unsigned int below(unsigned int n)
 	return (unsigned int)(rnd() % n);
 }
 
-#define STREAM_MAX	(64 * 1024)
-#define RECS_MAX	(STREAM_MAX)
+#define STREAM_MAX (64 * 1024)
+#define RECS_MAX (STREAM_MAX)
 
 struct out {
 	struct damon_perf_spe_record recs[RECS_MAX];
@@ -123,7 +122,7 @@ static u64 rnd_addr(void)
 /* One packet of any kind, valid or not. */
 static size_t put_packet(size_t n)
 {
-	static const unsigned int sz[] = { 1, 2, 4, 8 };
+	static const unsigned int sz[] = {1, 2, 4, 8};
 	u8 b[2];
 
 	switch (below(16)) {
@@ -154,7 +153,8 @@ static size_t put_packet(size_t n)
 		b[0] = (u8)(0x20 | (i >> 3));
 		b[1] = (u8)((below(2) ? 0xb0 : 0x98) | (i & 7));
 		n = put(n, b, 2);
-		return put_le(n, (u8)rnd(), rnd(), (b[1] & 0xf0) == 0xb0 ? 7 : 1);
+		return put_le(n, (u8)rnd(), rnd(),
+			      (b[1] & 0xf0) == 0xb0 ? 7 : 1);
 	}
 	case 8:
 		/* alignment packet */
@@ -187,7 +187,7 @@ static size_t put_record(size_t n, unsigned int nr_pkts)
 		n = put_packet(n);
 	switch (below(8)) {
 	case 0:
-		return n;	/* unterminated */
+		return n; /* unterminated */
 	case 1:
 	case 2:
 	case 3:
@@ -232,7 +232,7 @@ static size_t make_stream(void)
 static void run(parse_fn parse, struct out *o, const u8 *buf, size_t len,
 		u64 offset, u64 refuse_seed, u64 chunk_seed)
 {
-	struct damon_perf_spe_stats st = { 0 };
+	struct damon_perf_spe_stats st = {0};
 	size_t done = 0, avail = 0;
 	u64 cs = chunk_seed;
 
@@ -258,8 +258,8 @@ static void run(parse_fn parse, struct out *o, const u8 *buf, size_t len,
 				avail = len;
 			}
 		}
-		used = parse(buf + done, avail - done, offset + done, &st,
-			     take, o);
+		used = parse(buf + done, avail - done, offset + done, &st, take,
+			     o);
 		o->rets[o->nr_calls] = used;
 		o->st[o->nr_calls] = st;
 		o->nr_calls++;
@@ -278,11 +278,10 @@ static void run(parse_fn parse, struct out *o, const u8 *buf, size_t len,
 static bool same_rec(const struct damon_perf_spe_record *a,
 		     const struct damon_perf_spe_record *b)
 {
-	return a->vaddr == b->vaddr && a->paddr == b->paddr &&
-	       a->pc == b->pc && a->branch_target == b->branch_target &&
-	       a->timestamp == b->timestamp &&
-	       a->context_id == b->context_id && a->events == b->events &&
-	       a->latency == b->latency &&
+	return a->vaddr == b->vaddr && a->paddr == b->paddr && a->pc == b->pc &&
+	       a->branch_target == b->branch_target &&
+	       a->timestamp == b->timestamp && a->context_id == b->context_id &&
+	       a->events == b->events && a->latency == b->latency &&
 	       a->issue_latency == b->issue_latency &&
 	       a->xlat_latency == b->xlat_latency && a->flags == b->flags &&
 	       a->data_source == b->data_source && a->el == b->el &&
@@ -309,14 +308,14 @@ static int compare(const char *what, unsigned long iter)
 	for (i = 0; i < out_a.nr_calls; i++) {
 		if (out_a.rets[i] != out_b.rets[i] ||
 		    !same_stats(&out_a.st[i], &out_b.st[i])) {
-			fprintf(stderr, "%lu %s: call %zu differs\n", iter, what,
-				i);
+			fprintf(stderr, "%lu %s: call %zu differs\n", iter,
+				what, i);
 			return 1;
 		}
 	}
 	if (out_a.nr != out_b.nr) {
-		fprintf(stderr, "%lu %s: %zu records against %zu\n", iter,
-			what, out_a.nr, out_b.nr);
+		fprintf(stderr, "%lu %s: %zu records against %zu\n", iter, what,
+			out_a.nr, out_b.nr);
 		return 1;
 	}
 	for (i = 0; i < out_a.nr; i++) {
@@ -346,8 +345,7 @@ int main(int argc, char **argv)
 
 		run(damon_perf_spe_parse, &out_a, stream, len, offset, refuse,
 		    chunk);
-		run(prev_spe_parse, &out_b, stream, len, offset, refuse,
-		    chunk);
+		run(prev_spe_parse, &out_b, stream, len, offset, refuse, chunk);
 		if (compare("parse", it))
 			return 1;
 		/* no stats, no callback */
@@ -380,7 +378,9 @@ int main(int argc, char **argv)
 		for (p = 0; p < out_a.nr_calls; p++)
 			resync_calls += out_a.st[p].resync;
 	}
-	printf("%lu streams, %llu bytes, %llu records, %llu overlong, %llu errors, %llu refused, %llu calls ending in resync, %llu packets: identical\n",
+	printf("%lu streams, %llu bytes, %llu records, %llu overlong, %llu "
+	       "errors, %llu refused, %llu calls ending in resync, %llu "
+	       "packets: identical\n",
 	       iters, (unsigned long long)bytes, (unsigned long long)recs,
 	       (unsigned long long)overlong, (unsigned long long)errors,
 	       (unsigned long long)refused, (unsigned long long)resync_calls,

@@ -286,7 +286,10 @@ typedef struct {
 struct mutex {
 	int locked;
 };
-#define __MUTEX_INITIALIZER(name) { 0 }
+#define __MUTEX_INITIALIZER(name)                                              \
+	{                                                                      \
+		0                                                              \
+	}
 #define DEFINE_MUTEX(name) struct mutex name = __MUTEX_INITIALIZER(name)
 #define mutex_lock(m) ((m)->locked = 1)
 #define mutex_unlock(m) ((m)->locked = 0)
