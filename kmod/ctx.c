@@ -958,6 +958,7 @@ err_rings:
 	 * what it armed when a later probe fails) may have queued reports:
 	 * drained, so they are counted, not freed with the rings.
 	 */
+	damon_perf_rings_recheck_all(&ctx->rings);
 	damon_perf_drain_rings(ctx);
 	damon_perf_rings_free(&ctx->rings);
 err_module:
@@ -1003,7 +1004,11 @@ int damon_perf_ctx_stop(struct damon_perf_ctx *ctx)
 		ctx->source_armed = false;
 	}
 	damon_perf_kdamond_stop(ctx);
-	/* the kdamond has ended: its state is ours (kthread_stop() waited) */
+	/*
+	 * The kdamond has ended: its state is ours (kthread_stop() waited).
+	 * Every ring is read, whatever its pending bit (ring.c).
+	 */
+	damon_perf_rings_recheck_all(&ctx->rings);
 	damon_perf_drain_rings(ctx);
 	now = ktime_get_ns();
 	if (now > ctx->aggr_start_ns)

@@ -417,7 +417,7 @@ unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx)
 	u64 now = damon_perf_clock_ns();
 	unsigned int n;
 
-	if (cpumask_empty(&ctx->rings.pending)) {
+	if (!damon_perf_rings_pending(&ctx->rings)) {
 		ctx->last_drain_ns = now;
 		return 0;
 	}

@@ -16,14 +16,32 @@
  *   write entry                          smp_mb__after_atomic()    (C1)
  *   smp_wmb()                  (P2)      READ_ONCE(head)
  *   WRITE_ONCE(head)                     smp_rmb()                 (C2)
- *   smp_mb__before_atomic()    (P3)      read entries
- *   set(pending)                         smp_store_release(tail)   (C3)
+ *   if (!test_bit(pending))              read entries
+ *     smp_mb__before_atomic()  (P3)      smp_store_release(tail)   (C3)
+ *     set(pending)
  * P2 pairs with C2: an entry is complete before its head is seen.
- * P3 pairs with C1: a head published after the consumer read head leaves
- * the pending bit set for the next drain, so no report is stranded.
+ * P3 pairs with C1: a head published before a set bit the consumer then
+ * clears is seen by that drain.
  * C3 pairs with P1: the producer reuses a slot only after the consumer has
  * finished reading it (P1's control dependency orders the slot write
  * after the tail load: stores are not speculated).
+ *
+ * The pending bit. Setting it on every report cost a locked RMW each
+ * time, the largest part of the producer's cost; it is now set only when
+ * the producer finds it clear. Without a full barrier between the head
+ * store and that test (one would cost what the RMW did), the test may
+ * read the bit before a concurrent drain clears it while the head store
+ * is not yet visible to that drain: the drain misses the report and the
+ * producer, having seen the bit set, does not set it again. So the
+ * consumer keeps the CPUs whose bit it cleared (@recheck) and the next
+ * drain reads their head whatever their bit: the store that drain missed
+ * executed before the clear it raced with, so it is visible one sample
+ * interval later (stores propagate in bounded time; the consumer sleeps
+ * in between). No report waits longer than one extra drain, which the
+ * stale window allows (a report is stale only one sample interval before
+ * the previous drain). The last drain of a context, after its producers
+ * were disarmed (which synchronizes with their CPUs), looks at every
+ * CPU's ring: damon_perf_rings_recheck_all().
  */
 #include <linux/bug.h>
 #include <linux/cpumask.h>
@@ -127,9 +145,13 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 	if (rings->ring)
 		return -EBUSY;
 
-	ring = alloc_percpu(struct damon_perf_ring);
-	if (!ring)
+	if (!zalloc_cpumask_var(&rings->recheck, GFP_KERNEL))
 		return -ENOMEM;
+	ring = alloc_percpu(struct damon_perf_ring);
+	if (!ring) {
+		free_cpumask_var(rings->recheck);
+		return -ENOMEM;
+	}
 	for_each_possible_cpu(cpu) {
 		struct damon_perf_ring *r = per_cpu_ptr(ring, cpu);
 
@@ -138,6 +160,7 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 					   GFP_KERNEL, cpu_to_node(cpu));
 		if (!r->entries) {
 			free_ring(ring);
+			free_cpumask_var(rings->recheck);
 			return -ENOMEM;
 		}
 		r->mask = size - 1;
@@ -177,6 +200,7 @@ void damon_perf_rings_free(struct damon_perf_rings *rings)
 	rings->ring = NULL;
 	mutex_unlock(&damon_perf_rings_lock);
 	free_ring(ring);
+	free_cpumask_var(rings->recheck);
 	cpumask_clear(&rings->pending);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_free);
@@ -187,19 +211,143 @@ static void refuse(struct damon_perf_rings *rings, int why)
 }
 
 /*
- * The high watermark wakes the consumer once per crossing: the producer
- * disarms, the consumer re-arms after draining below the mark.
+ * The producer's slow paths, each ending the call it was reached from
+ * (busy guard and preemption included), so that the fast path keeps
+ * nothing live across a call and needs no saved registers.
  */
-static void maybe_wake(struct damon_perf_rings *rings,
-		       struct damon_perf_ring *r, unsigned int occupancy)
+
+/* No rings, or probe_idx 0 (then preemption is off, no guard held). */
+static noinline bool refuse_early(struct damon_perf_rings *rings, int why)
 {
-	if (occupancy < r->hiwat || !READ_ONCE(r->wake_armed) || !rings->wake)
-		return;
-	WRITE_ONCE(r->wake_armed, 0);
-	WRITE_ONCE(r->early_wake, r->early_wake + 1);
-	damon_perf_observe_early_wake();
-	/* NMI-safe; false only if already queued, then the wake is coming. */
-	irq_work_queue(&rings->wake_work);
+	if (why == DAMON_PERF_DROP_NO_PROBE) {
+		/*
+		 * Before the busy guard: producers nested two deep may both
+		 * get here, so the count is an interrupt- and NMI-safe
+		 * this_cpu RMW.
+		 */
+		this_cpu_inc(rings->ring->no_probe);
+		refuse(rings, why);
+		preempt_enable_notrace();
+	} else {
+		refuse(rings, why);
+	}
+	return false;
+}
+
+/* A nested producer: the guard was taken over another one. */
+static noinline bool refuse_busy(struct damon_perf_rings *rings)
+{
+	/* nested producers (two deep: NMI over IRQ) count alike */
+	this_cpu_inc(rings->ring->busy_drop);
+	refuse(rings, DAMON_PERF_DROP_BUSY);
+	this_cpu_dec(rings->ring->busy);
+	preempt_enable_notrace();
+	return false;
+}
+
+/* A full ring, busy guard held. */
+static noinline bool refuse_full(struct damon_perf_rings *rings,
+				 struct damon_perf_ring *r)
+{
+	WRITE_ONCE(r->overflow, r->overflow + 1);
+	refuse(rings, DAMON_PERF_DROP_FULL);
+	this_cpu_dec(rings->ring->busy);
+	preempt_enable_notrace();
+	return false;
+}
+
+/*
+ * At or above the high watermark, report queued, busy guard held. The
+ * watermark wakes the consumer once per crossing: the producer disarms,
+ * the consumer re-arms after draining below the mark.
+ */
+static noinline bool queued_wake(struct damon_perf_rings *rings,
+				 struct damon_perf_ring *r, unsigned int occ)
+{
+	if (READ_ONCE(r->wake_armed) && rings->wake) {
+		WRITE_ONCE(r->wake_armed, 0);
+		WRITE_ONCE(r->early_wake, r->early_wake + 1);
+		damon_perf_observe_early_wake();
+		/* NMI-safe; false only if already queued: the wake comes. */
+		irq_work_queue(&rings->wake_work);
+	}
+	this_cpu_dec(rings->ring->busy);
+	damon_perf_observe_ring_enqueue(occ);
+	preempt_enable_notrace();
+	return true;
+}
+
+/* damon_perf_report_access() past its first checks: @rings->ring is set. */
+static __always_inline bool queue(struct damon_perf_rings *rings,
+				  const struct damon_perf_report *report)
+{
+	struct damon_perf_ring *r;
+	unsigned int head, tail, occ;
+	int cpu;
+
+	preempt_disable_notrace();
+	if (unlikely(!report->probe_idx))
+		return refuse_early(rings, DAMON_PERF_DROP_NO_PROBE);
+
+	/* Interrupt- and NMI-safe RMW: a nested producer sees > 1. */
+	if (unlikely(this_cpu_inc_return(rings->ring->busy) != 1))
+		return refuse_busy(rings);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+	{
+		damon_perf_ring_hook_fn hook =
+			READ_ONCE(damon_perf_ring_busy_hook);
+
+		if (hook)
+			hook(rings);
+	}
+#endif
+
+	r = this_cpu_ptr(rings->ring);
+	head = r->head;
+	/* P1, pairs with C3 (smp_store_release(tail) in the drain). */
+	tail = READ_ONCE(r->tail);
+	if (unlikely(head - tail > r->mask))
+		return refuse_full(rings, r);
+
+	r->entries[head & r->mask] = *report;
+	/* P2, pairs with C2 (smp_rmb() in the drain): entry before head. */
+	smp_wmb();
+	WRITE_ONCE(r->head, head + 1);
+	/*
+	 * Only a clear bit is set; a set one may be cleared by a drain that
+	 * misses this head, which the next drain then reads (@recheck, see
+	 * "The pending bit" above).
+	 */
+	cpu = smp_processor_id();
+	if (!cpumask_test_cpu(cpu, &rings->pending)) {
+		/* P3, pairs with C1: head before the pending bit. */
+		smp_mb__before_atomic();
+		cpumask_set_cpu(cpu, &rings->pending);
+	}
+
+	/* the ring's enqueue is @head itself, its peak the consumer's */
+	occ = head + 1 - tail;
+	if (unlikely(occ >= r->hiwat))
+		return queued_wake(rings, r, occ);
+	this_cpu_dec(rings->ring->busy);
+	/*
+	 * perf_stats (this CPU's, not the ring's): after the guard, which
+	 * protects only the ring; still on this CPU.
+	 */
+	damon_perf_observe_ring_enqueue(occ);
+	preempt_enable_notrace();
+	return true;
+}
+
+/* A report without a time: stamped on a copy, queued from there. */
+static noinline bool queue_stamped(struct damon_perf_rings *rings,
+				   const struct damon_perf_report *report)
+{
+	struct damon_perf_report stamped = *report;
+
+	stamped.time_ns = damon_perf_clock_ns();
+	return queue(rings, &stamped);
 }
 
 /**
@@ -222,77 +370,12 @@ static void maybe_wake(struct damon_perf_rings *rings,
 bool damon_perf_report_access(struct damon_perf_rings *rings,
 			      const struct damon_perf_report *report)
 {
-	struct damon_perf_ring *r;
-	unsigned int head, tail, occ;
-	bool queued = false;
-
-	if (unlikely(!rings || !rings->ring)) {
-		refuse(rings, DAMON_PERF_DROP_NO_RING);
-		return false;
-	}
-
-	preempt_disable_notrace();
-	r = this_cpu_ptr(rings->ring);
-
-	/*
-	 * Before the busy guard: producers nested two deep may both get
-	 * here, so the count is an interrupt- and NMI-safe this_cpu RMW.
-	 */
-	if (unlikely(!report->probe_idx)) {
-		this_cpu_inc(rings->ring->no_probe);
-		refuse(rings, DAMON_PERF_DROP_NO_PROBE);
-		goto out;
-	}
-
-	/* Interrupt- and NMI-safe RMW: a nested producer sees > 1. */
-	if (this_cpu_inc_return(rings->ring->busy) != 1) {
-		/* nested producers (two deep: NMI over IRQ) count alike */
-		this_cpu_inc(rings->ring->busy_drop);
-		refuse(rings, DAMON_PERF_DROP_BUSY);
-		goto unbusy;
-	}
-
-#if IS_ENABLED(CONFIG_KUNIT)
-	{
-		damon_perf_ring_hook_fn hook =
-			READ_ONCE(damon_perf_ring_busy_hook);
-
-		if (hook)
-			hook(rings);
-	}
-#endif
-
-	head = r->head;
-	/* P1, pairs with C3 (smp_store_release(tail) in the drain). */
-	tail = READ_ONCE(r->tail);
-	if (unlikely(head - tail > r->mask)) {
-		WRITE_ONCE(r->overflow, r->overflow + 1);
-		refuse(rings, DAMON_PERF_DROP_FULL);
-		goto unbusy;
-	}
-
-	r->entries[head & r->mask] = *report;
-	if (!report->time_ns)
-		r->entries[head & r->mask].time_ns = damon_perf_clock_ns();
-	/* P2, pairs with C2 (smp_rmb() in the drain): entry before head. */
-	smp_wmb();
-	WRITE_ONCE(r->head, head + 1);
-	/* P3, pairs with C1: head before the pending bit. */
-	smp_mb__before_atomic();
-	cpumask_set_cpu(smp_processor_id(), &rings->pending);
-	queued = true;
-
-	occ = head + 1 - tail;
-	WRITE_ONCE(r->enqueue, r->enqueue + 1);
-	if (occ > r->peak)
-		WRITE_ONCE(r->peak, occ);
-	damon_perf_observe_ring_enqueue(occ);
-	maybe_wake(rings, r, occ);
-unbusy:
-	this_cpu_dec(rings->ring->busy);
-out:
-	preempt_enable_notrace();
-	return queued;
+	if (unlikely(!rings || !rings->ring))
+		return refuse_early(rings, DAMON_PERF_DROP_NO_RING);
+	/* stamped first: the clock is read before the report is queued */
+	if (unlikely(!report->time_ns))
+		return queue_stamped(rings, report);
+	return queue(rings, report);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_report_access);
 
@@ -305,7 +388,9 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_report_access);
  * @arg:	its argument.
  *
  * Clears @cpu's pending bit first, so a report published meanwhile sets it
- * again. Re-arms the early wake once the ring is below its watermark.
+ * again (or is found by the next damon_perf_rings_drain_pending(), which
+ * looks at @cpu again). Re-arms the early wake once the ring is below its
+ * watermark.
  *
  * Context: process (the context's only consumer), any CPU.
  * Return: reports consumed.
@@ -314,13 +399,14 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 				   damon_perf_report_fn fn, void *arg)
 {
 	struct damon_perf_ring *r;
-	unsigned int head, tail, n;
+	unsigned int head, tail, n, occ;
 
 	if (!rings->ring || cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return 0;
 	r = per_cpu_ptr(rings->ring, cpu);
 
-	cpumask_test_and_clear_cpu(cpu, &rings->pending);
+	if (cpumask_test_and_clear_cpu(cpu, &rings->pending))
+		__cpumask_set_cpu(cpu, rings->recheck);
 	/* C1, pairs with P3: clear the bit before reading head. */
 	smp_mb__after_atomic();
 	head = READ_ONCE(r->head);
@@ -330,13 +416,22 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 	n = head - tail;
 	for (; tail != head; tail++)
 		fn(&r->entries[tail & r->mask], arg);
+	/*
+	 * The peak: occupancy only grows until the slots are freed below, so
+	 * this is the highest since the last drain, but for reports queued
+	 * between this read and the release (best effort, as the counters
+	 * are).
+	 */
+	occ = READ_ONCE(r->head) - r->tail;
+	if (occ > r->peak)
+		WRITE_ONCE(r->peak, occ);
+	if (n)
+		WRITE_ONCE(r->dequeue, r->dequeue + n);
 	/* C3, pairs with P1: done with the slots before freeing them. */
 	smp_store_release(&r->tail, tail);
 
-	if (n) {
-		WRITE_ONCE(r->dequeue, r->dequeue + n);
+	if (n)
 		damon_perf_observe_ring_dequeue(cpu, n);
-	}
 	if (!READ_ONCE(r->wake_armed) &&
 	    READ_ONCE(r->head) - tail < r->hiwat)
 		WRITE_ONCE(r->wake_armed, 1);
@@ -345,10 +440,62 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_ring_drain);
 
 /**
+ * damon_perf_rings_pending() - Whether a drain may find reports.
+ * @rings:	the context's rings.
+ *
+ * First looks at the rings whose pending bit the last drain cleared
+ * (@rings->recheck, see "The pending bit" in ring.c) and sets the bit of
+ * each that holds reports, so the drain takes them.
+ *
+ * Context: process (the context's only consumer).
+ * Return: true if a pending bit is set.
+ */
+bool damon_perf_rings_pending(struct damon_perf_rings *rings)
+{
+	int cpu;
+
+	if (!rings->ring)
+		return false;
+	for_each_cpu(cpu, rings->recheck) {
+		struct damon_perf_ring *r = per_cpu_ptr(rings->ring, cpu);
+
+		if (READ_ONCE(r->head) != r->tail &&
+		    !cpumask_test_cpu(cpu, &rings->pending))
+			cpumask_set_cpu(cpu, &rings->pending);
+	}
+	cpumask_clear(rings->recheck);
+	return !cpumask_empty(&rings->pending);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_pending);
+
+/**
+ * damon_perf_rings_recheck_all() - Make the next drain look at every ring.
+ * @rings:	the context's rings.
+ *
+ * For the last drain of a context, once its producers are gone: every
+ * possible CPU's ring is read whatever its pending bit.
+ *
+ * Context: process (the context's only consumer).
+ */
+void damon_perf_rings_recheck_all(struct damon_perf_rings *rings)
+{
+	int cpu;
+
+	if (!rings->ring)
+		return;
+	for_each_possible_cpu(cpu)
+		__cpumask_set_cpu(cpu, rings->recheck);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_recheck_all);
+
+/**
  * damon_perf_rings_drain_pending() - Drain every CPU with a pending bit.
  * @rings:	the context's rings.
  * @fn:		called for each report.
  * @arg:	its argument.
+ *
+ * The rings the previous call cleared are looked at again first
+ * (damon_perf_rings_pending()).
  *
  * Context: process (the context's only consumer).
  * Return: reports consumed.
@@ -359,7 +506,7 @@ unsigned int damon_perf_rings_drain_pending(struct damon_perf_rings *rings,
 	unsigned int n = 0;
 	int cpu;
 
-	if (!rings->ring)
+	if (!damon_perf_rings_pending(rings))
 		return 0;
 	for_each_cpu(cpu, &rings->pending)
 		n += damon_perf_ring_drain(rings, cpu, fn, arg);
@@ -380,15 +527,33 @@ void damon_perf_ring_read_stats(struct damon_perf_rings *rings, int cpu,
 				struct damon_perf_ring_stats *st)
 {
 	struct damon_perf_ring *r = per_cpu_ptr(rings->ring, cpu);
+	unsigned int head, tail, occ;
+	unsigned long dequeue;
 
-	st->enqueue = READ_ONCE(r->enqueue);
-	st->dequeue = READ_ONCE(r->dequeue);
+	/*
+	 * enqueue is @head (ring.h) widened by @dequeue, which the consumer
+	 * advances before it releases @tail; a head read older than that
+	 * dequeue (or a tail newer than the head) counts as an empty ring.
+	 */
+	tail = READ_ONCE(r->tail);
+	/* pairs with C3: the dequeue of that tail or a later one */
+	smp_rmb();
+	dequeue = READ_ONCE(r->dequeue);
+	head = READ_ONCE(r->head);
+	occ = head - (unsigned int)dequeue;
+	if ((int)occ < 0)
+		occ = 0;
+	st->enqueue = dequeue + occ;
+	st->dequeue = dequeue;
 	st->overflow = READ_ONCE(r->overflow);
 	st->busy_drop = READ_ONCE(r->busy_drop);
 	st->early_wake = READ_ONCE(r->early_wake);
 	st->no_probe = READ_ONCE(r->no_probe);
-	st->peak = READ_ONCE(r->peak);
-	st->occupancy = READ_ONCE(r->head) - READ_ONCE(r->tail);
 	st->size = r->mask + 1;
+	occ = head - tail;
+	if ((int)occ < 0)
+		occ = 0;
+	st->occupancy = min(occ, st->size);
+	st->peak = max(READ_ONCE(r->peak), st->occupancy);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_ring_read_stats);

@@ -82,16 +82,19 @@ struct damon_perf_report {
 /**
  * struct damon_perf_ring - One CPU's ring of one context.
  * @head:	next slot the producer writes; written only by the producer.
+ *		Runs freely from 0, so it is also the count of reports
+ *		accepted (modulo 2^32): damon_perf_ring_read_stats() derives
+ *		enqueue from it.
  * @busy:	nesting guard of the producer (NMI over process context).
  * @wake_armed:	the high-watermark wake may fire (re-armed by the drain).
  * @overflow:	reports refused because the ring was full.
  * @busy_drop:	reports refused because a producer nested.
- * @enqueue:	reports accepted.
- * @dequeue:	reports consumed.
- * @peak:	highest occupancy seen.
  * @early_wake:	times the high watermark woke the kdamond.
  * @no_probe:	reports refused because their probe_idx was 0.
  * @tail:	next slot the consumer reads; written only by the consumer.
+ * @dequeue:	reports consumed.
+ * @peak:	highest occupancy seen by the consumer, which measures it
+ *		when it drains (occupancy only grows between two drains).
  * @mask:	@entries length minus one (the length is a power of two).
  * @hiwat:	occupancy that triggers the early wake.
  * @entries:	@mask + 1 reports.
@@ -106,12 +109,11 @@ struct damon_perf_ring {
 	int wake_armed;
 	unsigned long overflow;
 	unsigned long busy_drop;
-	unsigned long enqueue;
 	unsigned long early_wake;
-	unsigned int peak;
 	unsigned long no_probe;
 	/* consumer cache line */
 	unsigned int tail ____cacheline_aligned_in_smp;
+	unsigned int peak;
 	unsigned long dequeue;
 	/* read-mostly */
 	unsigned int mask ____cacheline_aligned_in_smp;
@@ -122,7 +124,12 @@ struct damon_perf_ring {
 /**
  * struct damon_perf_rings - The report rings of one context.
  * @ring:	per-CPU rings.
- * @pending:	CPUs whose ring holds unconsumed reports.
+ * @pending:	CPUs whose ring holds unconsumed reports; set by the
+ *		producer when it finds the bit clear, cleared by the drain.
+ * @recheck:	consumer only: CPUs whose bit the last drain cleared, looked
+ *		at again by the next drain whatever their bit (ring.c:
+ *		"The pending bit"); allocated with @ring (off stack on
+ *		large-NR_CPUS kernels, so the struct stays small).
  * @wake_work:	NMI-safe deferral of the early kdamond wake-up.
  * @wake:	called from @wake_work (hard IRQ context) to wake the consumer.
  * @wake_arg:	argument of @wake.
@@ -133,6 +140,7 @@ struct damon_perf_ring {
 struct damon_perf_rings {
 	struct damon_perf_ring __percpu *ring;
 	cpumask_t pending;
+	cpumask_var_t recheck;
 	struct irq_work wake_work;
 	void (*wake)(void *arg);
 	void *wake_arg;
@@ -184,6 +192,8 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 				   damon_perf_report_fn fn, void *arg);
 unsigned int damon_perf_rings_drain_pending(struct damon_perf_rings *rings,
 					    damon_perf_report_fn fn, void *arg);
+bool damon_perf_rings_pending(struct damon_perf_rings *rings);
+void damon_perf_rings_recheck_all(struct damon_perf_rings *rings);
 
 /* Held while rings->ring is set or cleared; readers of counters take it. */
 extern struct mutex damon_perf_rings_lock;

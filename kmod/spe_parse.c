@@ -44,7 +44,7 @@ const char *damon_perf_spe_pkt_name(unsigned int type)
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_spe_pkt_name);
 
 /* Payload bytes encoded in the size field (bits 5:4) of a header byte. */
-static unsigned int payload_len(u8 hdr)
+static __always_inline unsigned int payload_len(u8 hdr)
 {
 	return 1U << ((hdr >> 4) & 3);
 }
@@ -53,7 +53,7 @@ static unsigned int payload_len(u8 hdr)
  * Little-endian payload of @plen (1, 2, 4 or 8) bytes, assembled byte by
  * byte; the fixed shifts let the compiler merge them into one load.
  */
-static u64 le_payload(const u8 *p, unsigned int plen)
+static __always_inline u64 le_payload(const u8 *p, unsigned int plen)
 {
 	switch (plen) {
 	case 1:
@@ -71,8 +71,9 @@ static u64 le_payload(const u8 *p, unsigned int plen)
 }
 
 /* Fill @pkt's payload from the @plen bytes after a @hlen-byte header. */
-static int get_payload(const u8 *buf, size_t len, unsigned int hlen,
-		       unsigned int plen, struct damon_perf_spe_pkt *pkt)
+static __always_inline int get_payload(const u8 *buf, size_t len,
+				       unsigned int hlen, unsigned int plen,
+				       struct damon_perf_spe_pkt *pkt)
 {
 	if (len < hlen + plen)
 		return DAMON_PERF_SPE_NEED_MORE;
@@ -82,8 +83,9 @@ static int get_payload(const u8 *buf, size_t len, unsigned int hlen,
 	return pkt->len;
 }
 
-static int get_simple(const u8 *buf, size_t len, u8 type, u8 index,
-		      struct damon_perf_spe_pkt *pkt)
+static __always_inline int get_simple(const u8 *buf, size_t len, u8 type,
+				      u8 index,
+				      struct damon_perf_spe_pkt *pkt)
 {
 	pkt->type = type;
 	pkt->index = index;
@@ -370,35 +372,43 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 	struct damon_perf_spe_record rec = { 0 };
 	struct damon_perf_spe_pkt pkt = { 0 };
 	size_t pos = 0, start = 0;
-	bool in_rec = false, resync;
+	bool in_rec = false;
 	int ret;
 
 	if (!stats) {
 		dummy = (struct damon_perf_spe_stats){ 0 };
 		stats = &dummy;
 	}
-	resync = stats->resync;
+	/*
+	 * Outside a record start == pos, so only a record can grow past
+	 * DAMON_PERF_SPE_REC_MAX, and its length only grows until it ends.
+	 * The limit is therefore tested lazily, once per record, where the
+	 * record's fate is decided: at its END or TIMESTAMP, at a bad byte,
+	 * at a cut and at the end of @buf. There, pos - start (or the end of
+	 * the ending packet - start) exceeds the limit exactly when a test
+	 * after every packet would have dropped it already; the packets
+	 * folded into @rec past the limit are thrown away with it. Dropping
+	 * it then enters the resync loop, as the per-packet test did at the
+	 * crossing, so records, statistics and the bytes consumed are the
+	 * same.
+	 */
+	if (stats->resync)
+		goto resync;
+parse:
 	while (pos < len) {
 		/* PAD runs fill records up to their alignment: skip them */
 		if (buf[pos] == DAMON_PERF_SPE_HDR_PAD) {
 			do
 				pos++;
 			while (pos < len && buf[pos] == DAMON_PERF_SPE_HDR_PAD);
-			if (!in_rec) {
+			if (!in_rec)
 				start = pos;
-			} else if (pos - start > DAMON_PERF_SPE_REC_MAX) {
-				/* no record is this long: drop it */
-				stats->overlong++;
-				stats->dropped++;
-				in_rec = false;
-				rec = (struct damon_perf_spe_record){ 0 };
-				start = pos;
-				resync = true;
-			}
 			continue;
 		}
 		ret = decode(buf + pos, len - pos, offset + pos, &pkt);
 		if (ret == DAMON_PERF_SPE_NEED_MORE) {
+			if (in_rec && pos - start > DAMON_PERF_SPE_REC_MAX)
+				goto overlong;
 			/* only an alignment packet is longer than PKT_MAX */
 			if (len - pos <= DAMON_PERF_SPE_PKT_MAX)
 				break;
@@ -407,11 +417,22 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 				stats->overlong++;
 				stats->dropped++;
 				start = pos;
-				resync = true;
+				stats->resync = true;
+				return start;
 			}
 			break;
 		}
 		if (ret < 0) {
+			if (in_rec && pos - start > DAMON_PERF_SPE_REC_MAX) {
+				/* dropped before this byte, then skipped */
+				stats->overlong++;
+				stats->dropped++;
+				stats->errors++;
+				pos++;
+				start = pos;
+				in_rec = false;
+				goto resync;
+			}
 			stats->errors++;
 			if (in_rec)
 				stats->dropped++;
@@ -421,48 +442,74 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 			rec = (struct damon_perf_spe_record){ 0 };
 			continue;
 		}
-		if (in_rec &&
-		    pos + (size_t)ret - start > DAMON_PERF_SPE_REC_MAX) {
-			/* no record is this long: drop it, find a boundary */
-			stats->overlong++;
-			stats->dropped++;
-			in_rec = false;
-			rec = (struct damon_perf_spe_record){ 0 };
-			resync = true;
-		}
-		if (resync) {
-			pos += (size_t)ret;
-			start = pos;
-			if (pkt.type == DAMON_PERF_SPE_PKT_END ||
-			    pkt.type == DAMON_PERF_SPE_PKT_TIMESTAMP)
-				resync = false;
-			continue;
-		}
+		pos += (size_t)ret;
 		if (pkt.type == DAMON_PERF_SPE_PKT_PAD) {
-			pos += (size_t)ret;
 			if (!in_rec)
 				start = pos;
 			continue;
 		}
 		if (!apply(&rec, &pkt)) {
 			in_rec = true;
-			pos += (size_t)ret;
 			continue;
 		}
 		if (in_rec) {
-			if (fn && !fn(&rec, arg)) {
-				stats->refused++;
-				stats->resync = false;
-				return start;
+			if (pos - start > DAMON_PERF_SPE_REC_MAX) {
+				/* too long a record; the boundary is here */
+				stats->overlong++;
+				stats->dropped++;
+			} else {
+				if (fn && !fn(&rec, arg)) {
+					stats->refused++;
+					stats->resync = false;
+					return start;
+				}
+				stats->records++;
 			}
-			stats->records++;
 		}
-		pos += (size_t)ret;
 		start = pos;
 		in_rec = false;
 		rec = (struct damon_perf_spe_record){ 0 };
 	}
-	stats->resync = resync;
+	if (in_rec && pos - start > DAMON_PERF_SPE_REC_MAX)
+		goto overlong;
+	stats->resync = false;
 	return start;
+
+overlong:
+	/* no record is this long: drop it, find a boundary */
+	stats->overlong++;
+	stats->dropped++;
+	start = pos;
+resync:
+	/*
+	 * Inside a dropped record: consume everything up to and including
+	 * the next END or TIMESTAMP unparsed (still decoded, so that a
+	 * payload byte is not taken for a boundary); start stays at pos.
+	 */
+	while (pos < len) {
+		if (buf[pos] == DAMON_PERF_SPE_HDR_PAD) {
+			pos++;
+			continue;
+		}
+		ret = decode(buf + pos, len - pos, offset + pos, &pkt);
+		if (ret == DAMON_PERF_SPE_NEED_MORE)
+			break;
+		if (ret < 0) {
+			stats->errors++;
+			pos++;
+			continue;
+		}
+		pos += (size_t)ret;
+		if (pkt.type == DAMON_PERF_SPE_PKT_END ||
+		    pkt.type == DAMON_PERF_SPE_PKT_TIMESTAMP) {
+			/* the boundary: parse on from there */
+			start = pos;
+			in_rec = false;
+			rec = (struct damon_perf_spe_record){ 0 };
+			goto parse;
+		}
+	}
+	stats->resync = true;
+	return pos;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_spe_parse);

@@ -314,6 +314,89 @@ static void ring_pending_bit_should_follow_publish_and_drain(struct kunit *test)
 	damon_perf_rings_free(rings);
 }
 
+/*
+ * The producer sets the pending bit only when it finds it clear. The race
+ * it leaves, replayed on one CPU: the producer reads the bit set, and the
+ * drain that clears it misses the head store. The next drain must look
+ * at that ring all the same.
+ */
+static void ring_drain_should_recheck_a_cleared_bit(struct kunit *test)
+{
+	struct damon_perf_rings *rings = new_rings(test, SMALL, NULL, NULL);
+	struct damon_perf_report r = mk(1);
+	struct collector c = {};
+	int cpu;
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	/* the bit the producer will see, set by an earlier report */
+	cpumask_set_cpu(cpu, &rings->pending);
+	KUNIT_EXPECT_TRUE(test, damon_perf_report_access(rings, &r));
+	/* the racing drain's clear, its head read older than the report */
+	cpumask_clear_cpu(cpu, &rings->pending);
+	__cpumask_set_cpu(cpu, rings->recheck);
+	KUNIT_EXPECT_TRUE(test, damon_perf_rings_pending(rings));
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(rings, collect,
+							     &c), 1U);
+	KUNIT_EXPECT_EQ(test, c.last, 1UL);
+	/* looked at once more, then forgotten: nothing left */
+	KUNIT_EXPECT_FALSE(test, damon_perf_rings_pending(rings));
+	KUNIT_EXPECT_TRUE(test, cpumask_empty(rings->recheck));
+
+	/* the last drain of a context reads every ring, bit or not */
+	r = mk(2);
+	cpumask_set_cpu(cpu, &rings->pending);
+	KUNIT_EXPECT_TRUE(test, damon_perf_report_access(rings, &r));
+	cpumask_clear_cpu(cpu, &rings->pending);
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(rings, collect,
+							     &c), 0U);
+	damon_perf_rings_recheck_all(rings);
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(rings, collect,
+							     &c), 1U);
+	KUNIT_EXPECT_EQ(test, c.last, 2UL);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, c.n, 2UL);
+	KUNIT_EXPECT_EQ(test, c.bad, 0UL);
+	damon_perf_rings_free(rings);
+}
+
+/* Enqueue is derived from head and dequeue, peak from the drains. */
+static void ring_counters_should_count_past_many_drains(struct kunit *test)
+{
+	struct damon_perf_rings *rings = new_rings(test, SMALL, NULL, NULL);
+	struct damon_perf_ring_stats sum;
+	struct damon_perf_report r;
+	struct collector c = {};
+	unsigned long seq = 1;
+	int round, i;
+
+	migrate_disable();
+	/* rounds of 1..16 reports: peak 16, then a quieter round */
+	for (round = 1; round <= 16; round++) {
+		for (i = 0; i < round; i++) {
+			r = mk(seq++);
+			KUNIT_EXPECT_TRUE(test,
+					  damon_perf_report_access(rings, &r));
+		}
+		ring_stats_sum(rings, &sum);
+		KUNIT_EXPECT_EQ(test, sum.enqueue, seq - 1);
+		KUNIT_EXPECT_EQ(test, sum.occupancy, (unsigned int)round);
+		KUNIT_EXPECT_EQ(test, sum.peak, (unsigned int)round);
+		damon_perf_rings_drain_pending(rings, collect, &c);
+	}
+	r = mk(seq++);
+	KUNIT_EXPECT_TRUE(test, damon_perf_report_access(rings, &r));
+	damon_perf_rings_drain_pending(rings, collect, &c);
+	migrate_enable();
+	ring_stats_sum(rings, &sum);
+	KUNIT_EXPECT_EQ(test, sum.enqueue, seq - 1);
+	KUNIT_EXPECT_EQ(test, sum.dequeue, seq - 1);
+	KUNIT_EXPECT_EQ(test, c.n, seq - 1);
+	KUNIT_EXPECT_EQ(test, sum.occupancy, 0U);
+	KUNIT_EXPECT_EQ(test, sum.peak, (unsigned int)SMALL);
+	damon_perf_rings_free(rings);
+}
+
 static void count_wake(void *arg)
 {
 	atomic_inc(arg);
@@ -568,6 +651,8 @@ static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_should_refuse_probe_idx_zero),
 	KUNIT_CASE(ring_should_refuse_when_not_allocated),
 	KUNIT_CASE(ring_pending_bit_should_follow_publish_and_drain),
+	KUNIT_CASE(ring_drain_should_recheck_a_cleared_bit),
+	KUNIT_CASE(ring_counters_should_count_past_many_drains),
 	KUNIT_CASE(ring_watermark_wake_should_fire_once_per_crossing),
 	KUNIT_CASE(ring_counters_should_show_in_ctx_rings_file),
 	KUNIT_CASE(ring_spsc_should_deliver_or_count_every_report),

@@ -204,6 +204,16 @@ static inline void cpumask_set_cpu(unsigned int cpu, cpumask_t *m)
 			  1UL << (cpu % BITS_PER_LONG), __ATOMIC_RELAXED);
 }
 
+/* as with CONFIG_CPUMASK_OFFSTACK=n: in place, never fails */
+typedef cpumask_t cpumask_var_t[1];
+#define zalloc_cpumask_var(m, gfp) (memset(*(m), 0, sizeof(**(m))), true)
+#define free_cpumask_var(m) ((void)(m))
+
+static inline void __cpumask_set_cpu(unsigned int cpu, cpumask_t *m)
+{
+	m->bits[cpu / BITS_PER_LONG] |= 1UL << (cpu % BITS_PER_LONG);
+}
+
 static inline bool cpumask_test_and_clear_cpu(int cpu, cpumask_t *m)
 {
 	unsigned long bit = 1UL << (cpu % BITS_PER_LONG);
@@ -215,8 +225,10 @@ static inline bool cpumask_test_and_clear_cpu(int cpu, cpumask_t *m)
 
 static inline bool cpumask_test_cpu(int cpu, const cpumask_t *m)
 {
-	return (READ_ONCE(m->bits[cpu / BITS_PER_LONG]) >>
-		(cpu % BITS_PER_LONG)) &
+	/* unsigned, as the kernel's cpumask_check() makes it */
+	unsigned int c = (unsigned int)cpu;
+
+	return (READ_ONCE(m->bits[c / BITS_PER_LONG]) >> (c % BITS_PER_LONG)) &
 	       1;
 }
 
