@@ -22,11 +22,11 @@
  *   1/64, else at the edge of the longest empty gap between samples when
  *   a uniform spread would hardly leave such a gap (fewer than
  *   SPLIT_MIN_SAMPLES samples are cut out only when they all lie within
- *   1/SPLIT_SPAN of the region); both pieces are
- *   tested again, down to a depth of 2 log2(samples) + 2 pieces of
- *   pieces per region (split_depth()), and up to max_nr_regions per
- *   target. The pieces get the counters their samples give them, so
- *   the aggregation that saw a hot range already reports its exact edges.
+ *   1/SPLIT_SPAN of the region); both pieces are tested again, down to
+ *   a depth of 2 log2(samples) + 2 pieces of pieces per region, at least
+ *   16 (split_depth()), and up to max_nr_regions per target. The pieces
+ *   get the counters their samples give them, so the aggregation that
+ *   saw a hot range already reports its exact edges.
  * - random: DAMON's split at random points, after the counters were
  *   reset, while the target has at most half of max_nr_regions.
  */
@@ -731,9 +731,11 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_adjust_split);
  * Depth of the cuts of a region in samples mode: a piece of a piece ...
  * at most this deep. Each level of pieces holds each sample at most once,
  * so a region of n samples costs at most (depth + 1) n steps; the depth is
- * split_depth(n) = 2 log2(n) + 2, at most this for a 65536-sample buffer.
+ * split_depth(n), at most this for a 65536-sample buffer.
  */
 #define SPLIT_MAX_DEPTH		34
+/* Never shallower: as deep as the 16 cuts a region had before. */
+#define SPLIT_MIN_DEPTH		16
 struct orig {
 	unsigned int nr_accesses;
 	u64 probe_hits[DAMON_PERF_MAX_PROBES];
@@ -752,16 +754,17 @@ struct piece {
 };
 
 /*
- * How deep the cuts of a region with @n samples go: 2 log2(n) + 2, so a
- * balanced cut sequence isolates every sampled page run and one that
- * peels a run at a time (a comb of small hot ranges, cut at the edges of
- * its gaps) still takes log2(n) + 1 runs an aggregation, at a cost of
- * O(n log n) steps; the next aggregation goes on from the pieces.
+ * How deep the cuts of a region with @n samples go: 2 log2(n) + 2, at
+ * least SPLIT_MIN_DEPTH, so a balanced cut sequence isolates every
+ * sampled page run and one that peels a run at a time (a comb of small
+ * hot ranges, cut at the edges of its gaps) still takes log2(n) + 1 runs
+ * an aggregation, at a cost of O(n log n) steps; the next aggregation
+ * goes on from the pieces.
  */
 static unsigned int split_depth(u32 n)
 {
-	return min_t(unsigned int, 2 * ilog2(max_t(u32, n, 1)) + 2,
-		     SPLIT_MAX_DEPTH);
+	return clamp_t(unsigned int, 2 * ilog2(max_t(u32, n, 1)) + 2,
+		       SPLIT_MIN_DEPTH, SPLIT_MAX_DEPTH);
 }
 
 /* Cut @r at its density changes; returns the number of cuts. */

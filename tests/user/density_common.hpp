@@ -27,14 +27,14 @@ inline void sort(std::vector<damon_perf_sample> &s)
 }
 
 // The depth of the cuts of a region with n samples, as split_depth() of
-// kmod/regions.c: 2 log2(n) + 2, at most 34.
+// kmod/regions.c: 2 log2(n) + 2, within 16 .. 34.
 inline unsigned int split_depth(uint32_t n)
 {
 	unsigned int l = 0;
 
 	while ((n >> 1) >> l)
 		l++;
-	return std::min(2 * l + 2, 34u);
+	return std::clamp(2 * l + 2, 16u, 34u);
 }
 
 // Cut [first, end) pages as cut_region() does: depth first, pieces of

@@ -18,8 +18,10 @@
 # region bounds, NUMA balancing provoking hinting faults. A vaddr context
 # monitors every workload process (-P) and is scored on their mappings; a
 # paddr context covers System RAM (--phys-addr) and is scored against the
-# frames of the hot pages (pagemap at the end of the run, the workload on
-# one CPU so that its pages stay put).
+# frames of the hot pages (pagemap at the end of the run). The workload
+# runs on CPU 0 (ACCURACY_PIN=0: anywhere, but paddr): a paddr context's hot pages
+# then stay put, and for every context the NUMA scans come about twice
+# as often (see the scan settings below).
 #
 # make check runs the guard: one scenario (two hot ranges of 2 MiB and
 # 1 MiB in 256 MiB), split samples must reach
@@ -70,8 +72,8 @@ acc_targets() {
 acc_frames() {
 	awk -v p="$1" '$1 == "map" && $2 == p { print $3, $4 }' "$2" |
 	while read -r s e; do
-		dd if="/proc/$1/pagemap" bs=8 skip=$((s / 4096)) \
-			count=$(((e - s) / 4096)) 2>/dev/null |
+		dd if="/proc/$1/pagemap" bs=65536 iflag=skip_bytes,count_bytes \
+			skip=$((s / 4096 * 8)) count=$(((e - s) / 4096 * 8)) 2>/dev/null |
 		od -An -v -tx8 | awk -v p="$1" -v s="$s" -v truth="$2" '
 		function hex(s,   i, v) {
 			v = 0
@@ -80,6 +82,7 @@ acc_frames() {
 			return v
 		}
 		BEGIN {
+			nr = 0
 			while ((getline l < truth) > 0) {
 				split(l, f, " ")
 				if (f[1] == "range" && f[3] == p) {
@@ -231,8 +234,9 @@ acc_score() {
 
 # acc_run SPLIT NAME OPS WORKLOAD_ARGS...: one scenario in one split mode,
 # OPS vaddr (a context on every workload process) or paddr (over System
-# RAM, --phys-addr, the workload on CPU 0 so its pages stay where the
-# final pagemap read finds them); leaves the scores in
+# RAM, --phys-addr); the workload on CPU 0 unless ACCURACY_PIN=0 (always
+# for paddr: its pages stay where the final pagemap read finds them); leaves
+# the scores in
 # /tmp/acc-NAME-SPLIT.score and prints them.
 acc_run() {
 	_split=$1 _name=$2 _ops=$3
@@ -240,10 +244,12 @@ acc_run() {
 	_rec=/tmp/acc-$_name-$_split.jsonl
 	_score=/tmp/acc-$_name-$_split.score
 	: > "$_score"
-	[ "$_ops" = paddr ] && taskset -p 1 $$ > /dev/null
+	_pin=$PIN
+	[ "$_ops" = paddr ] && _pin=1
+	[ "$_pin" = 1 ] && taskset -p 1 $$ > /dev/null
 	start_workload "$@"
 	_rc=$?
-	[ "$_ops" = paddr ] && taskset -p ffffffff $$ > /dev/null
+	[ "$_pin" = 1 ] && taskset -p ffffffff $$ > /dev/null
 	# -P: the parent's own line comes after every child's
 	_i=0
 	while [ $_rc -eq 0 ] &&
@@ -379,11 +385,18 @@ check "NUMA balancing on with fast scans" numa_balancing_fast
 # 100 ms period give that floor, 200 ms: a scan of the first 512 MiB of a
 # process's resident memory five times a second, every page of a mapping
 # of up to about 500 MiB five times per aggregation, of 1 GiB about
-# twice (the scan goes on where it stopped). Restored at the end: later
-# scripts of the same boot see what they saw before.
+# twice (the scan goes on where it stopped). Fewer come: the kernel also
+# holds the scan to 3% of the threads' CPU time (task_numa_work(): the
+# next scan waits 32 times the CPU time the last one took), and under
+# TCG a scan of 256 MiB of PTEs takes tens of milliseconds, more when the
+# workload's threads run on both CPUs (each scan's TLB flush then
+# reaches the other vCPU): measured, about 1.2 passes a second over
+# 256 MiB on two CPUs, 2.5 with the workload on CPU 0 (PIN). Restored at
+# the end: later scripts of the same boot see what they saw before.
 NB=/sys/kernel/debug/sched/numa_balancing
 SCAN_SIZE_MB=${ACCURACY_SCAN_SIZE_MB:-512}
 SCAN_PERIOD_MS=${ACCURACY_SCAN_PERIOD_MS:-100}
+PIN=${ACCURACY_PIN:-1}
 scan_saved=
 for _k in scan_delay_ms scan_period_min_ms scan_period_max_ms scan_size_mb; do
 	[ -r $NB/$_k ] && scan_saved="$scan_saved $_k=$(cat $NB/$_k)"
@@ -405,7 +418,7 @@ _set=""
 for _k in scan_delay_ms scan_period_min_ms scan_period_max_ms scan_size_mb; do
 	_set="$_set $_k=$(cat $NB/$_k 2>/dev/null || echo -)"
 done
-echo "# ACCURACY-SETTING numa_balancing$_set floor_ms=$_floor (was:${scan_saved:- unknown})"
+echo "# ACCURACY-SETTING numa_balancing$_set floor_ms=$_floor workload_on_cpu0=$PIN (was:${scan_saved:- unknown})"
 
 # scan_seqs: "PID:numa_scan_seq" of every workload process (the NUMA
 # balancer's completed passes over its address space, /proc/PID/sched).

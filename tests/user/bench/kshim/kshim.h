@@ -275,6 +275,7 @@ struct mutex {
 	int locked;
 };
 #define DEFINE_MUTEX(name) struct mutex name = {0}
+#define __MUTEX_INITIALIZER(name) {0}
 #define mutex_lock(m) ((m)->locked = 1)
 #define mutex_unlock(m) ((m)->locked = 0)
 typedef struct {
