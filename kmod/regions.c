@@ -22,13 +22,15 @@
  *   1/64, else at the edge of the longest empty gap between samples when
  *   a uniform spread would hardly leave such a gap (fewer than
  *   SPLIT_MIN_SAMPLES samples are cut out only when they all lie within
- *   1/SPLIT_SPAN of the region); both pieces are
- *   tested again, up to SPLIT_MAX_CUTS cuts per region and max_nr_regions
- *   per target. The pieces get the counters their samples give them, so
- *   the aggregation that saw a hot range already reports its exact edges.
+ *   1/SPLIT_SPAN of the region); both pieces are tested again, down to
+ *   a depth of 2 log2(samples) + 2 pieces of pieces per region, at least
+ *   16 (split_depth()), and up to max_nr_regions per target. The pieces
+ *   get the counters their samples give them, so the aggregation that
+ *   saw a hot range already reports its exact edges.
  * - random: DAMON's split at random points, after the counters were
  *   reset, while the target has at most half of max_nr_regions.
  */
+#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -725,8 +727,15 @@ void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_adjust_split);
 
-/* Cuts per region and aggregation in samples mode (pieces: one more). */
-#define SPLIT_MAX_CUTS		16
+/*
+ * Depth of the cuts of a region in samples mode: a piece of a piece ...
+ * at most this deep. Each level of pieces holds each sample at most once,
+ * so a region of n samples costs at most (depth + 1) n steps; the depth is
+ * split_depth(n), at most this for a 65536-sample buffer.
+ */
+#define SPLIT_MAX_DEPTH		34
+/* Never shallower: as deep as the 16 cuts a region had before. */
+#define SPLIT_MIN_DEPTH		16
 struct orig {
 	unsigned int nr_accesses;
 	u64 probe_hits[DAMON_PERF_MAX_PROBES];
@@ -744,25 +753,47 @@ struct piece {
 	u32 hi;
 };
 
+/*
+ * How deep the cuts of a region with @n samples go: 2 log2(n) + 2, at
+ * least SPLIT_MIN_DEPTH, so a balanced cut sequence isolates every
+ * sampled page run and one that peels a run at a time (a comb of small
+ * hot ranges, cut at the edges of its gaps) still takes log2(n) + 1 runs
+ * an aggregation, at a cost of O(n log n) steps; the next aggregation
+ * goes on from the pieces.
+ */
+static unsigned int split_depth(u32 n)
+{
+	return clamp_t(unsigned int, 2 * ilog2(max_t(u32, n, 1)) + 2,
+		       SPLIT_MIN_DEPTH, SPLIT_MAX_DEPTH);
+}
+
 /* Cut @r at its density changes; returns the number of cuts. */
 static unsigned int cut_region(struct damon_perf_target *t,
 			       struct damon_perf_region *r,
 			       const struct damon_perf_sample *smp,
 			       u32 lo, u32 hi, unsigned int budget)
 {
-	struct piece stack[SPLIT_MAX_CUTS + 1];
-	unsigned int top = 0, cuts = 0;
+	/*
+	 * Depth first: a piece at depth d is cut only when d < limit, and
+	 * the stack holds at most one pending piece per depth plus the top
+	 * pair, so at most limit + 1 pieces.
+	 */
+	struct piece stack[SPLIT_MAX_DEPTH + 1];
+	u8 depth[SPLIT_MAX_DEPTH + 1];
+	unsigned int limit = split_depth(hi - lo);
+	unsigned int top = 0, cuts = 0, d;
 	struct damon_perf_region *n;
 	unsigned long page;
 	struct piece p;
 	u32 mid;
 
-	budget = min_t(unsigned int, budget, SPLIT_MAX_CUTS);
+	depth[top] = 0;
 	stack[top++] = (struct piece){ r, lo, hi };
-	/* each cut pops one piece and pushes two: top <= cuts + 1 */
 	while (top && cuts < budget) {
 		p = stack[--top];
-		if (!damon_perf_density_cut(smp, p.lo, p.hi,
+		d = depth[top];
+		if (d >= limit ||
+		    !damon_perf_density_cut(smp, p.lo, p.hi,
 					    p.r->start >> PAGE_SHIFT,
 					    p.r->end >> PAGE_SHIFT,
 					    &page, &mid))
@@ -771,7 +802,9 @@ static unsigned int cut_region(struct damon_perf_target *t,
 		if (!n)
 			break;
 		cuts++;
+		depth[top] = d + 1;
 		stack[top++] = (struct piece){ p.r, p.lo, mid };
+		depth[top] = d + 1;
 		stack[top++] = (struct piece){ n, mid, p.hi };
 	}
 	return cuts;
@@ -910,8 +943,9 @@ static void recount(struct damon_perf_region *first,
  * @nr:		their number.
  *
  * Each region is cut at the page boundaries where the density of its
- * samples changes significantly (see the top of this file), at most
- * SPLIT_MAX_CUTS times; the target never exceeds max_nr_regions. The
+ * samples changes significantly (see the top of this file), pieces of
+ * pieces down to split_depth() of its samples; the target never exceeds
+ * max_nr_regions. The
  * pieces of a cut region get the counters the aggregation would have
  * given them, from the samples (see recount()), and its age. Samples
  * outside every region are ignored. An allocation failure ends the split

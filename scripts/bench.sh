@@ -425,11 +425,13 @@ set -e
 grep -a '^# ACCURACY' "$out/vm-accuracy.log" | sed 's/^# //' >"$out/vm-accuracy.txt" || true
 python3 - "$out/vm-accuracy.txt" >>"$out/results.txt" <<'PY'
 import sys
-per, summ = {}, []
+per, summ, setting = {}, [], ""
 with open(sys.argv[1]) as f:
     for line in f:
         w = line.split()
-        if w[0] == "ACCURACY" and len(w) >= 9 and w[3].isdigit():
+        if w[0] == "ACCURACY-SETTING":
+            setting = " ".join(w[1:])
+        elif w[0] == "ACCURACY" and len(w) >= 9 and w[3].isdigit():
             per.setdefault((w[1], w[2]), {})[int(w[3])] = w[4:]
         elif w[0] == "ACCURACY-SUMMARY":
             kv = dict(zip(w[3::2], w[4::2]))
@@ -444,9 +446,13 @@ print("   aggregations from then on with both >= 0.9 (of those with samples);")
 print("   follow: aggregations after a phase change until P and R >= 0.9;")
 print("   rank: aggregations with the hot ranges' mean nr_accesses ordered")
 print("   as their intensities (of those with samples); sampled: aggregations")
-print("   with any sample on the workload (the page faults come from NUMA scans)")
-print("  %-20s %-8s %11s %11s %11s %11s %7s %6s %6s %6s %6s" % (
-    "scenario", "split", "P/R @1", "P/R @2", "P/R @3", "P/R @last", "sampled", "detect", "held", "follow", "rank"))
+print("   with any sample on the workload (the page faults come from NUMA scans);")
+print("   NAME:own: a paddr scenario with P over the workload's own frames only;")
+print("   passes: the NUMA scanner's passes over each workload process")
+if setting:
+    print("   NUMA scans: " + setting)
+print("  %-22s %-8s %11s %11s %11s %11s %7s %6s %6s %6s %6s %s" % (
+    "scenario", "split", "P/R @1", "P/R @2", "P/R @3", "P/R @last", "sampled", "detect", "held", "follow", "rank", "passes"))
 def pr(v):
     if not v or v[0] == "-":
         return "-"
@@ -454,9 +460,10 @@ def pr(v):
 for name, split, kv in summ:
     a = per.get((name, split), {})
     sampled = "%d/%d" % (sum(1 for v in a.values() if v[0] != "-"), len(a))
-    print("  %-20s %-8s %11s %11s %11s %11s %7s %6s %6s %6s %6s" % (
+    print("  %-22s %-8s %11s %11s %11s %11s %7s %6s %6s %6s %6s %s" % (
         name, split, pr(a.get(1)), pr(a.get(2)), pr(a.get(3)), pr(a.get(max(a) if a else 0)), sampled,
-        kv.get("detect", "-"), kv.get("held", "-"), kv.get("follow", "-"), kv.get("rank", "-")))
+        kv.get("detect", "-"), kv.get("held", "-"), kv.get("follow", "-"), kv.get("rank", "-"),
+        kv.get("passes", "-")))
 if not summ:
     print("  (no ACCURACY lines: see vm-accuracy.log)")
 PY

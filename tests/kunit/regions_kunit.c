@@ -617,7 +617,7 @@ regions_split_samples_should_leave_uniform_regions(struct kunit *test)
 			0U);
 }
 
-/* max_nr_regions and the cuts per region bound the split. */
+/* max_nr_regions and the depth of the cuts bound the split. */
 static void regions_split_samples_should_respect_bounds(struct kunit *test)
 {
 	struct damon_perf_range range = { BASE, BASE + 16384 * PG };
@@ -646,16 +646,67 @@ static void regions_split_samples_should_respect_bounds(struct kunit *test)
 			2U);
 	KUNIT_EXPECT_EQ(test, t->nr_regions, 5U);
 	attrs.max_nr_regions = 1000;
-	/* the sampled region (the comb's first tooth cut off) cut 16 times */
+	/*
+	 * The sampled region (the comb's first tooth cut off: 39 teeth, 624
+	 * samples) is cut down to a depth of 2 ilog2(624) + 2 = 20 pieces
+	 * of pieces: the comb is peeled at the edges of its gaps, a tooth
+	 * per two levels, so 20 cuts.
+	 */
 	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
 							       ks.k, ks.nr),
-			16U);
-	KUNIT_EXPECT_EQ(test, t->nr_regions, 5U + 16);
+			20U);
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 5U + 20);
 	/* the next aggregation goes on where this one stopped */
 	KUNIT_EXPECT_GT(test, damon_perf_regions_split_samples(t, &attrs,
 							       ks.k, ks.nr),
 			0U);
-	KUNIT_EXPECT_LE(test, t->nr_regions, 5U + 16 + 17 * 16);
+	/* the comb has 80 tooth edges */
+	KUNIT_EXPECT_LE(test, t->nr_regions, 5U + 20 + 80);
+	expect_cover(test, t, &range, 1);
+}
+
+/*
+ * A paddr context's hot set: the frames of hot pages scattered over RAM
+ * in runs (60 runs of 8 pages, each page sampled 5 times, in one region
+ * of 2 GiB). One aggregation isolates every run: each run's first and
+ * one-past-last pages start a region, which 16 cuts a region did not.
+ */
+static void regions_split_samples_should_isolate_runs(struct kunit *test)
+{
+	const unsigned long pages = 524288, step = pages / 60;
+	struct damon_perf_range range = { BASE, BASE + pages * PG };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 1);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned long pg, b, found;
+	struct rnd_state rnd;
+	unsigned int i, pass;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	prandom_seed_state(&rnd, 11);
+	keys_init(test, &ks, 60 * 8 * 5);
+	for (i = 0; i < 60; i++) {
+		b = i * step + prandom_u32_state(&rnd) % (step - 16);
+		for (pass = 0; pass < 5; pass++)
+			for (pg = b; pg < b + 8; pg++)
+				keys_add(&ks, pg);
+	}
+	keys_sort(&ks);
+	KUNIT_EXPECT_GE(test, damon_perf_regions_split_samples(t, &attrs,
+							       ks.k, ks.nr),
+			120U);
+	prandom_seed_state(&rnd, 11);
+	for (i = 0; i < 60; i++) {
+		b = i * step + prandom_u32_state(&rnd) % (step - 16);
+		found = 0;
+		damon_perf_for_each_region(r, t)
+			found += r->start == BASE + b * PG ||
+				 r->start == BASE + (b + 8) * PG;
+		KUNIT_EXPECT_EQ_MSG(test, found, 2UL, "run %u at page %lu",
+				    i, b);
+	}
 	expect_cover(test, t, &range, 1);
 }
 
@@ -1017,6 +1068,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_samples_should_find_sparse_hot_range),
 	KUNIT_CASE(regions_split_samples_should_leave_uniform_regions),
 	KUNIT_CASE(regions_split_samples_should_respect_bounds),
+	KUNIT_CASE(regions_split_samples_should_isolate_runs),
 	KUNIT_CASE(regions_split_samples_should_ignore_keys_outside),
 	KUNIT_CASE(regions_split_samples_should_recount_pieces),
 	KUNIT_CASE(regions_split_samples_should_count_intervals_far_apart),

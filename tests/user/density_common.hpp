@@ -26,31 +26,53 @@ inline void sort(std::vector<damon_perf_sample> &s)
 		  });
 }
 
-// Cut [first, end) pages at most max_cuts times, as cut_region() does;
-// returns the sorted cut pages.
+// The depth of the cuts of a region with n samples, as split_depth() of
+// kmod/regions.c: 2 log2(n) + 2, within 16 .. 34.
+inline unsigned int split_depth(uint32_t n)
+{
+	unsigned int l = 0;
+
+	while ((n >> 1) >> l)
+		l++;
+	return std::clamp(2 * l + 2, 16u, 34u);
+}
+
+// Cut [first, end) pages as cut_region() does: depth first, pieces of
+// pieces down to split_depth(samples), at most max_cuts cuts (the target's
+// room under max_nr_regions); returns the sorted cut pages. *steps, when
+// given, receives the samples the cut tests scanned (the cost).
 inline std::vector<unsigned long>
 segment(const std::vector<damon_perf_sample> &s, unsigned long first,
-	unsigned long end, unsigned int max_cuts = 16)
+	unsigned long end, unsigned int max_cuts = ~0U,
+	uint64_t *steps = nullptr)
 {
 	struct Piece {
 		unsigned long first, end;
 		uint32_t lo, hi;
+		unsigned int depth;
 	};
-	std::vector<Piece> stack{{first, end, 0, uint32_t(s.size())}};
+	const unsigned int limit = split_depth(uint32_t(s.size()));
+	std::vector<Piece> stack{{first, end, 0, uint32_t(s.size()), 0}};
 	std::vector<unsigned long> cuts;
 
+	if (steps)
+		*steps = 0;
 	while (!stack.empty() && cuts.size() < max_cuts) {
 		Piece p = stack.back();
 		unsigned long page;
 		uint32_t mid;
 
 		stack.pop_back();
+		if (p.depth >= limit)
+			continue;
+		if (steps)
+			*steps += p.hi - p.lo;
 		if (!damon_perf_density_cut(s.data(), p.lo, p.hi, p.first,
 					    p.end, &page, &mid))
 			continue;
 		cuts.push_back(page);
-		stack.push_back({p.first, page, p.lo, mid});
-		stack.push_back({page, p.end, mid, p.hi});
+		stack.push_back({p.first, page, p.lo, mid, p.depth + 1});
+		stack.push_back({page, p.end, mid, p.hi, p.depth + 1});
 	}
 	std::sort(cuts.begin(), cuts.end());
 	return cuts;

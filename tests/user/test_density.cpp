@@ -56,6 +56,40 @@ TEST(Density, FewSamplesAreCutOutOnlyWhenConcentrated)
 	EXPECT_TRUE(segment(spread, 0, 65536).empty());
 }
 
+// A paddr context's hot set: the frames of a hot range scattered over RAM
+// in runs. One aggregation isolates every run (16 cuts a region did not),
+// and the cut tests scan each sample at most split_depth() + 1 times.
+TEST(Density, ScatteredRunsAreAllIsolatedAtBoundedCost)
+{
+	const unsigned long pages = 524288; // 2 GiB
+	std::mt19937_64 rng(11);
+	std::vector<unsigned long> starts;
+	std::vector<damon_perf_sample> s;
+
+	for (int i = 0; i < 60; i++)
+		starts.push_back(std::uniform_int_distribution<unsigned long>(
+					 0, pages / 60 - 16)(rng) +
+				 i * (pages / 60));
+	for (int pass = 0; pass < 5; pass++)
+		for (auto b : starts)
+			for (unsigned long p = b; p < b + 8; p++)
+				s.push_back(density::sample(p));
+	density::sort(s);
+	uint64_t steps = 0;
+	auto cuts = segment(s, 0, pages, ~0U, &steps);
+	for (auto b : starts) {
+		EXPECT_TRUE(std::binary_search(cuts.begin(), cuts.end(), b))
+			<< b;
+		EXPECT_TRUE(std::binary_search(cuts.begin(), cuts.end(), b + 8))
+			<< b + 8;
+	}
+	EXPECT_LE(steps,
+		  uint64_t(density::split_depth(uint32_t(s.size())) + 1) *
+			  s.size());
+	// at most max_cuts, whatever the samples ask for
+	EXPECT_EQ(segment(s, 0, pages, 16).size(), 16u);
+}
+
 TEST(Density, UnsortedInputNeverDividesOutOfRange)
 {
 	auto s = stream(4096, 16384, 1000, 2000, 0.9, 3);

@@ -18,8 +18,10 @@
 # region bounds, NUMA balancing provoking hinting faults. A vaddr context
 # monitors every workload process (-P) and is scored on their mappings; a
 # paddr context covers System RAM (--phys-addr) and is scored against the
-# frames of the hot pages (pagemap at the end of the run, the workload on
-# one CPU so that its pages stay put).
+# frames of the hot pages (pagemap at the end of the run). The workload
+# runs on CPU 0 (ACCURACY_PIN=0: anywhere, but paddr): a paddr context's hot pages
+# then stay put, and for every context the NUMA scans come about twice
+# as often (see the scan settings below).
 #
 # make check runs the guard: one scenario (two hot ranges of 2 MiB and
 # 1 MiB in 256 MiB), split samples must reach
@@ -62,31 +64,49 @@ acc_targets() {
 	}'
 }
 
-# acc_frames PID TRUTH: "frame K PADDR" for every present page of the hot
-# ranges of PID (the truth's range lines) from /proc/PID/pagemap (bit 63
-# present, bits 0-54 the PFN), ascending by PADDR.
+# acc_frames PID TRUTH: "frame K PADDR" for every present page of PID's
+# mapping (the truth's map line) from /proc/PID/pagemap (bit 63 present,
+# bits 0-54 the PFN, of which the low 36 are read), K the index of the hot
+# range the page lies in, -1 for the mapping's other pages; ascending by
+# PADDR.
 acc_frames() {
-	awk -v p="$1" '$1 == "range" && $3 == p { print $2, $4, $5 }' "$2" |
-	while read -r k s e; do
-		dd if="/proc/$1/pagemap" bs=8 skip=$((s / 4096)) \
-			count=$(((e - s) / 4096)) 2>/dev/null |
-		od -An -v -tx8 | awk -v k="$k" '
+	awk -v p="$1" '$1 == "map" && $2 == p { print $3, $4 }' "$2" |
+	while read -r s e; do
+		dd if="/proc/$1/pagemap" bs=65536 iflag=skip_bytes,count_bytes \
+			skip=$((s / 4096 * 8)) count=$(((e - s) / 4096 * 8)) 2>/dev/null |
+		od -An -v -tx8 | awk -v p="$1" -v s="$s" -v truth="$2" '
 		function hex(s,   i, v) {
 			v = 0
 			for (i = 1; i <= length(s); i++)
 				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 			return v
 		}
+		BEGIN {
+			nr = 0
+			while ((getline l < truth) > 0) {
+				split(l, f, " ")
+				if (f[1] == "range" && f[3] == p) {
+					rk[nr] = f[2]; rs[nr] = f[4] + 0; re[nr] = f[5] + 0; nr++
+				}
+			}
+			a = s + 0
+		}
 		{
-			for (i = 1; i <= NF; i++)
-				if (index("89abcdef", substr($i, 1, 1)))
-					printf "frame %d %.0f\n", k, hex(substr($i, 4)) * 4096
+			for (i = 1; i <= NF; i++) {
+				if (index("89abcdef", substr($i, 1, 1))) {
+					k = -1
+					for (j = 0; j < nr; j++)
+						if (a >= rs[j] && a < re[j]) k = rk[j]
+					printf "frame %d %.0f\n", k, hex(substr($i, 8)) * 4096
+				}
+				a += 4096
+			}
 		}'
 	done | sort -n -k3,3
 }
 
 # acc_score TRUTH RECORDING: one line per aggregation,
-#   SEQ P R RMIN NR_REGIONS MOVED SAMPLES FULL RANK nr0 nr1 ...
+#   SEQ P R RMIN NR_REGIONS MOVED SAMPLES FULL RANK PW nr0 nr1 ...
 # (P, R as fractions, "-" without a sample in the mapping: no data; MOVED:
 # 1 when the aggregation ended after a move; SAMPLES: the first probe's
 # hits in regions on the mappings; FULL: 1 when each hot range drew at
@@ -98,7 +118,12 @@ acc_frames() {
 # of each workload process (TRUTH's "target ID PID" lines), clipped to
 # its mapping. With
 # "frame" lines in TRUTH (paddr): every region counts (all of RAM), and
-# a hot range is the frames its pages had at the end.
+# a hot range is the frames its pages had at the end; P is then the share
+# of all the bytes of RAM in regions with nr_accesses >= 1 that are frames
+# of hot pages (the other processes' accessed pages, shell and damonctl,
+# count against it), PW the same share of only the workload mapping's
+# frames in such regions (hot against the workload's own cold pages:
+# the question a vaddr context answers; "-" for vaddr, where P is that).
 acc_score() {
 	awk '
 	function max(a, b) { return a > b ? a : b }
@@ -122,7 +147,7 @@ acc_score() {
 				    mt[$2] = $5 + 0; mv = 1 }
 		if ($1 == "target") tp[$2 + 0] = $3 + 0
 		if ($1 == "frame") { fk[nf + 0] = $2 + 0; fa[nf + 0] = $3 + 0
-				     nf++; nfk[$2 + 0]++ }
+				     nf++; if ($2 >= 0) nfk[$2 + 0]++ }
 		next
 	}
 	{
@@ -141,7 +166,7 @@ acc_score() {
 					s[i] = mvs[key]; e[i] = mve[key]; moved = 1
 				}
 		}
-		sel = 0; hit = 0; n = 0; smp = 0
+		sel = 0; hit = 0; n = 0; smp = 0; selw = 0
 		for (i = 0; i < nh; i++) { cov[i] = 0; acc[i] = 0; hh[i] = 0 }
 		rest = line
 		while (match(rest, /"end":[0-9]+,"nr_accesses":[0-9]+,[^}]*"start":[0-9]+,"target_id":[0-9]+/)) {
@@ -158,6 +183,8 @@ acc_score() {
 				if (rn >= 1) sel += re - rs
 				for (j = lb(rs); j < nf && fa[j] < re; j++) {
 					i = fk[j]
+					if (rn >= 1) selw += 4096
+					if (i < 0) continue
 					acc[i] += 4096 * rn
 					hh[i] += rh * 4096 / (re - rs)
 					if (rn >= 1) { cov[i] += 4096; hit += 4096 }
@@ -193,12 +220,13 @@ acc_score() {
 					if (rank == "-") rank = 1
 					if (acc[i] / sz[i] <= acc[j] / sz[j]) rank = 0
 				}
+		pw = nf ? sprintf("%.3f", selw ? hit / selw : 0) : "-"
 		if (smp)
-			printf "%d %.3f %.3f %.3f %d %d %d %d %s", seq, \
+			printf "%d %.3f %.3f %.3f %d %d %d %d %s %s", seq, \
 			       sel ? hit / sel : 0, hot ? hit / hot : 0, rmin, \
-			       n, moved, smp, full, rank
+			       n, moved, smp, full, rank, pw
 		else
-			printf "%d - - - %d %d 0 0 -", seq, n, moved
+			printf "%d - - - %d %d 0 0 - -", seq, n, moved
 		for (i = 0; i < nh; i++) printf " %.1f", sz[i] ? acc[i] / sz[i] : 0
 		printf "\n"
 	}' "$1" "$2"
@@ -206,8 +234,9 @@ acc_score() {
 
 # acc_run SPLIT NAME OPS WORKLOAD_ARGS...: one scenario in one split mode,
 # OPS vaddr (a context on every workload process) or paddr (over System
-# RAM, --phys-addr, the workload on CPU 0 so its pages stay where the
-# final pagemap read finds them); leaves the scores in
+# RAM, --phys-addr); the workload on CPU 0 unless ACCURACY_PIN=0 (always
+# for paddr: its pages stay where the final pagemap read finds them); leaves
+# the scores in
 # /tmp/acc-NAME-SPLIT.score and prints them.
 acc_run() {
 	_split=$1 _name=$2 _ops=$3
@@ -215,10 +244,12 @@ acc_run() {
 	_rec=/tmp/acc-$_name-$_split.jsonl
 	_score=/tmp/acc-$_name-$_split.score
 	: > "$_score"
-	[ "$_ops" = paddr ] && taskset -p 1 $$ > /dev/null
+	_pin=$PIN
+	[ "$_ops" = paddr ] && _pin=1
+	[ "$_pin" = 1 ] && taskset -p 1 $$ > /dev/null
 	start_workload "$@"
 	_rc=$?
-	[ "$_ops" = paddr ] && taskset -p ffffffff $$ > /dev/null
+	[ "$_pin" = 1 ] && taskset -p ffffffff $$ > /dev/null
 	# -P: the parent's own line comes after every child's
 	_i=0
 	while [ $_rc -eq 0 ] &&
@@ -242,8 +273,24 @@ acc_run() {
 			set -- "$@" -p "$_p"
 		done
 	fi
+	_seq0=$(scan_seqs)
 	damonctl record -o "$_rec" -n "$AGGRS" $CTX > /tmp/acc-record.log 2>&1 &
 	_recpid=$!
+	# ACCURACY_TRACE_SCANS=1: the NUMA scanner's passes and the workload
+	# threads' CPU time every 0.2 s ("uptime seq runtime_ms...")
+	_trpid=
+	if [ "${ACCURACY_TRACE_SCANS:-0}" = 1 ]; then
+		while kill -0 "$_recpid" 2>/dev/null; do
+			_l="$(cut -d' ' -f1 /proc/uptime) $(sed -n 's/^mm->numa_scan_seq *: *//p' \
+				"/proc/$WORKLOAD_PID/sched" 2>/dev/null)"
+			for _t in /proc/"$WORKLOAD_PID"/task/*; do
+				_l="$_l $(sed -n 's/^se.sum_exec_runtime *: *\([0-9]*\).*/\1/p' "$_t/sched" 2>/dev/null)"
+			done
+			echo "$_l"
+			sleep 0.2
+		done > /tmp/acc-scantrace &
+		_trpid=$!
+	fi
 	sleep 0.3	# subscribed before the first aggregation
 	if ! workload_paused damonctl start -n $CTX "$@" -e page-faults \
 		--period 1 --exclude-kernel --sample-us 10000 \
@@ -255,6 +302,15 @@ acc_run() {
 		return 1
 	fi
 	wait "$_recpid"
+	[ -n "$_trpid" ] && wait "$_trpid" && diag "$_name scan trace:" && diag "$(cat /tmp/acc-scantrace)"
+	_seq1=$(scan_seqs)
+	# passes of the NUMA scanner during the run, per process: "N,N"
+	for _a in $_seq1; do
+		for _b in $_seq0; do
+			[ "${_a%%:*}" = "${_b%%:*}" ] &&
+				printf '%s\n' $((${_a#*:} - ${_b#*:}))
+		done
+	done | tr '\n' ',' | sed 's/,$//' > "/tmp/acc-$_name-$_split.passes"
 	sed -n '/^WORKLOAD move/p' /tmp/workload.out >> "/tmp/acc-$_name.out"
 	acc_truth "/tmp/acc-$_name.out" > /tmp/acc-truth
 	acc_targets >> /tmp/acc-truth
@@ -265,7 +321,8 @@ acc_run() {
 	workload_paused damonctl stop $CTX > /dev/null 2>&1	# and deletes it
 	stop_workload
 	acc_score /tmp/acc-truth "$_rec" > "$_score"
-	diag "$_name ($_ops), split $_split: seq P R Rmin nr_regions moved samples full rank nr(range)..."
+	diag "$_name: NUMA scan passes (pid:numa_scan_seq) before $_seq0, after $_seq1"
+	diag "$_name ($_ops), split $_split: seq P R Rmin nr_regions moved samples full rank Pw nr(range)..."
 	diag "$(awk 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		$1 == "total" { printf "perf_stats: sample_valid %s match %s overflow %s ring_peak %s\n",
 			$h["sample_valid"], $h["match"], $h["overflow"], $h["ring_peak"] }' \
@@ -292,17 +349,18 @@ acc_dump() {
 	done
 }
 
-# acc_summary NAME SPLIT: "detect D held H follow F rank K/N"
+# acc_summary NAME SPLIT [PCOL]: "detect D held H follow F rank K/N"
+# (P from column PCOL of the score, default 2; 10: PW)
 # (aggregations; D: the first with P and Rmin >= 0.9, - = never; H: of
 # the aggregations with samples from D on, those with P and Rmin >= 0.9;
 # F: after the move, the aggregations until the first with P and
 # Rmin >= 0.9 on the moved range, n/a without a move; K/N: aggregations
 # ranking the intensities right of those with samples and a ranking).
 acc_summary() {
-	awk '
+	awk -v c="${3:-2}" '
 		$6 == 1 && !m { m = $1 }
 		$2 == "-" { next }
-		{ good = $2 >= 0.9 && $4 >= 0.9 }
+		{ good = $c >= 0.9 && $4 >= 0.9 }
 		!d && good { d = $1 }
 		d { hn++; hk += good }
 		m && !f && good { f = $1 - m + 1 }
@@ -317,13 +375,58 @@ if [ ! -x /bin/damonctl ]; then
 	finish
 fi
 check "NUMA balancing on with fast scans" numa_balancing_fast
-# One scan covers the whole workload: every hot page faults once per scan.
-# Restored at the end: later scripts of the same boot see the default.
-SCAN_SIZE=/sys/kernel/debug/sched/numa_balancing/scan_size_mb
-old_scan_size=$(cat $SCAN_SIZE 2>/dev/null)
-[ -w $SCAN_SIZE ] && echo 4096 > $SCAN_SIZE
+# The sample source is NUMA hinting faults: a touched page faults once
+# after each scan of the NUMA balancer, so the scan rate is the sample
+# rate, chosen here as a user picks a PMU period. The kernel never scans
+# faster than 2560 MiB a second (kernel/sched/fair.c task_scan_min(),
+# MAX_SCAN_WINDOW): the period is at least 1000 ms * scan_size_mb / 2560,
+# so a scan_size_mb of 2560 or more means a scan a second at best, about
+# one per 1 s aggregation and none in some. 512 MiB a scan and a
+# 100 ms period give that floor, 200 ms: a scan of the first 512 MiB of a
+# process's resident memory five times a second, every page of a mapping
+# of up to about 500 MiB five times per aggregation, of 1 GiB about
+# twice (the scan goes on where it stopped). Fewer come: the kernel also
+# holds the scan to 3% of the threads' CPU time (task_numa_work(): the
+# next scan waits 32 times the CPU time the last one took), and under
+# TCG a scan of 256 MiB of PTEs takes tens of milliseconds, more when the
+# workload's threads run on both CPUs (each scan's TLB flush then
+# reaches the other vCPU): measured, about 1.2 passes a second over
+# 256 MiB on two CPUs, 2.5 with the workload on CPU 0 (PIN). Restored at
+# the end: later scripts of the same boot see what they saw before.
+NB=/sys/kernel/debug/sched/numa_balancing
+SCAN_SIZE_MB=${ACCURACY_SCAN_SIZE_MB:-512}
+SCAN_PERIOD_MS=${ACCURACY_SCAN_PERIOD_MS:-100}
+PIN=${ACCURACY_PIN:-1}
+scan_saved=
+for _k in scan_delay_ms scan_period_min_ms scan_period_max_ms scan_size_mb; do
+	[ -r $NB/$_k ] && scan_saved="$scan_saved $_k=$(cat $NB/$_k)"
+done
+if [ -w $NB/scan_size_mb ]; then
+	echo "$SCAN_PERIOD_MS" > $NB/scan_delay_ms
+	echo "$SCAN_PERIOD_MS" > $NB/scan_period_max_ms
+	echo "$SCAN_PERIOD_MS" > $NB/scan_period_min_ms
+	echo "$SCAN_SIZE_MB" > $NB/scan_size_mb
+fi
 restore_scan_size() {
-	[ -n "$old_scan_size" ] && echo "$old_scan_size" > $SCAN_SIZE
+	for _kv in $scan_saved; do
+		echo "${_kv#*=}" > "$NB/${_kv%%=*}"
+	done
+}
+_floor=1000
+[ "$SCAN_SIZE_MB" -lt 2560 ] && _floor=$((1000 / (2560 / SCAN_SIZE_MB)))
+_set=""
+for _k in scan_delay_ms scan_period_min_ms scan_period_max_ms scan_size_mb; do
+	_set="$_set $_k=$(cat $NB/$_k 2>/dev/null || echo -)"
+done
+echo "# ACCURACY-SETTING numa_balancing$_set floor_ms=$_floor workload_on_cpu0=$PIN (was:${scan_saved:- unknown})"
+
+# scan_seqs: "PID:numa_scan_seq" of every workload process (the NUMA
+# balancer's completed passes over its address space, /proc/PID/sched).
+scan_seqs() {
+	for _p in $(sed -n 's/^WORKLOAD pid=\([0-9]*\) .*/\1/p' /tmp/workload.out); do
+		printf '%s:%s ' "$_p" "$(sed -n 's/^mm->numa_scan_seq *: *//p' \
+			"/proc/$_p/sched" 2>/dev/null)"
+	done
 }
 load_module damon_perf || { restore_scan_size; finish; }
 
@@ -355,15 +458,22 @@ if [ "${ACCURACY_FULL:-0}" = 1 ]; then
 		done
 	done
 	echo "# ACCURACY table: scenario split aggregation P R Rmin nr_regions rank nr(range)..."
+	echo "# (NAME:own: a paddr scenario scored on the workload's own frames, P = Pw)"
 	for sc in "$@"; do
 		name=${sc%%|*}
 		[ -f "/tmp/acc-$name-samples.score" ] || continue
 		for split in samples random; do
-			awk -v n="$name" -v s="$split" '{
-				printf "# ACCURACY %s %s %d %s %s %s %d %s", n, s, $1, $2, $3, $4, $5, $9
-				for (i = 10; i <= NF; i++) printf " %s", $i
-				printf "\n" }' "/tmp/acc-$name-$split.score"
-			echo "# ACCURACY-SUMMARY $name $split $(acc_summary "$name" "$split")"
+			for own in 0 1; do
+				[ $own = 1 ] && [ "$(awk '$10 != "-"' \
+					"/tmp/acc-$name-$split.score" | wc -l)" -eq 0 ] && continue
+				n=$name
+				[ $own = 1 ] && n=$name:own
+				awk -v n="$n" -v s="$split" -v o=$own '{
+					printf "# ACCURACY %s %s %d %s %s %s %d %s", n, s, $1, o ? $10 : $2, $3, $4, $5, $9
+					for (i = 11; i <= NF; i++) printf " %s", $i
+					printf "\n" }' "/tmp/acc-$name-$split.score"
+				echo "# ACCURACY-SUMMARY $n $split $(acc_summary "$name" "$split" $((own ? 10 : 2))) passes $(cat "/tmp/acc-$name-$split.passes" 2>/dev/null)"
+			done
 		done
 	done
 	ok "accuracy benchmark ran"
