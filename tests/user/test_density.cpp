@@ -66,6 +66,7 @@ TEST(Density, ScatteredRunsAreAllIsolatedAtBoundedCost)
 	std::vector<unsigned long> starts;
 	std::vector<damon_perf_sample> s;
 
+	starts.reserve(60);
 	for (int i = 0; i < 60; i++)
 		starts.push_back(std::uniform_int_distribution<unsigned long>(
 					 0, pages / 60 - 16)(rng) +
