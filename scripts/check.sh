@@ -39,10 +39,15 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # the damo interop test (ctest damo_interop) runs the real damo: damo from
-# PATH, else $DAMO; the copy beside the clone when there is one
-if [ -z "${DAMO:-}" ] && [ -x "$top/../shared/tools/damo/damo" ]; then
-	DAMO=$(cd "$top/../shared/tools/damo" && pwd)/damo
-	export DAMO
+# PATH, else $DAMO; else the copy beside the clone, or beside the local
+# repository it was cloned from (a clone made elsewhere, e.g. in /tmp)
+if [ -z "${DAMO:-}" ]; then
+	for d in "$top" "$(git -C "$top" remote get-url origin 2> /dev/null)"; do
+		[ -n "$d" ] && [ -x "$d/../shared/tools/damo/damo" ] || continue
+		DAMO=$(cd "$d/../shared/tools/damo" && pwd)/damo
+		export DAMO
+		break
+	done
 fi
 cd "$top" || exit 1
 logs=$top/build/logs/check
