@@ -43,10 +43,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # repository it was cloned from (a clone made elsewhere, e.g. in /tmp)
 if [ -z "${DAMO:-}" ]; then
 	for d in "$top" "$(git -C "$top" remote get-url origin 2> /dev/null)"; do
-		[ -n "$d" ] && [ -x "$d/../shared/tools/damo/damo" ] || continue
-		DAMO=$(cd "$d/../shared/tools/damo" && pwd)/damo
-		export DAMO
-		break
+		if [ -n "$d" ] && [ -x "$d/../shared/tools/damo/damo" ]; then
+			DAMO=$(cd "$d/../shared/tools/damo" && pwd)/damo
+			export DAMO
+			break
+		fi
 	done
 fi
 cd "$top" || exit 1
