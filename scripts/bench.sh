@@ -382,8 +382,11 @@ print()
 print("7. DAMON side by side (VM: 2 NUMA nodes under TCG, Debian 13 stock 6.12,")
 print("   %s MiB guest; sample 10 ms, aggregation 1 s; %s s window per run;" % (mem, window))
 print("   workload: 2 threads reading the hot set; precision/recall: mean over %s" % snaps)
-print("   snapshots after the window, 'seen' = snapshots with any accessed region)")
-hdr = "  %-40s %10s %8s %11s %7s %6s %6s %6s" % ("", "passes/s", "vs none", "kdamond ms", "CPU %", "prec", "recall", "seen")
+print("   snapshots after the window, scored on the workload's mapping as the")
+print("   accuracy harness scores; 'seen' = snapshots with an accessed region in")
+print("   the mapping; 'outside' = most KiB of accessed regions outside the mapping")
+print("   in one snapshot: the workload's stack, heap and libraries)")
+hdr = "  %-40s %10s %8s %11s %7s %6s %6s %6s %8s" % ("", "passes/s", "vs none", "kdamond ms", "CPU %", "prec", "recall", "seen", "outside")
 base = {}
 for r in rows:
     pps = int(r["passes"]) * 1e9 / max(int(r["window_ns"]), 1)
@@ -402,9 +405,9 @@ for r in rows:
     b = base.get(key)
     kd = r["kdamond_ms"]
     cpu = "-" if kd == "-" else "%.2f" % (100.0 * int(kd) / (int(r["window_ns"]) / 1e6))
-    print("  %-40s %10.0f %8s %11s %7s %6s %6s %6s" % (
+    print("  %-40s %10.0f %8s %11s %7s %6s %6s %6s %8s" % (
         name(r["mon"]), r["pps"], "-" if not b else "%.2f" % (r["pps"] / b), kd, cpu,
-        r["prec"], r["rec"], r["seen"]))
+        r["prec"], r["rec"], r["seen"], r.get("outside_kib", "-")))
 if not rows:
     print("  (no BENCH lines: see vm-damon.log)")
 PY

@@ -25,7 +25,7 @@
 #               largest)
 # and prints one line per run:
 #   BENCH damon size=MiB hot=small|large mon=NAME passes=N window_ns=N
-#         kdamond_ms=N prec=F rec=F seen=K/S nr_regions=N
+#         kdamond_ms=N prec=F rec=F seen=K/S nr_regions=N outside_kib=N
 # passes: workload passes (its progress counter, SIGUSR1) over the window
 # of BENCH_WINDOW seconds (default 10) that starts BENCH_WARMUP seconds
 # (default 2) after monitoring started; kdamond_ms: utime + stime of the
@@ -33,9 +33,12 @@
 # rec: the mean over S snapshots (BENCH_SNAPSHOTS, default 3, taken after
 # the window, one aggregation apart) of the hot-set precision (bytes of
 # regions with nr_accesses >= 1 inside the hot range / bytes of those
-# regions) and recall (bytes of the hot range such regions cover / hot
-# range), K of the S snapshots had any region with nr_accesses >= 1;
-# nr_regions: regions with nr_accesses >= 1 in the last snapshot.
+# regions inside the workload's mapping, as tests/vm/accuracy.sh scores)
+# and recall (bytes of the hot range such regions cover / hot range), K of
+# the S snapshots had such a region in the mapping; nr_regions: regions
+# with nr_accesses >= 1 in the last snapshot (anywhere); outside_kib: the
+# most KiB of such regions outside the mapping in one snapshot (the
+# workload's stack, heap and libraries, which it does touch).
 # BENCH_MONS (comma-separated) runs only the monitors named. DAMON's
 # regions come from its tried_regions (a stat scheme matching
 # nr_accesses >= 1, update_schemes_tried_regions), damon_perf's from
@@ -63,15 +66,23 @@ cpu_ms() {
 }
 
 # score FILE: FILE has "start end nr_accesses" lines (decimal); prints
-# "precision recall nr_regions" of the regions with nr_accesses >= 1
-# against [HS, HE) ("- 0 0" when there is none).
+# "precision recall nr_regions outside_kib" of the regions with
+# nr_accesses >= 1 against [HS, HE), scored on the workload's mapping
+# [MS, ME) as tests/vm/accuracy.sh scores (each region clipped to it):
+# precision is the share of their bytes in the mapping that lie in the
+# hot range; outside_kib the KiB of such regions outside the mapping (the
+# workload's stack, heap and libraries, which it does access: counted
+# apart, not against the hot set). "- 0 N K" when none is in the mapping.
 score() {
-	awk -v hs="$HS" -v he="$HE" '
-		$3 >= 1 { n++; b += $2 - $1
+	awk -v hs="$HS" -v he="$HE" -v ms="$MS" -v me="$ME" '
+		$3 >= 1 { n++
+			s = $1 > ms ? $1 : ms; e = $2 < me ? $2 : me
+			inmap = e > s ? e - s : 0
+			b += inmap; out += ($2 - $1) - inmap
 			s = $1 > hs ? $1 : hs; e = $2 < he ? $2 : he
 			if (e > s) in_hot += e - s }
-		END { if (!n) { print "- 0 0"; exit }
-			printf "%.3f %.3f %d\n", in_hot / b, in_hot / (he - hs), n }' "$1"
+		END { if (!b) { printf "- 0 %d %.0f\n", n, out / 1024; exit }
+			printf "%.3f %.3f %d %.0f\n", in_hot / b, in_hot / (he - hs), n, out / 1024 }' "$1"
 }
 
 # damon_on PID MIN MAX: start DAMON on PID; sets KD_PID.
@@ -166,6 +177,8 @@ run() {
 	WORKLOAD_HOT_START=$(echo "$_line" | sed 's/.*hot_start=\([^ ]*\).*/\1/')
 	WORKLOAD_HOT_END=$(echo "$_line" | sed 's/.*hot_end=\([^ ]*\).*/\1/')
 	HS=$((WORKLOAD_HOT_START)) HE=$((WORKLOAD_HOT_END))
+	MS=$(($(echo "$_line" | sed 's/.*base=\([^ ]*\).*/\1/')))
+	ME=$((MS + $(echo "$_line" | sed 's/.*size=\([^ ]*\).*/\1/')))
 	KD_PID=
 	case $mon in
 	none) ;;
@@ -195,9 +208,9 @@ run() {
 	[ -n "$KD_PID" ] && c1=$(cpu_ms "$KD_PID")
 	kd=-
 	[ -n "$KD_PID" ] && kd=$((c1 - c0))
-	prec=- rec=- seen=- nr=-
+	prec=- rec=- seen=- nr=- out=-
 	if [ "$mon" != none ]; then
-		sp=0 sr=0 k=0 i=0
+		sp=0 sr=0 k=0 i=0 out=0
 		while [ $i -lt "$snaps" ]; do
 			i=$((i + 1))
 			case $mon in
@@ -207,6 +220,7 @@ run() {
 			# shellcheck disable=SC2046 # into $1 $2 $3
 			set -- $(score /tmp/regions)
 			nr=$3
+			[ "$4" -gt "$out" ] && out=$4
 			if [ "$1" != - ]; then
 				k=$((k + 1))
 				sp=$(awk -v a="$sp" -v b="$1" 'BEGIN { print a + b }')
@@ -221,7 +235,8 @@ run() {
 	fi
 	mon_off
 	echo "BENCH damon size=$size hot=$hot hot_mb=$hot_mb mon=$mon passes=$((P_PASSES - p0))" \
-		"window_ns=$((P_NS - t0)) kdamond_ms=$kd prec=$prec rec=$rec seen=$seen nr_regions=$nr"
+		"window_ns=$((P_NS - t0)) kdamond_ms=$kd prec=$prec rec=$rec seen=$seen nr_regions=$nr" \
+		"outside_kib=$out"
 	ok "$size MiB, $hot hot set, $mon"
 }
 
