@@ -217,7 +217,7 @@ run() {
 			damon*) damon_snapshot /tmp/regions ;;
 			*) sleep 1; dp_snapshot /tmp/regions ;;
 			esac
-			# shellcheck disable=SC2046 # into $1 $2 $3
+			# shellcheck disable=SC2046 # into $1 $2 $3 $4
 			set -- $(score /tmp/regions)
 			nr=$3
 			[ "$4" -gt "$out" ] && out=$4
