@@ -97,6 +97,32 @@ else
 	not_ok "scripts after a crash count as failed (not run)"
 fi
 
+# make bench's DAMON side-by-side scorer (tests/vm/bench/damon.sh score()),
+# run by the VM's busybox: regions are clipped to the workload's mapping
+# [MS, ME) before precision, and what lies outside is counted apart, even
+# for a region of 128 TiB (no 32-bit overflow).
+score_case() { # WANT REGIONS: REGIONS as "start end nr_accesses" lines
+	local want=$1 got
+	printf '%b' "$2" > "$tmp_regions"
+	got=$(HS=100000 HE=150000 MS=90000 ME=300000 \
+		busybox sh -c "$(sed -n '/^score() {/,/^}/p' "$top/tests/vm/bench/damon.sh")
+			score $tmp_regions")
+	if [ "$got" = "$want" ]; then
+		ok "bench score: $want"
+	else
+		not_ok "bench score: want '$want', got '$got'"
+	fi
+}
+if command -v busybox > /dev/null; then
+	tmp_regions=$(mktemp)
+	score_case "0.500 1.000 1 0" '4096 8192 0\n100000 200000 5\n'
+	score_case "- 0 1 1024" '1048576 2097152 3\n'
+	score_case "0.238 1.000 1 137438953267" '0 140737488355328 1\n'
+	rm -f "$tmp_regions"
+else
+	not_ok "bench score: busybox installed (scripts/deps.sh)"
+fi
+
 # An unreadable log is a failure, not a silent skip.
 if "$logcheck" vm "$here/logs/does-not-exist.log" >/dev/null; then
 	not_ok "a missing log fails"
