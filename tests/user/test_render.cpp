@@ -68,6 +68,28 @@ TEST(Render, HotKeepsTheMostAccessedRegionsInOrder)
 	EXPECT_NE(out.find("working set: 12.0 KiB"), std::string::npos);
 }
 
+TEST(Render, HotBreaksAccessTiesBySampledRate)
+{
+	// A one-page counter ties a big sampled range on nr_accesses (a page
+	// faults once per scan): the range's samples make it the hotter one.
+	Aggregation a = agg(1, {3, 3, 3, 1});
+	a.regions[0].rate = 4;    // 0x10000, listed first
+	a.regions[1].rate = 497;  // 0x11000
+	a.regions[2].rate = 85;   // 0x12000
+	a.regions[3].rate = 9999; // 0x13000, fewer accesses
+	std::vector<Region> r = a.regions;
+	sort_hottest(r);
+	ASSERT_EQ(r.size(), 4u);
+	EXPECT_EQ(r[0].start, 0x11000u);
+	EXPECT_EQ(r[1].start, 0x12000u);
+	EXPECT_EQ(r[2].start, 0x10000u);
+	EXPECT_EQ(r[3].start, 0x13000u);
+
+	std::string out = render_regions(a, 1);
+	EXPECT_NE(out.find("0x11000"), std::string::npos);
+	EXPECT_EQ(out.find("0x10000"), std::string::npos);
+}
+
 TEST(Render, RegionsTableShowsEveryRegionWithoutHot)
 {
 	std::string out = render_regions(agg(4, {1, 2, 3}), 0);

@@ -5,8 +5,8 @@
 # End to end with real samples: the software page-fault event (period 1,
 # user mode only) on a workload that keeps touching a 4 MiB hot range of a
 # 64 MiB mapping, with NUMA balancing provoking hinting faults every scan
-# period. The aggregation snapshot read with damonctl must show the hot
-# range as hottest, and most samples must land in it.
+# period. In most aggregation snapshots read with damonctl the hot range
+# must be hottest, and most samples must land in it.
 . /tests/lib.sh
 
 # --- commands (damonctl syntax: Documentation/damonctl.rst) ---
@@ -50,7 +50,7 @@ diag "$(col sample_valid) valid samples after ${waited} s"
 # until MIN_AGGRS of them: the hottest region of the first, and every
 # region of all of them for the share below.
 : > /tmp/all.tsv
-top='' last='' got=0 seen=0
+top='' last='' got=0 seen=0 tops_hot=0
 while [ $got -lt "$MIN_AGGRS" ] && [ $waited -lt "$SAFETY" ]; do
 	if damonctl report $CTX --json > /tmp/all.json 2>&1; then
 		seq=$(snap_seq /tmp/all.json)
@@ -61,7 +61,17 @@ while [ $got -lt "$MIN_AGGRS" ] && [ $waited -lt "$SAFETY" ]; do
 			if awk '{ h += $4 } END { exit !(h > 0) }' /tmp/one.tsv; then
 				got=$((got + 1))
 				cat /tmp/one.tsv >> /tmp/all.tsv
-				[ -n "$top" ] || top=$(sort -k3,3nr /tmp/one.tsv | head -n 1)
+				# hottest as damonctl report --hot ranks
+				# (nr_accesses, then samples at period 1)
+				t=$(sort -k3,3nr -k4,4nr /tmp/one.tsv | head -n 1)
+				# shellcheck disable=SC2086 # into $1 $2
+				set -- $t
+				if overlaps "$1" "$2" "$hs" "$he"; then
+					tops_hot=$((tops_hot + 1))
+				else
+					diag "aggregation $seq: hottest $t"
+				fi
+				[ -n "$top" ] || top=$t
 			fi
 		fi
 	fi
@@ -91,7 +101,20 @@ else
 	not_ok "reports matched regions (match '$match')"
 fi
 
-expect_hottest "$top" 0 "$hs" "$he" /tmp/all.json
+# The hottest region of most aggregations is on the hot range. Not of
+# every one: the workload's pass counters (one page of .bss) and the main
+# thread's stack fault once per scan like any hot page, so they tie the
+# hot range's pieces on nr_accesses, and the one-interval jitter of a
+# burst of hinting faults can put one above them
+# (Documentation/access-semantics.rst).
+if [ $got -gt 0 ] && [ $((tops_hot * 2)) -gt $got ]; then
+	ok "the hottest region of $tops_hot of $got aggregations is on the" \
+		"hot range $(printf '%#x-%#x' "$hs" "$he")"
+else
+	diag "first aggregation's hottest: ${top:-none}"
+	not_ok "the hottest region of most aggregations is on the hot range" \
+		"($tops_hot of $got)"
+fi
 
 # Share of those aggregations' samples in regions overlapping the hot range.
 # shellcheck disable=SC2046 # into $1 $2 $3

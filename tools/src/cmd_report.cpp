@@ -44,12 +44,7 @@ void print(const ReportOptions &o, const std::vector<Aggregation> &latest)
 				working_set_size(a, o.wss_min);
 			if (o.hot) {
 				Aggregation h = a;
-				std::stable_sort(
-					h.regions.begin(), h.regions.end(),
-					[](const Region &x, const Region &y) {
-						return x.nr_accesses >
-						       y.nr_accesses;
-					});
+				sort_hottest(h.regions);
 				if (h.regions.size() > o.hot)
 					h.regions.resize(o.hot);
 				ja["regions"] = to_json(h)["regions"];
@@ -209,7 +204,8 @@ void setup_report(CLI::App &app, Transport &t)
 
 	sub->add_option("names", o->names, "Contexts to show (default: all)");
 	sub->add_option("--hot", o->hot,
-			"Show only the N most accessed regions");
+			"Show only the N hottest regions (by nr_accesses, ties "
+			"by rate)");
 	sub->add_option("--wss-min", o->wss_min,
 			"Count a region in the working set from this many "
 			"accesses")

@@ -385,16 +385,26 @@ uint64_t working_set_size(const Aggregation &agg, uint32_t min_accesses)
 	return sum;
 }
 
+void sort_hottest(std::vector<Region> &regions)
+{
+	// A sampled source ties often: a hinting fault comes once per page and
+	// scan, so a hot page of counters has the nr_accesses of a hot range
+	// hundreds of times its size. The range's samples break the tie.
+	std::stable_sort(regions.begin(), regions.end(),
+			 [](const Region &a, const Region &b) {
+				 if (a.nr_accesses != b.nr_accesses)
+					 return a.nr_accesses > b.nr_accesses;
+				 return a.rate > b.rate;
+			 });
+}
+
 std::string render_regions(const Aggregation &agg, size_t hot)
 {
 	std::vector<Region> regions = agg.regions;
 	std::string out;
 
 	if (hot) {
-		std::stable_sort(regions.begin(), regions.end(),
-				 [](const Region &a, const Region &b) {
-					 return a.nr_accesses > b.nr_accesses;
-				 });
+		sort_hottest(regions);
 		if (regions.size() > hot)
 			regions.resize(hot);
 	}
