@@ -154,6 +154,10 @@ start_workload() {
 	WORKLOAD_HOT_START=$(echo "$_line" | sed 's/.*hot_start=\([^ ]*\).*/\1/')
 	# shellcheck disable=SC2034 # for the scripts
 	WORKLOAD_HOT_END=$(echo "$_line" | sed 's/.*hot_end=\([^ ]*\).*/\1/')
+	# shellcheck disable=SC2034 # for the scripts
+	WORKLOAD_BASE=$(echo "$_line" | sed 's/.* base=\([^ ]*\).*/\1/')
+	# shellcheck disable=SC2034 # for the scripts
+	WORKLOAD_SIZE=$(echo "$_line" | sed 's/.* size=\([^ ]*\).*/\1/')
 	diag "$_line"
 }
 
