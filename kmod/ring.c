@@ -8,6 +8,19 @@
  * over a process-context or IRQ producer) is turned away by the busy
  * guard. Consumer: the context's kdamond; one drainer per ring at a time.
  *
+ * The busy guard is a plain flag of the ring, not a read-modify-write: a
+ * producer that finds it clear sets it, and clears it when done. Only
+ * producers on the ring's own CPU touch it, and one that interrupts
+ * another runs to completion before the interrupted one resumes. A nested
+ * producer that comes before its host stored the flag finds it clear,
+ * and leaves it clear, with the ring updated, before the host goes on (to
+ * the store, if it loaded the flag clear); one that comes while the flag
+ * is set refuses and writes nothing; one after the host cleared it finds
+ * the ring free. This is the argument of perf's recursion flags
+ * (get_recursion_context()); it spares an atomic this_cpu op on each side
+ * (an LSE or LL/SC atomic on arm64, where SPE runs). Compiler barriers
+ * keep the ring's accesses inside the flag's window.
+ *
  * Indices run freely (u32) and are masked on access: head - tail is the
  * occupancy, and the ring holds up to size reports.
  *
@@ -234,13 +247,19 @@ static noinline bool refuse_early(struct damon_perf_rings *rings, int why)
 	return false;
 }
 
-/* A nested producer: the guard was taken over another one. */
+/* Drops the busy guard; the ring's accesses stay before it. */
+static __always_inline void release(struct damon_perf_ring *r)
+{
+	barrier();
+	WRITE_ONCE(r->busy, 0);
+}
+
+/* A nested producer: the guard is held by the one it interrupted. */
 static noinline bool refuse_busy(struct damon_perf_rings *rings)
 {
-	/* nested producers (two deep: NMI over IRQ) count alike */
+	/* interrupt-safe RMW: a refused IRQ producer may be nested in turn */
 	this_cpu_inc(rings->ring->busy_drop);
 	refuse(rings, DAMON_PERF_DROP_BUSY);
-	this_cpu_dec(rings->ring->busy);
 	preempt_enable_notrace();
 	return false;
 }
@@ -251,7 +270,7 @@ static noinline bool refuse_full(struct damon_perf_rings *rings,
 {
 	WRITE_ONCE(r->overflow, r->overflow + 1);
 	refuse(rings, DAMON_PERF_DROP_FULL);
-	this_cpu_dec(rings->ring->busy);
+	release(r);
 	preempt_enable_notrace();
 	return false;
 }
@@ -271,7 +290,7 @@ static noinline bool queued_wake(struct damon_perf_rings *rings,
 		/* NMI-safe; false only if already queued: the wake comes. */
 		irq_work_queue(&rings->wake_work);
 	}
-	this_cpu_dec(rings->ring->busy);
+	release(r);
 	damon_perf_observe_ring_enqueue(occ);
 	preempt_enable_notrace();
 	return true;
@@ -289,9 +308,12 @@ static __always_inline bool queue(struct damon_perf_rings *rings,
 	if (unlikely(!report->probe_idx))
 		return refuse_early(rings, DAMON_PERF_DROP_NO_PROBE);
 
-	/* Interrupt- and NMI-safe RMW: a nested producer sees > 1. */
-	if (unlikely(this_cpu_inc_return(rings->ring->busy) != 1))
+	/* The busy guard, a plain flag (see "The busy guard" above). */
+	r = this_cpu_ptr(rings->ring);
+	if (unlikely(READ_ONCE(r->busy)))
 		return refuse_busy(rings);
+	WRITE_ONCE(r->busy, 1);
+	barrier();
 
 #if IS_ENABLED(CONFIG_KUNIT)
 	{
@@ -303,7 +325,6 @@ static __always_inline bool queue(struct damon_perf_rings *rings,
 	}
 #endif
 
-	r = this_cpu_ptr(rings->ring);
 	head = r->head;
 	/* P1, pairs with C3 (smp_store_release(tail) in the drain). */
 	tail = READ_ONCE(r->tail);
@@ -330,7 +351,7 @@ static __always_inline bool queue(struct damon_perf_rings *rings,
 	occ = head + 1 - tail;
 	if (unlikely(occ >= r->hiwat))
 		return queued_wake(rings, r, occ);
-	this_cpu_dec(rings->ring->busy);
+	release(r);
 	/*
 	 * perf_stats (this CPU's, not the ring's): after the guard, which
 	 * protects only the ring; still on this CPU.

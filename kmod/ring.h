@@ -85,7 +85,8 @@ struct damon_perf_report {
  *		Runs freely from 0, so it is also the count of reports
  *		accepted (modulo 2^32): damon_perf_ring_read_stats() derives
  *		enqueue from it.
- * @busy:	nesting guard of the producer (NMI over process context).
+ * @busy:	set while a producer of this CPU fills the ring; a nested one
+ *		(NMI over process context) finds it set (ring.c).
  * @wake_armed:	the high-watermark wake may fire (re-armed by the drain).
  * @overflow:	reports refused because the ring was full.
  * @busy_drop:	reports refused because a producer nested.
