@@ -90,6 +90,24 @@ TEST(Render, HotBreaksAccessTiesBySampledRate)
 	EXPECT_EQ(out.find("0x10000"), std::string::npos);
 }
 
+TEST(Render, HotBreaksFullTiesByTargetThenAddress)
+{
+	// Equal nr_accesses and rate: target, then address, decide, not the
+	// order the regions were given in.
+	Aggregation a = agg(1, {2, 2, 2, 2});
+	a.regions[0].target_id = 2; // 0x10000
+	a.regions[1].target_id = 1; // 0x11000
+	a.regions[2].target_id = 1; // 0x12000
+	a.regions[3].target_id = 1; // 0x13000
+	std::vector<Region> r(a.regions.rbegin(), a.regions.rend());
+	sort_hottest(r);
+	ASSERT_EQ(r.size(), 4u);
+	EXPECT_EQ(r[0].start, 0x11000u);
+	EXPECT_EQ(r[1].start, 0x12000u);
+	EXPECT_EQ(r[2].start, 0x13000u);
+	EXPECT_EQ(r[3].start, 0x10000u);
+}
+
 TEST(Render, RegionsTableShowsEveryRegionWithoutHot)
 {
 	std::string out = render_regions(agg(4, {1, 2, 3}), 0);

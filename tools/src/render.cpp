@@ -389,13 +389,18 @@ void sort_hottest(std::vector<Region> &regions)
 {
 	// A sampled source ties often: a hinting fault comes once per page and
 	// scan, so a hot page of counters has the nr_accesses of a hot range
-	// hundreds of times its size. The range's samples break the tie.
-	std::stable_sort(regions.begin(), regions.end(),
-			 [](const Region &a, const Region &b) {
-				 if (a.nr_accesses != b.nr_accesses)
-					 return a.nr_accesses > b.nr_accesses;
-				 return a.rate > b.rate;
-			 });
+	// hundreds of times its size. The range's samples break the tie, and
+	// the address the rest, whatever order the regions came in.
+	std::sort(regions.begin(), regions.end(),
+		  [](const Region &a, const Region &b) {
+			  if (a.nr_accesses != b.nr_accesses)
+				  return a.nr_accesses > b.nr_accesses;
+			  if (a.rate != b.rate)
+				  return a.rate > b.rate;
+			  if (a.target_id != b.target_id)
+				  return a.target_id < b.target_id;
+			  return a.start < b.start;
+		  });
 }
 
 std::string render_regions(const Aggregation &agg, size_t hot)

@@ -27,7 +27,8 @@ std::string render_status(const std::vector<CtxInfo> &ctxs);
 // Regions with at least @min_accesses accesses, in bytes.
 uint64_t working_set_size(const Aggregation &agg, uint32_t min_accesses = 1);
 // @regions hottest first: by nr_accesses; of equal ones, by estimated access
-// rate (the samples and the periods they stand for), then by address.
+// rate (the samples and the periods they stand for), then by target and
+// address.
 void sort_hottest(std::vector<Region> &regions);
 // Regions table; @hot > 0 keeps the @hot hottest regions (sort_hottest).
 std::string render_regions(const Aggregation &agg, size_t hot = 0);
