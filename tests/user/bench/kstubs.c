@@ -12,8 +12,8 @@
 
 unsigned int nr_cpu_ids = 2;
 /* per thread: a thread is a CPU (kshim.h) */
-__thread int shim_cpu;
-__thread int shim_preempt_count;
+__shim_tls int shim_cpu;
+__shim_tls int shim_preempt_count;
 
 void *shim_alloc_percpu(size_t size, size_t align)
 {

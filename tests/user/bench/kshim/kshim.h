@@ -138,8 +138,10 @@ static inline size_t array_size(size_t a, size_t b)
 #define SHIM_PCPU_STRIDE 4096 /* bytes between two CPUs' copies */
 extern unsigned int nr_cpu_ids;
 /* the "current" CPU of the calling thread; the benchmark sets it */
-extern __thread int shim_cpu;
-extern __thread int shim_preempt_count;
+/* local-exec: one %fs-relative load, as a global's (executables only) */
+#define __shim_tls __thread __attribute__((__tls_model__("local-exec")))
+extern __shim_tls int shim_cpu;
+extern __shim_tls int shim_preempt_count;
 
 #define smp_processor_id() shim_cpu
 #define raw_smp_processor_id() shim_cpu
