@@ -19,6 +19,11 @@ struct bench_drops {
 	unsigned long drained;   /* consumer only */
 };
 
+int bench_drops_valid_size(unsigned int size)
+{
+	return damon_perf_rings_valid_size(size);
+}
+
 void bench_drops_set_cpu(int cpu)
 {
 	if (cpu < 0 || cpu >= (int)nr_cpu_ids)

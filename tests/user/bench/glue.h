@@ -100,6 +100,8 @@ struct bench_drops_stats {
 	unsigned int size;        /* entries of the ring */
 	unsigned int hiwat;       /* high watermark (entries) */
 };
+/* damon_perf_rings_valid_size(): 1 if @size can be a ring's size */
+int bench_drops_valid_size(unsigned int size);
 /* the calling thread's CPU (kshim's per-thread shim_cpu) */
 void bench_drops_set_cpu(int cpu);
 /*

@@ -458,11 +458,11 @@ Options parse(int argc, char **argv)
 			o.seconds = v;
 		} else if (key == "--sample-us" && number(val, 100, 1e6, v)) {
 			o.sample_us = static_cast<unsigned int>(v);
-		} else if (key == "--ring-size" && number(val, 0, 65536, v) &&
-			   (v == 0 ||
-			    (v >= 16 && v == static_cast<unsigned>(v) &&
-			     !(static_cast<unsigned>(v) &
-			       (static_cast<unsigned>(v) - 1))))) {
+		} else if (key == "--ring-size" &&
+			   number(val, 0, 1u << 30, v) &&
+			   v == static_cast<unsigned int>(v) &&
+			   (v == 0 || bench_drops_valid_size(
+					      static_cast<unsigned int>(v)))) {
 			o.ring_size = static_cast<unsigned int>(v);
 		} else {
 			bad(a);
