@@ -12,10 +12,10 @@
  *
  * A step is a count of reports (rate x --seconds), offered once with the
  * wake callback (on) and once without (off: only the interval drains).
- * Printed as a reStructuredText table. A rate-stepped experiment, not a
- * Google Benchmark; the numbers are measurements, not verdicts, but the
- * accounting is checked: offered == enqueued + dropped, every enqueued
- * report drained in the end; a mismatch exits 1.
+ * Printed as a reStructuredText table (legend below it). A rate-stepped
+ * experiment, not a Google Benchmark; the numbers are measurements, not
+ * verdicts, but the accounting is checked: offered == enqueued + dropped, every
+ * enqueued report drained in the end; a mismatch exits 1.
  *
  *   build/bench/ring_drops [--rates=10000,50000] [--seconds=1]
  *       [--sample-us=5000] [--ring-size=0] [--pin]
@@ -122,10 +122,10 @@ void wake_cb(void *arg)
 }
 
 struct Consumer {
-	std::vector<int64_t> wake_lat;  // wake call to running, slept
+	std::vector<int64_t> wake_lat;  // wake call to the drain's start
 	std::vector<int64_t> tick_late; // interval end to running
-	unsigned long wakes_awake = 0;  // wakes that found it draining
-	unsigned long wakes_same = 0;   // slept wakes run on the waker's CPU
+	unsigned long wakes_slept = 0;  // wakes that found it asleep
+	unsigned long wakes_same = 0;   // of those, run on the waker's CPU
 	unsigned long passes = 0;
 };
 
@@ -147,12 +147,12 @@ void consume(bench_drops *d, Waker &w, Consumer &c, int64_t sample_ns, bool pin)
 			w.sleeping = false;
 			const int64_t t = now_ns();
 			if (w.wake) {
+				// a wake that found it draining waits too
+				c.wake_lat.push_back(t - w.wake_ns);
 				if (w.wake_slept) {
-					c.wake_lat.push_back(t - w.wake_ns);
+					c.wakes_slept++;
 					c.wakes_same +=
 						sched_getcpu() == w.wake_cpu;
-				} else {
-					c.wakes_awake++;
 				}
 				w.wake = false;
 			} else if (t >= next) {
@@ -326,11 +326,11 @@ void print_table(const std::vector<Row> &rows)
 {
 	const std::vector<std::vector<std::string>> head = {
 		{"wake", "target/s", "achieved/s", "offered", "dropped",
-		 "drop %", "early", "wake", "wake", "wake", "same", "peak",
-		 "tick", "stalls"},
+		 "drop %", "early", "wake", "wake", "wake", "wakes", "same",
+		 "peak", "tick", "stalls"},
 		{"", "per CPU", "", "", "", "", "wakes", "lat med", "lat p99",
-		 "lat max", "CPU", "", "late", ""},
-		{"", "", "", "", "", "", "", "us", "us", "us", "%", "",
+		 "lat max", "late", "CPU", "", "late", ""},
+		{"", "", "", "", "", "", "", "us", "us", "us", "", "%", "",
 		 "p99 us", ""},
 	};
 	std::vector<std::vector<std::string>> body;
@@ -342,11 +342,19 @@ void print_table(const std::vector<Row> &rows)
 			100.0 * static_cast<double>(r.st.overflow) /
 			static_cast<double>(std::max(1UL, r.p.offered));
 		const double same =
-			r.c.wake_lat.empty()
+			r.c.wakes_slept == 0
 				? -1
 				: 100.0 * static_cast<double>(r.c.wakes_same) /
-					  static_cast<double>(
-						  r.c.wake_lat.size());
+					  static_cast<double>(r.c.wakes_slept);
+		// the free entries above the watermark last margin ns
+		const double margin =
+			static_cast<double>(r.st.size - r.st.hiwat) * 1e9 /
+			static_cast<double>(r.rate);
+		const auto late = std::count_if(
+			r.c.wake_lat.begin(), r.c.wake_lat.end(),
+			[&](int64_t l) {
+				return static_cast<double>(l) > margin;
+			});
 		char dp[16], sp[16];
 
 		std::snprintf(dp, sizeof(dp), "%.2f", drop);
@@ -357,6 +365,7 @@ void print_table(const std::vector<Row> &rows)
 			 group(r.p.offered), group(r.st.overflow), dp,
 			 std::to_string(r.st.early_wake), us(r.c.wake_lat, 0.5),
 			 us(r.c.wake_lat, 0.99), us(r.c.wake_lat, 1.0),
+			 r.c.wake_lat.empty() ? "-" : std::to_string(late),
 			 same < 0 ? "-" : sp, std::to_string(r.st.peak),
 			 us(r.c.tick_late, 0.99), std::to_string(r.p.stalls)});
 	}
@@ -499,8 +508,10 @@ int main(int argc, char **argv)
 			  : "not pinned");
 	print_table(rows);
 	std::printf("wake latency: from the wake callback (the producer's "
-		    "irq_work) to the sleeping consumer running; same CPU: "
-		    "of those wakes, the share the consumer ran on the "
+		    "irq_work) to the consumer starting its drain; wakes late: "
+		    "those longer than the free entries above the watermark "
+		    "last at the target rate; same CPU: of the wakes that "
+		    "found the consumer asleep, the share it ran on the "
 		    "producer's CPU; tick late: its timed sleep's overshoot; "
 		    "stalls: producer late by > %g periods (time lost, not "
 		    "caught up)\n",
