@@ -81,6 +81,49 @@ unsigned int bench_regions_nr(struct bench_ctx *b);
 
 void bench_free(struct bench_ctx *b);
 
+/*
+ * Two-thread rings (ring_drops, drops_glue.c): one context's rings of the
+ * default size on two CPUs, a producer thread as CPU 0 and a consumer
+ * thread (the kdamond) as CPU 1. Each thread names its CPU first.
+ */
+struct bench_drops;
+struct bench_drops_stats {
+	unsigned long enqueue;    /* reports accepted (ring.h's enqueue) */
+	unsigned long dequeue;    /* reports consumed */
+	unsigned long overflow;   /* refused, ring full: the drops */
+	unsigned long busy_drop;  /* refused, nested producer (never here) */
+	unsigned long no_probe;   /* refused, probe_idx 0 (never here) */
+	unsigned long early_wake; /* watermark crossings that woke */
+	unsigned long drained;    /* reports the drain callback saw */
+	unsigned int peak;        /* highest occupancy the consumer saw */
+	unsigned int occupancy;   /* reports waiting */
+	unsigned int size;        /* entries of the ring */
+	unsigned int hiwat;       /* high watermark (entries) */
+};
+/* damon_perf_rings_valid_size(): 1 if @size can be a ring's size */
+int bench_drops_valid_size(unsigned int size);
+/* the calling thread's CPU (kshim's per-thread shim_cpu) */
+void bench_drops_set_cpu(int cpu);
+/*
+ * Rings of @size entries per CPU (0: the default, 256), with the
+ * watermark's wake callback @wake(@arg) or none (NULL).
+ */
+struct bench_drops *bench_drops_new(unsigned int size, void (*wake)(void *),
+				    void *arg);
+/*
+ * Producer (CPU 0): one report through damon_perf_report_access(), then
+ * the queued irq_work, if report_access queued one (the shim's
+ * irq_work_queue() only counts): it calls @wake. Return: 1 queued, 0 not.
+ */
+int bench_drops_report(struct bench_drops *d);
+/* Consumer: damon_perf_rings_drain_pending(). Return: reports drained. */
+unsigned int bench_drops_drain(struct bench_drops *d);
+/* Consumer, producer gone: every ring, whatever its pending bit. */
+unsigned int bench_drops_drain_all(struct bench_drops *d);
+/* CPU 0's ring counters, and the drain callback's count */
+void bench_drops_read(struct bench_drops *d, struct bench_drops_stats *st);
+void bench_drops_free(struct bench_drops *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,8 +11,9 @@
 #include "kshim/kshim.h"
 
 unsigned int nr_cpu_ids = 2;
-int shim_cpu;
-int shim_preempt_count;
+/* per thread: a thread is a CPU (kshim.h) */
+__shim_tls int shim_cpu;
+__shim_tls int shim_preempt_count;
 
 void *shim_alloc_percpu(size_t size, size_t align)
 {

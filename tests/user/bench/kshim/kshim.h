@@ -7,12 +7,16 @@
  * (spe_types.h, density.h) take their kernel branch. Every <linux/...> and
  * <asm/...> header under kshim/ includes only this file.
  *
- * Single-threaded model of the kernel: a fixed number of possible CPUs, a
- * "current CPU" the benchmark sets (shim_cpu), per-CPU areas at a fixed
+ * A model of the kernel: a fixed number of possible CPUs, a "current CPU"
+ * the benchmark sets (shim_cpu, per thread, so that two threads can be two
+ * CPUs: ring_drops' producer and consumer), per-CPU areas at a fixed
  * stride, and the x86-64 meaning of the barriers (smp_wmb/smp_rmb and the
- * __atomic variants are compiler barriers, atomic bit ops are locked), so
- * instruction counts are close to what the module executes on x86-64.
- * Nothing here runs in the kernel.
+ * __atomic variants are compiler barriers, which x86's TSO makes enough;
+ * smp_mb, atomic bit ops and RMWs are locked; READ_ONCE/WRITE_ONCE are
+ * volatile, smp_store_release/smp_load_acquire __atomic), so instruction
+ * counts are close to what the module executes on x86-64. Locks, wait
+ * queues and irq_work are not: they are never contended here. Nothing here
+ * runs in the kernel.
  */
 #ifndef _DAMON_PERF_KSHIM_H
 #define _DAMON_PERF_KSHIM_H
@@ -133,8 +137,11 @@ static inline size_t array_size(size_t a, size_t b)
 #define NR_CPUS 8
 #define SHIM_PCPU_STRIDE 4096 /* bytes between two CPUs' copies */
 extern unsigned int nr_cpu_ids;
-extern int shim_cpu; /* the "current" CPU; the benchmark sets it */
-extern int shim_preempt_count;
+/* the "current" CPU of the calling thread; the benchmark sets it */
+/* local-exec: one %fs-relative load, as a global's (executables only) */
+#define __shim_tls __thread __attribute__((__tls_model__("local-exec")))
+extern __shim_tls int shim_cpu;
+extern __shim_tls int shim_preempt_count;
 
 #define smp_processor_id() shim_cpu
 #define raw_smp_processor_id() shim_cpu
