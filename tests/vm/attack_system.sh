@@ -28,12 +28,6 @@ HOTPLUG=${ATTACK_HOTPLUG:-$([ "$LONG" = 1 ] && echo 1000 || echo 200)}
 CONC=${ATTACK_CONC:-$([ "$LONG" = 1 ] && echo 50 || echo 4)}
 ONLINE=/sys/devices/system/cpu/cpu1/online
 
-# status_field CTX NAME: a number from damonctl status --json.
-status_field() {
-	damonctl status "$1" --json 2>/dev/null |
-		sed -n "s/.*\"$2\": *\([0-9]*\).*/\1/p" | head -n 1
-}
-
 load_module damon_perf || finish
 start_workload -s 16 -o 4 -h 4 -t 0 -n 2 || { not_ok "workload started"; finish; }
 ok "workload started"

@@ -66,7 +66,7 @@ i=0
 while [ $i -lt 10 ]; do
 	damonctl export --textfile /tmp/prom --once exp
 	damonctl report --json exp > /tmp/report.json 2>&1
-	seq=$(sed -n 's/.*"seq": \([0-9]*\).*/\1/p' /tmp/report.json | head -n 1)
+	seq=$(snap_seq /tmp/report.json)
 	[ -n "$seq" ] && [ "$seq" = "$(metric damon_perf_ctx_aggregation_seq)" ] && break
 	i=$((i + 1))
 done

@@ -53,29 +53,22 @@ MIN_HITS=100
 top='' last='' n=0
 while [ $n -lt 300 ]; do
 	damonctl report --json demo > /tmp/agg.json 2>&1
-	seq=$(sed -n 's/^ *"seq": *\([0-9]*\).*/\1/p' /tmp/agg.json | head -n 1)
+	seq=$(snap_seq /tmp/agg.json)
 	if [ -n "$seq" ] && [ "$seq" != "$last" ]; then
 		last=$seq
-		# "hot all percent": probe hits on the hot range, in all regions
-		# (objects dumped one key per line).
-		top=$(awk -v min=$MIN_HITS -v hs="$((WORKLOAD_HOT_START))" \
-			-v he="$((WORKLOAD_HOT_END))" '
-			/"regions": \[/ { in_r = 1; next }
-			!in_r { next }
-			/"probe_hits": \[/ { want = 1; next }
-			want { gsub(/[^0-9]/, ""); hit = $0; want = 0; next }
-			/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
-			/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
-			/"target_id":/ { all += hit; if (s + 0 < he + 0 && e + 0 > hs + 0) hot += hit }
-			END { if (all >= min) print hot + 0, all, int(hot * 100 / all) }' /tmp/agg.json)
+		# "percent hot all": probe hits in regions on the hot range,
+		# in all regions; none unless all >= MIN_HITS.
+		regions /tmp/agg.json > /tmp/agg.tsv
+		top=$(hot_share /tmp/agg.tsv 4 "$((WORKLOAD_HOT_START))" \
+			"$((WORKLOAD_HOT_END))" | awk -v min=$MIN_HITS '$3 >= min')
 		[ -n "$top" ] && break
 	fi
 	sleep 0.3
 	n=$((n + 1))
 done
 set -- $top
-if [ -n "$top" ] && [ "$3" -ge 50 ]; then
-	ok "aggregation $last: $3% of its samples ($1 of $2) on the hot range"
+if [ -n "$top" ] && [ "$1" -ge 50 ]; then
+	ok "aggregation $last: $1% of its samples ($2 of $3) on the hot range"
 else
 	not_ok "most samples of an aggregation on the hot range ('$top')"
 fi

@@ -353,18 +353,33 @@ col() {
 		$1 == r { if (c in h) print $h[c]; exit }' "${3:-$PERF_STATS}"
 }
 
-# regions FILE: "start end nr_accesses probe_hits[0]" per region, from
-# damonctl report --json (objects dumped with sorted keys, one per line).
+# regions FILE [SLOT]: "start end nr_accesses probe_hits[SLOT - 1]" per
+# region (SLOT 1, the first probe, by default; 0 where the region has no
+# such slot), from damonctl report --json (objects dumped with sorted
+# keys, one per line: the hits one a line between "probe_hits": [ and ]).
 regions() {
-	awk '
+	awk -v slot="${2:-1}" '
 		/"regions": \[/ { in_r = 1; next }
 		!in_r { next }
-		/"probe_hits": \[/ { want_hit = 1; next }
-		want_hit { gsub(/[^0-9]/, ""); hit = $0; want_hit = 0; next }
+		/"probe_hits": \[/ { in_h = ($0 !~ /\]/); k = 0; hit = 0; next }
+		in_h && /\]/ { in_h = 0; next }
+		in_h { if (++k == slot) { gsub(/[^0-9]/, ""); hit = $0 }; next }
 		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
 		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
 		/"nr_accesses":/ { gsub(/[^0-9]/, ""); n = $0 }
 		/"target_id":/ { print s, e, n, hit }' "$1"
+}
+
+# regions_on FILE S E: the rows ("start end ...", as regions prints them)
+# of FILE that overlap [S, E).
+regions_on() {
+	awk -v s="$2" -v e="$3" '$1 < e && $2 > s' "$1"
+}
+
+# snap_seq [FILE]: the aggregation number (the first "seq") of a damonctl
+# report --json in FILE, or on stdin.
+snap_seq() {
+	sed -n 's/^ *"seq": *\([0-9]*\).*/\1/p' ${1:+"$1"} | head -n 1
 }
 
 # region_rates FILE: "start end probe_hits[0] rate" per region, then "aggr
@@ -508,6 +523,41 @@ start_sleeper() {
 stop_sleeper() {
 	kill "$SLEEPER" 2>/dev/null
 	wait "$SLEEPER" 2>/dev/null
+}
+
+# status_field CTX KEY: the number after the first "KEY": of damonctl
+# status CTX --json (a quoted one too, e.g. "cost": "0.42"); empty when
+# there is none.
+status_field() {
+	damonctl status "$1" --json 2>/dev/null |
+		awk -v k="\"$2\":" '$1 == k { gsub(/[^0-9.]/, "", $2); print $2; exit }'
+}
+
+# faults: minor + major page faults of the workload so far (its
+# /proc/PID/stat).
+faults() {
+	awk '{ print $10 + $12 }' "/proc/$WORKLOAD_PID/stat"
+}
+
+# samples [overflow]: reports of the workload's thread group, which
+# perf_stats routes to its target (matched, or missed by address; other
+# processes' are miss_tgid); with "overflow", plus the reports a full ring
+# refused (at period 1 on one workload they are nearly all its own).
+samples() {
+	_s=$(($(col match) + $(col miss_region) + $(col miss_boundary)))
+	[ "${1:-}" = overflow ] && _s=$((_s + $(col overflow)))
+	echo "$_s"
+}
+
+# probe_add CTX TYPE CONFIG [PERIOD [freq]]: a raw PROBE_ADD of one probe,
+# user mode only, sample period PERIOD (default 1; a frequency with
+# "freq"). Raw: damonctl's commands do not expose adding one probe to an
+# existing context, on purpose.
+probe_add() {
+	_f=
+	[ "${5:-}" = freq ] && _f=$(nla_flag $PROBE_A_FREQ)
+	raw PROBE_ADD -a "$A_CTX_NAME:str:$1" \
+		-a "$A_PROBE:nest:$(nla_u32 $PROBE_A_TYPE "$2")$(nla_u64 $PROBE_A_CONFIG "$3")$(nla_u64 $PROBE_A_SAMPLE_PERIOD "${4:-1}")$(nla_flag $PROBE_A_EXCLUDE_KERNEL)$_f"
 }
 
 # start_faults NAME PID: damonctl start, context NAME on process PID with

@@ -6,14 +6,6 @@
 # log stays clean.
 . /tests/lib.sh
 
-# probe_add CTX TYPE CONFIG PERIOD [freq]
-probe_add() {
-	_f=
-	[ "${5:-}" = freq ] && _f=$(nla_flag $PROBE_A_FREQ)
-	raw PROBE_ADD -a "$A_CTX_NAME:str:$1" \
-		-a "$A_PROBE:nest:$(nla_u32 $PROBE_A_TYPE "$2")$(nla_u64 $PROBE_A_CONFIG "$3")$(nla_u64 $PROBE_A_SAMPLE_PERIOD "$4")$(nla_flag $PROBE_A_EXCLUDE_KERNEL)$_f"
-}
-
 need_damonctl "probe attribute errors"
 load_module damon_perf || finish
 start_sleeper

@@ -19,23 +19,8 @@ CTX=budget
 F=/sys/kernel/debug/damon_perf/perf_stats
 AGGR_US=250000
 
-faults() {
-	awk '{ print $10 + $12 }' "/proc/$WORKLOAD_PID/stat"
-}
-
-# samples: reports of the workload's thread group (matched or missed by
-# address) and reports a full ring refused (a big ring makes those rare;
-# at period 1 they are nearly all the workload's).
-samples() {
-	echo $(($(col match) + $(col miss_region) + $(col miss_boundary) +
-		$(col overflow)))
-}
-
 # st KEY: the number after "KEY": in damonctl status --json (first one).
-st() {
-	damonctl status $CTX --json 2>/dev/null |
-		awk -v k="\"$1\":" '$1 == k { gsub(/[^0-9]/, "", $2); print $2; exit }'
-}
+st() { status_field $CTX "$1"; }
 
 # wait_for KEY OP VALUE: poll the status, up to 240 x 0.25 s.
 wait_for() {
@@ -51,8 +36,7 @@ wait_for() {
 
 # report_seq: the seq of the context's latest aggregation.
 report_seq() {
-	damonctl report $CTX --json 2>/dev/null |
-		awk '/"seq":/ { gsub(/[^0-9]/, ""); print; exit }'
+	damonctl report $CTX --json 2>/dev/null | snap_seq
 }
 
 # tune_period BUDGET OP VALUE WHAT: tune the budget to BUDGET (% of one
@@ -74,7 +58,8 @@ window() {
 	f0=$(faults)
 	sleep "$1"
 	f1=$(faults)
-	s=$(samples)
+	# and the reports a full ring refused (a big ring makes those rare)
+	s=$(samples overflow)
 	fb=$(faults)
 	echo "$s $((f1 - f0)) $((fb - fa))"
 }

@@ -38,11 +38,6 @@ check "damonctl start: page-fault probe on the workload" \
 	damonctl start -n $CTX -p "$WORKLOAD_PID" -e $EVENT --period 1 \
 	--exclude-kernel --aggr-us 1000000 --ring-size 4096
 
-# snap_seq FILE: the aggregation number of a damonctl report --json.
-snap_seq() {
-	sed -n 's/^ *"seq": *\([0-9]*\).*/\1/p' "$1" | head -n 1
-}
-
 waited=0
 while [ "$(col sample_valid)" -lt "$MIN_SAMPLES" ] 2>/dev/null &&
 	[ $waited -lt "$SAFETY" ]; do
@@ -62,21 +57,19 @@ while [ $got -lt "$MIN_AGGRS" ] && [ $waited -lt "$SAFETY" ]; do
 			last=$seq
 			seen=$((seen + 1))
 			regions /tmp/all.json > /tmp/one.tsv
+			# the regions on the mapping (the ends share
+			# regions with the neighbouring VMAs)
+			regions_on /tmp/one.tsv "$ms" "$me" > /tmp/on.tsv
 			# counted when the mapping had samples: a burst
 			# of hinting faults can miss an aggregation, or
 			# fall on the pass counters and stacks only
-			if awk -v b="$ms" -v e="$me" \
-				'$1 < e && $2 > b { h += $4 }
-				 END { exit !(h > 0) }' /tmp/one.tsv; then
+			if awk '{ h += $4 } END { exit !(h > 0) }' /tmp/on.tsv; then
 				got=$((got + 1))
 				cat /tmp/one.tsv >> /tmp/all.tsv
-				# hottest as damonctl report --hot ranks
-				# (nr_accesses, then samples at period 1),
-				# of the regions on the mapping (the ends
-				# share regions with the neighbouring VMAs)
-				t=$(awk -v b="$ms" -v e="$me" \
-					'$1 < e && $2 > b' /tmp/one.tsv |
-					sort -k3,3nr -k4,4nr | head -n 1)
+				# hottest on the mapping as damonctl report
+				# --hot ranks (nr_accesses, then samples at
+				# period 1)
+				t=$(sort -k3,3nr -k4,4nr /tmp/on.tsv | head -n 1)
 				# shellcheck disable=SC2086 # into $1 $2
 				set -- $t
 				if overlaps "$1" "$2" "$hs" "$he"; then

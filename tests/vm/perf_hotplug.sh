@@ -13,12 +13,6 @@ CYCLES=${PERF_HOTPLUG_CYCLES:-5}
 F=/sys/kernel/debug/damon_perf/perf_stats
 ONLINE=/sys/devices/system/cpu/cpu1/online
 
-# status_field NAME: a number from damonctl status --json.
-status_field() {
-	damonctl status $CTX --json 2>/dev/null |
-		sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" | head -n 1
-}
-
 need_damonctl "CPU hotplug while sampling"
 if [ ! -w "$ONLINE" ]; then
 	skip "CPU hotplug while sampling" "cpu1 cannot be taken offline here"
@@ -80,7 +74,7 @@ else
 	not_ok "samples kept flowing ($before -> $after)"
 fi
 diag "$(cat $F)"
-af=$(status_field arm_failures)
+af=$(status_field $CTX arm_failures)
 if [ "$af" = 0 ]; then
 	ok "no counter creation failed"
 else

@@ -7,14 +7,6 @@
 # 4th gets ENOSPC.
 . /tests/lib.sh
 
-# probe_add CTX TYPE CONFIG: one probe, period 1, user mode only.
-# (Raw requests: damonctl's commands do not expose adding one probe to an
-# existing context, on purpose.)
-probe_add() {
-	raw PROBE_ADD -a "$A_CTX_NAME:str:$1" \
-		-a "$A_PROBE:nest:$(nla_u32 $PROBE_A_TYPE "$2")$(nla_u64 $PROBE_A_CONFIG "$3")$(nla_u64 $PROBE_A_SAMPLE_PERIOD 1)$(nla_flag $PROBE_A_EXCLUDE_KERNEL)"
-}
-
 need_damonctl "PMU ownership"
 load_module damon_perf || finish
 start_sleeper

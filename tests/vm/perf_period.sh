@@ -15,17 +15,6 @@
 
 CTX=period
 SECS=${PERF_PERIOD_SECS:-3}
-# faults: minor + major faults of the workload so far.
-faults() {
-	awk '{ print $10 + $12 }' "/proc/$WORKLOAD_PID/stat"
-}
-
-# samples: reports of the workload's thread group (routed to its target:
-# matched, or missed by address); other processes' are miss_tgid.
-samples() {
-	echo $(($(col match) + $(col miss_region) + $(col miss_boundary)))
-}
-
 need_damonctl "sample periods of a software probe"
 load_module damon_perf || finish
 workload_started -s 8 -o 0 -h 8 -t 0 -n 1 -w -f

@@ -70,9 +70,8 @@ load_module damon_perf || finish
 workload_started -s 64 -o 16 -h 4 -t 0 -n 1
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
-line=$(grep '^WORKLOAD pid=' /tmp/workload.out)
-base=$(($(echo "$line" | sed 's/.* base=\([^ ]*\).*/\1/')))
-size=$(($(echo "$line" | sed 's/.* size=\([^ ]*\).*/\1/')))
+base=$((WORKLOAD_BASE))
+size=$((WORKLOAD_SIZE))
 # CPU-wide events: the test PMU tags records with the workload's pid in
 # CONTEXT packets, as SPE does with CONFIG_PID_IN_CONTEXTIDR.
 load_module damon_perf_testpmu hot_start=$hs hot_len=$((he - hs)) \
@@ -138,11 +137,7 @@ damonctl report $CTX 2>&1 | head -n 12 | while read -r l; do diag "$l"; done
 F=/sys/kernel/debug/damon_perf/perf_stats
 [ -r $F ] && diag "$(cat $F)"
 expect_hottest "$top" 1 "$hs" "$he" /tmp/hot.json
-if grep -q '"probe_hits"' /tmp/hot.json &&
-   awk '/"probe_hits": \[/ { p = 1; n = 0; next }
-	p && /\]/ { p = 0; next }
-	p { n++; gsub(/[^0-9]/, ""); if (n == 2 && $0 + 0 > 0) f = 1 }
-	END { exit !f }' /tmp/hot.json; then
+if regions /tmp/hot.json 2 | awk '$4 > 0 { f = 1 } END { exit !f }'; then
 	ok "AUX samples count in probe slot 2 (page-faults has slot 1)"
 else
 	not_ok "AUX samples count in probe slot 2"
@@ -153,20 +148,13 @@ fi
 : > /tmp/all.tsv
 i=0
 while [ $i -lt 6 ]; do
-	damonctl report $CTX --json > /tmp/all.json 2>&1 && awk '
-		/"regions": \[/ { in_r = 1; next }
-		!in_r { next }
-		/"probe_hits": \[/ { p = 1; n = 0; next }
-		p && /\]/ { p = 0; next }
-		p { n++; gsub(/[^0-9]/, ""); if (n == 2) hit = $0; next }
-		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
-		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
-		/"target_id":/ { print s, e, hit }' /tmp/all.json >> /tmp/all.tsv
+	damonctl report $CTX --json > /tmp/all.json 2>&1 &&
+		regions /tmp/all.json 2 >> /tmp/all.tsv
 	sleep 0.5
 	i=$((i + 1))
 done
 # shellcheck disable=SC2046 # into $1 $2 $3
-set -- $(hot_share /tmp/all.tsv 3 "$hs" "$he")
+set -- $(hot_share /tmp/all.tsv 4 "$hs" "$he")
 if [ "$3" -gt 0 ] && [ "$1" -ge 60 ]; then
 	ok "$1% of the AUX hits of 6 snapshots ($2 of $3) on the hot range"
 else

@@ -33,24 +33,11 @@ F=/sys/kernel/debug/damon_perf/perf_stats
 [ -x /bin/damonctl ] || { not_ok "damonctl in the image"; finish; }
 load_module damon_perf || finish
 
-col() {
-	awk -v c="$1" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == "total" { if (c in h) print $h[c]; exit }' "$F"
-}
-
 cpu_ms() {
 	awk '{ sub(/^.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat" 2>/dev/null
 }
 
-faults() {
-	awk '{ print $10 + $12 }' "/proc/$WORKLOAD_PID/stat"
-}
-
-st() {
-	damonctl status bench --json 2>/dev/null |
-		awk -v k="\"$1\":" '$1 == k { gsub(/[^0-9.]/, "", $2); print $2; exit }'
-}
+st() { status_field bench "$1"; }
 
 run() {
 	b=$1
@@ -78,7 +65,7 @@ run() {
 	workload_progress || { not_ok "$b: progress line"; return 1; }
 	f1=$(faults)
 	c1=$(cpu_ms "$KD_PID")
-	s=$(($(col match) + $(col miss_region) + $(col miss_boundary)))
+	s=$(samples)
 	hn=$(col handler_ns)
 	dn=$(col drain_ns)
 	pe1=$(st effective_period)
