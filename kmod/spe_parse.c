@@ -174,8 +174,8 @@ static __always_inline unsigned int align_skip(u64 offset, u8 hdr0)
  * an alignment), its index completed from bits 1:0 of @buf[0]; NULL when
  * @buf[1] is no ADDRESS or COUNTER header.
  */
-static __always_inline const struct hdr_info *ext_hdr(const u8 *buf,
-						       unsigned int *index)
+static __always_inline const struct hdr_info *
+ext_hdr(const u8 *buf, unsigned int *index)
 {
 	const struct hdr_info *h = &hdr_tab[buf[1]];
 
