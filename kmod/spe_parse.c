@@ -45,16 +45,16 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_spe_pkt_name);
 
 /*
  * What the parse loop does with a packet, from its first header byte.
- * The ADDRESS and COUNTER kinds come last (an extended header must be
- * followed by one of them); HK_ADDR and HK_CNT are the indexes the
- * record does not keep.
+ * From HK_TS on, apply() folds the packet into the record. The ADDRESS
+ * and COUNTER kinds come last (an extended header must be followed by one
+ * of them); HK_ADDR and HK_CNT are the indexes the record does not keep.
  */
 enum hdr_kind {
 	HK_BAD,
 	HK_PAD,
 	HK_END,
-	HK_TS,
 	HK_EXT,
+	HK_TS,		/* first kind for apply() */
 	HK_EV1,
 	HK_EV2,
 	HK_EV4,
@@ -186,6 +186,26 @@ ext_hdr(const u8 *buf, unsigned int *index)
 }
 
 /*
+ * For the parse loop, out of line (extended headers are rare): the kind
+ * of the extended packet at @buf (@buf[1] not an alignment) and, in
+ * @plen, its length; HK_BAD when @buf[1] is no ADDRESS or COUNTER header.
+ */
+static noinline unsigned int ext_kind(const u8 *buf, unsigned int *plen)
+{
+	const struct hdr_info *h;
+	unsigned int index;
+
+	h = ext_hdr(buf, &index);
+	if (!h)
+		return HK_BAD;
+	*plen = h->len + 1U;
+	/* an index above 7 is one the record does not keep */
+	if (index > 7)
+		return h->kind >= HK_LAT ? HK_CNT : HK_ADDR;
+	return h->kind;
+}
+
+/*
  * damon_perf_spe_get_packet() without clearing @pkt first: on success it
  * sets type, index, hdr_len, len and (for packets with one) payload;
  * when the packet is cut, type and index as far as they are known.
@@ -265,9 +285,9 @@ static u64 insn_addr(u64 payload)
 		  DAMON_PERF_SPE_REC_OP_OTHER | DAMON_PERF_SPE_REC_OP_BRANCH)
 
 /*
- * Fold the packet of @kind, payload at @q, into @rec, for every kind but
- * HK_BAD, HK_PAD, HK_END and HK_EXT; true when it ends the record (a
- * TIMESTAMP). The reads stay within the packet's length.
+ * Fold the packet of @kind (HK_TS or after), payload at @q, into @rec;
+ * true when it ends the record (a TIMESTAMP). The reads stay within the
+ * packet's length.
  */
 static __always_inline bool apply(struct damon_perf_spe_record *rec,
 				  unsigned int kind, const u8 *q)
@@ -443,14 +463,21 @@ parse:
 	while (pos < len) {
 		const u8 *p = buf + pos;
 		const struct hdr_info *h = &hdr_tab[p[0]];
-		unsigned int kind = h->kind, plen = h->len, index, skip;
+		unsigned int kind = h->kind, plen = h->len, skip;
 		const u8 *q = p + 1;
 
 		if (len - pos < plen)
 			goto need_more;
 dispatch:
-		switch (kind) {
-		case HK_PAD:
+		if (kind >= HK_TS) {
+			pos += plen;
+			if (!apply(&rec, kind, q)) {
+				in_rec = true;
+				continue;
+			}
+		} else if (kind == HK_END) {
+			pos++;
+		} else if (kind == HK_PAD) {
 			/* PAD runs fill records up to their alignment */
 			do
 				pos++;
@@ -458,12 +485,7 @@ dispatch:
 			if (!in_rec)
 				start = pos;
 			continue;
-		case HK_END:
-			pos++;
-			break;
-		case HK_BAD:
-			goto bad;
-		case HK_EXT:
+		} else if (kind == HK_EXT) {
 			if (p[1] == DAMON_PERF_SPE_HDR1_ALIGNMENT) {
 				skip = align_skip(offset + pos, p[0]);
 				if (len - pos < skip)
@@ -473,25 +495,15 @@ dispatch:
 					start = pos;
 				continue;
 			}
-			h = ext_hdr(p, &index);
-			if (!h)
+			kind = ext_kind(p, &plen);
+			if (kind == HK_BAD)
 				goto bad;
-			/* an index above 7 is one the record does not keep */
-			kind = h->kind;
-			if (index > 7)
-				kind = kind >= HK_LAT ? HK_CNT : HK_ADDR;
-			plen = h->len + 1U;
 			q = p + 2;
 			if (len - pos < plen)
 				goto need_more;
 			goto dispatch;
-		default:
-			pos += plen;
-			if (!apply(&rec, kind, q)) {
-				in_rec = true;
-				continue;
-			}
-			break;
+		} else {
+			goto bad;
 		}
 		/* an END or a TIMESTAMP: the record ends here */
 		if (in_rec) {

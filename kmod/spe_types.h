@@ -26,6 +26,18 @@ typedef int64_t s64;
 #define __always_inline inline
 #endif
 
+/*
+ * the kernel's noinline from glibc's, for C (C++ callers spell the
+ * attribute out); without it a function may be inlined, only slower
+ */
+#if !defined(noinline) && !defined(__cplusplus)
+#ifdef __attribute_noinline__
+#define noinline __attribute_noinline__
+#else
+#define noinline
+#endif
+#endif
+
 /* keeps the trailing semicolon of the kernel macro a declaration */
 #define EXPORT_SYMBOL_IF_KUNIT(sym) _Static_assert(1, #sym)
 #endif
