@@ -170,6 +170,27 @@ static __always_inline unsigned int align_skip(u64 offset, u8 hdr0)
 }
 
 /*
+ * The end of the PAD run that goes on at @buf[@pos], or @len: eight bytes
+ * at a time while eight are left (the first non-zero byte of a word is
+ * its lowest set byte, the word being assembled little-endian).
+ */
+static __always_inline size_t skip_pad(const u8 *buf, size_t len,
+				       size_t pos)
+{
+	u64 w;
+
+	while (len - pos >= 8) {
+		w = le_payload(buf + pos, 8);
+		if (w)
+			return pos + __ffs64(w) / 8;
+		pos += 8;
+	}
+	while (pos < len && buf[pos] == DAMON_PERF_SPE_HDR_PAD)
+		pos++;
+	return pos;
+}
+
+/*
  * The header entry of an extended packet at @buf (@len >= 2, @buf[1] not
  * an alignment), its index completed from bits 1:0 of @buf[0]; NULL when
  * @buf[1] is no ADDRESS or COUNTER header.
@@ -479,9 +500,7 @@ dispatch:
 			pos++;
 		} else if (kind == HK_PAD) {
 			/* PAD runs fill records up to their alignment */
-			do
-				pos++;
-			while (pos < len && buf[pos] == DAMON_PERF_SPE_HDR_PAD);
+			pos = skip_pad(buf, len, pos + 1);
 			if (!in_rec)
 				start = pos;
 			continue;
