@@ -43,11 +43,102 @@ const char *damon_perf_spe_pkt_name(unsigned int type)
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_spe_pkt_name);
 
-/* Payload bytes encoded in the size field (bits 5:4) of a header byte. */
-static __always_inline unsigned int payload_len(u8 hdr)
-{
-	return 1U << ((hdr >> 4) & 3);
-}
+/*
+ * What the parse loop does with a packet, from its first header byte.
+ * From HK_TS on, apply() folds the packet into the record. The ADDRESS
+ * and COUNTER kinds come last (an extended header must be followed by one
+ * of them); HK_ADDR and HK_CNT are the indexes the record does not keep.
+ */
+enum hdr_kind {
+	HK_BAD,
+	HK_PAD,
+	HK_END,
+	HK_EXT,
+	HK_TS,		/* first kind for apply() */
+	HK_EV1,
+	HK_EV2,
+	HK_EV4,
+	HK_EV8,
+	HK_DS1,
+	HK_DS2,
+	HK_DS4,
+	HK_DS8,
+	HK_CTX,
+	HK_OP_OTHER,
+	HK_OP_LDST,
+	HK_OP_BRANCH,
+	HK_PC,		/* first ADDRESS kind */
+	HK_BRANCH,
+	HK_VA,
+	HK_PA,
+	HK_ADDR,
+	HK_LAT,		/* first COUNTER kind */
+	HK_ISSUE,
+	HK_XLAT,
+	HK_CNT,
+};
+
+/**
+ * struct hdr_info - What a first (or, after an extended header, second)
+ * header byte says.
+ * @kind:	&enum hdr_kind.
+ * @len:	one header byte plus the payload bytes; 0 for HK_BAD and 2
+ *		for HK_EXT (the bytes needed to read the second byte).
+ * @type:	&enum damon_perf_spe_pkt_type, for
+ *		damon_perf_spe_get_packet().
+ * @index:	index or class in the byte (bits 2:0 or 1:0).
+ */
+struct hdr_info {
+	u8 kind;
+	u8 len;
+	u8 type;
+	u8 index;
+};
+
+#define HDR(k, l, t, i) { HK_##k, l, DAMON_PERF_SPE_PKT_##t, i }
+
+/*
+ * The header encodings of the Arm ARM, one entry per byte value; the
+ * payload length is 1 << bits 5:4 of the byte. Every byte not listed
+ * starts no packet (HK_BAD); so does OP_TYPE class 3 (0x4b, reserved).
+ */
+static const struct hdr_info hdr_tab[256] = {
+	[0x00]		= HDR(PAD, 1, PAD, 0),
+	[0x01]		= HDR(END, 1, END, 0),
+	[0x20 ... 0x23]	= HDR(EXT, 2, BAD, 0),
+	[0x42]		= HDR(EV1, 2, EVENTS, 0),
+	[0x52]		= HDR(EV2, 3, EVENTS, 0),
+	[0x62]		= HDR(EV4, 5, EVENTS, 0),
+	[0x72]		= HDR(EV8, 9, EVENTS, 0),
+	[0x43]		= HDR(DS1, 2, DATA_SOURCE, 0),
+	[0x53]		= HDR(DS2, 3, DATA_SOURCE, 0),
+	[0x63]		= HDR(DS4, 5, DATA_SOURCE, 0),
+	[0x73]		= HDR(DS8, 9, DATA_SOURCE, 0),
+	[0x48]		= HDR(OP_OTHER, 2, OP_TYPE, 0),
+	[0x49]		= HDR(OP_LDST, 2, OP_TYPE, 1),
+	[0x4a]		= HDR(OP_BRANCH, 2, OP_TYPE, 2),
+	[0x64]		= HDR(CTX, 5, CONTEXT, 0),
+	[0x65]		= HDR(CTX, 5, CONTEXT, 1),
+	[0x66]		= HDR(CTX, 5, CONTEXT, 2),
+	[0x67]		= HDR(CTX, 5, CONTEXT, 3),
+	[0x71]		= HDR(TS, 9, TIMESTAMP, 0),
+	[0x98]		= HDR(LAT, 3, COUNTER, 0),
+	[0x99]		= HDR(ISSUE, 3, COUNTER, 1),
+	[0x9a]		= HDR(XLAT, 3, COUNTER, 2),
+	[0x9b]		= HDR(CNT, 3, COUNTER, 3),
+	[0x9c]		= HDR(CNT, 3, COUNTER, 4),
+	[0x9d]		= HDR(CNT, 3, COUNTER, 5),
+	[0x9e]		= HDR(CNT, 3, COUNTER, 6),
+	[0x9f]		= HDR(CNT, 3, COUNTER, 7),
+	[0xb0]		= HDR(PC, 9, ADDRESS, 0),
+	[0xb1]		= HDR(BRANCH, 9, ADDRESS, 1),
+	[0xb2]		= HDR(VA, 9, ADDRESS, 2),
+	[0xb3]		= HDR(PA, 9, ADDRESS, 3),
+	[0xb4]		= HDR(ADDR, 9, ADDRESS, 4),
+	[0xb5]		= HDR(ADDR, 9, ADDRESS, 5),
+	[0xb6]		= HDR(ADDR, 9, ADDRESS, 6),
+	[0xb7]		= HDR(ADDR, 9, ADDRESS, 7),
+};
 
 /*
  * Little-endian payload of @plen (1, 2, 4 or 8) bytes, assembled byte by
@@ -70,115 +161,115 @@ static __always_inline u64 le_payload(const u8 *p, unsigned int plen)
 	}
 }
 
-/* Fill @pkt's payload from the @plen bytes after a @hlen-byte header. */
-static __always_inline int get_payload(const u8 *buf, size_t len,
-				       unsigned int hlen, unsigned int plen,
-				       struct damon_perf_spe_pkt *pkt)
-{
-	if (len < hlen + plen)
-		return DAMON_PERF_SPE_NEED_MORE;
-	pkt->payload = le_payload(buf + hlen, plen);
-	pkt->hdr_len = (u8)hlen;
-	pkt->len = (u8)(hlen + plen);
-	return pkt->len;
-}
-
-static __always_inline int get_simple(const u8 *buf, size_t len, u8 type,
-				      u8 index,
-				      struct damon_perf_spe_pkt *pkt)
-{
-	pkt->type = type;
-	pkt->index = index;
-	return get_payload(buf, len, 1, payload_len(buf[0]), pkt);
-}
-
 /* Alignment: skip to the next multiple of 2..16 bytes of the stream. */
-static int get_alignment(size_t len, u64 offset, u8 hdr0,
-			 struct damon_perf_spe_pkt *pkt)
+static __always_inline unsigned int align_skip(u64 offset, u8 hdr0)
 {
 	unsigned int align = 1U << ((hdr0 & 0xf) + 1);
-	unsigned int skip = align - (unsigned int)(offset & (align - 1));
 
-	if (len < skip)
-		return DAMON_PERF_SPE_NEED_MORE;
-	pkt->type = DAMON_PERF_SPE_PKT_PAD;
-	pkt->hdr_len = 2;
-	pkt->len = (u8)skip;
-	return (int)skip;
+	return align - (unsigned int)(offset & (align - 1));
+}
+
+/*
+ * The end of the PAD run that goes on at @buf[@pos], or @len: eight bytes
+ * at a time while eight are left (the first non-zero byte of a word is
+ * its lowest set byte, the word being assembled little-endian).
+ */
+static __always_inline size_t skip_pad(const u8 *buf, size_t len,
+				       size_t pos)
+{
+	u64 w;
+
+	while (len - pos >= 8) {
+		w = le_payload(buf + pos, 8);
+		if (w)
+			return pos + __ffs64(w) / 8;
+		pos += 8;
+	}
+	while (pos < len && buf[pos] == DAMON_PERF_SPE_HDR_PAD)
+		pos++;
+	return pos;
+}
+
+/*
+ * The header entry of an extended packet at @buf (@len >= 2, @buf[1] not
+ * an alignment), its index completed from bits 1:0 of @buf[0]; NULL when
+ * @buf[1] is no ADDRESS or COUNTER header.
+ */
+static __always_inline const struct hdr_info *
+ext_hdr(const u8 *buf, unsigned int *index)
+{
+	const struct hdr_info *h = &hdr_tab[buf[1]];
+
+	if (h->kind < HK_PC)
+		return NULL;
+	*index = (buf[0] & 3U) << 3 | h->index;
+	return h;
+}
+
+/*
+ * For the parse loop, out of line (extended headers are rare): the kind
+ * of the extended packet at @buf (@buf[1] not an alignment) and, in
+ * @plen, its length; HK_BAD when @buf[1] is no ADDRESS or COUNTER header.
+ */
+static noinline unsigned int ext_kind(const u8 *buf, unsigned int *plen)
+{
+	const struct hdr_info *h;
+	unsigned int index;
+
+	h = ext_hdr(buf, &index);
+	if (!h)
+		return HK_BAD;
+	*plen = h->len + 1U;
+	/* an index above 7 is one the record does not keep */
+	if (index > 7)
+		return h->kind >= HK_LAT ? HK_CNT : HK_ADDR;
+	return h->kind;
 }
 
 /*
  * damon_perf_spe_get_packet() without clearing @pkt first: on success it
- * sets type, index, hdr_len, len and (for packets with one) payload,
- * which is all damon_perf_spe_parse() reads.
+ * sets type, index, hdr_len, len and (for packets with one) payload;
+ * when the packet is cut, type and index as far as they are known.
  */
-static __always_inline int decode(const u8 *buf, size_t len, u64 offset,
-				  struct damon_perf_spe_pkt *pkt)
+static int decode(const u8 *buf, size_t len, u64 offset,
+		  struct damon_perf_spe_pkt *pkt)
 {
-	unsigned int hlen = 1;
-	u8 hdr, idx_hi = 0;
+	const struct hdr_info *h;
+	unsigned int hlen = 1, index, plen, skip;
 
 	if (!len)
 		return DAMON_PERF_SPE_NEED_MORE;
-
-	hdr = buf[0];
-	switch (hdr) {
-	case DAMON_PERF_SPE_HDR_PAD:
-		pkt->type = DAMON_PERF_SPE_PKT_PAD;
-		pkt->hdr_len = 1;
-		pkt->len = 1;
-		return 1;
-	case DAMON_PERF_SPE_HDR_END:
-		pkt->type = DAMON_PERF_SPE_PKT_END;
-		pkt->hdr_len = 1;
-		pkt->len = 1;
-		return 1;
-	case DAMON_PERF_SPE_HDR_TIMESTAMP:
-		return get_simple(buf, len, DAMON_PERF_SPE_PKT_TIMESTAMP, 0,
-				  pkt);
-	}
-
-	if ((hdr & DAMON_PERF_SPE_HDR_MASK_EV_DS) == DAMON_PERF_SPE_HDR_EVENTS)
-		return get_simple(buf, len, DAMON_PERF_SPE_PKT_EVENTS, 0, pkt);
-	if ((hdr & DAMON_PERF_SPE_HDR_MASK_EV_DS) ==
-	    DAMON_PERF_SPE_HDR_DATA_SOURCE)
-		return get_simple(buf, len, DAMON_PERF_SPE_PKT_DATA_SOURCE, 0,
-				  pkt);
-	if ((hdr & DAMON_PERF_SPE_HDR_MASK_CTX_OP) ==
-	    DAMON_PERF_SPE_HDR_CONTEXT)
-		return get_simple(buf, len, DAMON_PERF_SPE_PKT_CONTEXT,
-				  hdr & 3, pkt);
-	if ((hdr & DAMON_PERF_SPE_HDR_MASK_CTX_OP) ==
-	    DAMON_PERF_SPE_HDR_OP_TYPE) {
-		/* class 3 is reserved */
-		if ((hdr & 3) == 3)
-			return DAMON_PERF_SPE_BAD;
-		return get_simple(buf, len, DAMON_PERF_SPE_PKT_OP_TYPE,
-				  hdr & 3, pkt);
-	}
-
-	if ((hdr & DAMON_PERF_SPE_HDR_MASK_CTX_OP) ==
-	    DAMON_PERF_SPE_HDR_EXTENDED) {
+	h = &hdr_tab[buf[0]];
+	index = h->index;
+	if (h->kind == HK_BAD)
+		return DAMON_PERF_SPE_BAD;
+	if (h->kind == HK_EXT) {
 		if (len < 2)
 			return DAMON_PERF_SPE_NEED_MORE;
-		if (buf[1] == DAMON_PERF_SPE_HDR1_ALIGNMENT)
-			return get_alignment(len, offset, hdr, pkt);
-		idx_hi = (u8)((hdr & 3) << 3);
+		if (buf[1] == DAMON_PERF_SPE_HDR1_ALIGNMENT) {
+			skip = align_skip(offset, buf[0]);
+			if (len < skip)
+				return DAMON_PERF_SPE_NEED_MORE;
+			pkt->type = DAMON_PERF_SPE_PKT_PAD;
+			pkt->hdr_len = 2;
+			pkt->len = (u8)skip;
+			return (int)skip;
+		}
+		h = ext_hdr(buf, &index);
+		if (!h)
+			return DAMON_PERF_SPE_BAD;
 		hlen = 2;
-		hdr = buf[1];
 	}
-
-	/* ADDRESS and COUNTER share the encoding of the last header byte. */
-	if ((hdr & DAMON_PERF_SPE_HDR_MASK_ADDR_CNT) ==
-	    DAMON_PERF_SPE_HDR_ADDRESS)
-		pkt->type = DAMON_PERF_SPE_PKT_ADDRESS;
-	else if ((hdr & DAMON_PERF_SPE_HDR_MASK_ADDR_CNT) ==
-		 DAMON_PERF_SPE_HDR_COUNTER)
-		pkt->type = DAMON_PERF_SPE_PKT_COUNTER;
-	else
-		return DAMON_PERF_SPE_BAD;
-	pkt->index = idx_hi | (hdr & 7);
-	return get_payload(buf, len, hlen, payload_len(hdr), pkt);
+	pkt->type = h->type;
+	pkt->index = (u8)index;
+	plen = h->len - 1U;
+	if (len < hlen + plen)
+		return DAMON_PERF_SPE_NEED_MORE;
+	if (plen)
+		pkt->payload = le_payload(buf + hlen, plen);
+	pkt->hdr_len = (u8)hlen;
+	pkt->len = (u8)(hlen + plen);
+	return pkt->len;
 }
 
 /**
@@ -211,13 +302,26 @@ static u64 insn_addr(u64 payload)
 	return addr;
 }
 
-static void apply_address(struct damon_perf_spe_record *rec,
-			  const struct damon_perf_spe_pkt *pkt)
-{
-	u64 v = pkt->payload;
+#define OP_FLAGS (DAMON_PERF_SPE_REC_LOAD | DAMON_PERF_SPE_REC_STORE | \
+		  DAMON_PERF_SPE_REC_OP_OTHER | DAMON_PERF_SPE_REC_OP_BRANCH)
 
-	switch (pkt->index) {
-	case DAMON_PERF_SPE_ADDR_PC:
+/*
+ * Fold the packet of @kind (HK_TS or after), payload at @q, into @rec;
+ * true when it ends the record (a TIMESTAMP). The reads stay within the
+ * packet's length.
+ */
+static __always_inline bool apply(struct damon_perf_spe_record *rec,
+				  unsigned int kind, const u8 *q)
+{
+	u64 v;
+
+	switch (kind) {
+	case HK_TS:
+		rec->timestamp = le_payload(q, 8);
+		rec->flags |= DAMON_PERF_SPE_REC_TIMESTAMP;
+		return true;
+	case HK_PC:
+		v = le_payload(q, 8);
 		rec->pc = insn_addr(v);
 		rec->el = (u8)ADDR_EL(v);
 		rec->flags |= DAMON_PERF_SPE_REC_PC;
@@ -226,19 +330,20 @@ static void apply_address(struct damon_perf_spe_record *rec,
 		else
 			rec->flags &= ~DAMON_PERF_SPE_REC_PC_NS;
 		break;
-	case DAMON_PERF_SPE_ADDR_BRANCH:
-		rec->branch_target = insn_addr(v);
+	case HK_BRANCH:
+		rec->branch_target = insn_addr(le_payload(q, 8));
 		rec->flags |= DAMON_PERF_SPE_REC_BRANCH;
 		break;
-	case DAMON_PERF_SPE_ADDR_DATA_VA:
+	case HK_VA:
 		/* drop the top-byte tag, sign-extend from bit 55 (TBI) */
-		v &= ADDR_MASK_56;
+		v = le_payload(q, 8) & ADDR_MASK_56;
 		if (v & ADDR_BIT_55)
 			v |= ADDR_TOP_BYTE;
 		rec->vaddr = v;
 		rec->flags |= DAMON_PERF_SPE_REC_VADDR;
 		break;
-	case DAMON_PERF_SPE_ADDR_DATA_PA:
+	case HK_PA:
+		v = le_payload(q, 8);
 		rec->paddr = v & ADDR_MASK_56;
 		rec->flags |= DAMON_PERF_SPE_REC_PADDR;
 		if (v & ADDR_NS)
@@ -246,87 +351,68 @@ static void apply_address(struct damon_perf_spe_record *rec,
 		else
 			rec->flags &= ~DAMON_PERF_SPE_REC_PA_NS;
 		break;
-	}
-}
-
-static void apply_counter(struct damon_perf_spe_record *rec,
-			  const struct damon_perf_spe_pkt *pkt)
-{
-	u32 v = (u32)pkt->payload;
-
-	switch (pkt->index) {
-	case DAMON_PERF_SPE_CNT_TOTAL_LAT:
-		rec->latency = v;
+	case HK_LAT:
+		rec->latency = (u32)le_payload(q, 2);
 		rec->flags |= DAMON_PERF_SPE_REC_LATENCY;
 		break;
-	case DAMON_PERF_SPE_CNT_ISSUE_LAT:
-		rec->issue_latency = v;
+	case HK_ISSUE:
+		rec->issue_latency = (u32)le_payload(q, 2);
 		rec->flags |= DAMON_PERF_SPE_REC_ISSUE_LAT;
 		break;
-	case DAMON_PERF_SPE_CNT_XLAT_LAT:
-		rec->xlat_latency = v;
+	case HK_XLAT:
+		rec->xlat_latency = (u32)le_payload(q, 2);
 		rec->flags |= DAMON_PERF_SPE_REC_XLAT_LAT;
 		break;
-	}
-}
-
-#define OP_FLAGS (DAMON_PERF_SPE_REC_LOAD | DAMON_PERF_SPE_REC_STORE | \
-		  DAMON_PERF_SPE_REC_OP_OTHER | DAMON_PERF_SPE_REC_OP_BRANCH)
-
-static void apply_op(struct damon_perf_spe_record *rec,
-		     const struct damon_perf_spe_pkt *pkt)
-{
-	rec->op = (u8)pkt->payload;
-	rec->flags &= ~OP_FLAGS;
-	switch (pkt->index) {
-	case DAMON_PERF_SPE_OP_LDST:
-		if (pkt->payload & DAMON_PERF_SPE_OP_LDST_ST)
-			rec->flags |= DAMON_PERF_SPE_REC_STORE;
-		else
-			rec->flags |= DAMON_PERF_SPE_REC_LOAD;
-		break;
-	case DAMON_PERF_SPE_OP_BRANCH:
-		rec->flags |= DAMON_PERF_SPE_REC_OP_BRANCH;
-		break;
-	default:
-		rec->flags |= DAMON_PERF_SPE_REC_OP_OTHER;
-		break;
-	}
-}
-
-/* Fold one packet into @rec; true when it ends the record. */
-static bool apply(struct damon_perf_spe_record *rec,
-		  const struct damon_perf_spe_pkt *pkt)
-{
-	switch (pkt->type) {
-	case DAMON_PERF_SPE_PKT_END:
-		return true;
-	case DAMON_PERF_SPE_PKT_TIMESTAMP:
-		rec->timestamp = pkt->payload;
-		rec->flags |= DAMON_PERF_SPE_REC_TIMESTAMP;
-		return true;
-	case DAMON_PERF_SPE_PKT_ADDRESS:
-		apply_address(rec, pkt);
-		break;
-	case DAMON_PERF_SPE_PKT_COUNTER:
-		apply_counter(rec, pkt);
-		break;
-	case DAMON_PERF_SPE_PKT_CONTEXT:
-		rec->context_id = pkt->payload;
+	case HK_CTX:
+		rec->context_id = le_payload(q, 4);
 		rec->flags |= DAMON_PERF_SPE_REC_CONTEXT;
 		break;
-	case DAMON_PERF_SPE_PKT_OP_TYPE:
-		apply_op(rec, pkt);
+	case HK_OP_OTHER:
+		rec->op = q[0];
+		rec->flags = (rec->flags & ~OP_FLAGS) |
+			     DAMON_PERF_SPE_REC_OP_OTHER;
 		break;
-	case DAMON_PERF_SPE_PKT_EVENTS:
-		rec->events = pkt->payload;
+	case HK_OP_LDST:
+		rec->op = q[0];
+		rec->flags = (rec->flags & ~OP_FLAGS) |
+			     (q[0] & DAMON_PERF_SPE_OP_LDST_ST ?
+			      DAMON_PERF_SPE_REC_STORE :
+			      DAMON_PERF_SPE_REC_LOAD);
+		break;
+	case HK_OP_BRANCH:
+		rec->op = q[0];
+		rec->flags = (rec->flags & ~OP_FLAGS) |
+			     DAMON_PERF_SPE_REC_OP_BRANCH;
+		break;
+	case HK_EV1:
+		rec->events = q[0];
 		rec->flags |= DAMON_PERF_SPE_REC_EVENTS;
 		break;
-	case DAMON_PERF_SPE_PKT_DATA_SOURCE:
-		rec->data_source = (u16)pkt->payload;
+	case HK_EV2:
+		rec->events = le_payload(q, 2);
+		rec->flags |= DAMON_PERF_SPE_REC_EVENTS;
+		break;
+	case HK_EV4:
+		rec->events = le_payload(q, 4);
+		rec->flags |= DAMON_PERF_SPE_REC_EVENTS;
+		break;
+	case HK_EV8:
+		rec->events = le_payload(q, 8);
+		rec->flags |= DAMON_PERF_SPE_REC_EVENTS;
+		break;
+	case HK_DS1:
+		rec->data_source = q[0];
+		rec->flags |= DAMON_PERF_SPE_REC_DATA_SOURCE;
+		break;
+	case HK_DS2:
+	case HK_DS4:
+	case HK_DS8:
+		/* the field keeps the low 16 bits of any payload size */
+		rec->data_source = (u16)le_payload(q, 2);
 		rec->flags |= DAMON_PERF_SPE_REC_DATA_SOURCE;
 		break;
 	}
+	/* HK_ADDR, HK_CNT: an index the record does not keep */
 	return false;
 }
 
@@ -396,62 +482,49 @@ size_t damon_perf_spe_parse(const u8 *buf, size_t len, u64 offset,
 		goto resync;
 parse:
 	while (pos < len) {
-		/* PAD runs fill records up to their alignment: skip them */
-		if (buf[pos] == DAMON_PERF_SPE_HDR_PAD) {
-			do
-				pos++;
-			while (pos < len && buf[pos] == DAMON_PERF_SPE_HDR_PAD);
-			if (!in_rec)
-				start = pos;
-			continue;
-		}
-		ret = decode(buf + pos, len - pos, offset + pos, &pkt);
-		if (ret == DAMON_PERF_SPE_NEED_MORE) {
-			if (in_rec && pos - start > DAMON_PERF_SPE_REC_MAX)
-				goto overlong;
-			/* only an alignment packet is longer than PKT_MAX */
-			if (len - pos <= DAMON_PERF_SPE_PKT_MAX)
-				break;
-			/* it cannot end within the longest record: drop it */
-			if (in_rec && len - start > DAMON_PERF_SPE_REC_MAX) {
-				stats->overlong++;
-				stats->dropped++;
-				start = pos;
-				stats->resync = true;
-				return start;
+		const u8 *p = buf + pos;
+		const struct hdr_info *h = &hdr_tab[p[0]];
+		unsigned int kind = h->kind, plen = h->len, skip;
+		const u8 *q = p + 1;
+
+		if (len - pos < plen)
+			goto need_more;
+dispatch:
+		if (kind >= HK_TS) {
+			pos += plen;
+			if (!apply(&rec, kind, q)) {
+				in_rec = true;
+				continue;
 			}
-			break;
-		}
-		if (ret < 0) {
-			if (in_rec && pos - start > DAMON_PERF_SPE_REC_MAX) {
-				/* dropped before this byte, then skipped */
-				stats->overlong++;
-				stats->dropped++;
-				stats->errors++;
-				pos++;
-				start = pos;
-				in_rec = false;
-				goto resync;
-			}
-			stats->errors++;
-			if (in_rec)
-				stats->dropped++;
+		} else if (kind == HK_END) {
 			pos++;
-			start = pos;
-			in_rec = false;
-			rec = (struct damon_perf_spe_record){ 0 };
-			continue;
-		}
-		pos += (size_t)ret;
-		if (pkt.type == DAMON_PERF_SPE_PKT_PAD) {
+		} else if (kind == HK_PAD) {
+			/* PAD runs fill records up to their alignment */
+			pos = skip_pad(buf, len, pos + 1);
 			if (!in_rec)
 				start = pos;
 			continue;
+		} else if (kind == HK_EXT) {
+			if (p[1] == DAMON_PERF_SPE_HDR1_ALIGNMENT) {
+				skip = align_skip(offset + pos, p[0]);
+				if (len - pos < skip)
+					goto need_more;
+				pos += skip;
+				if (!in_rec)
+					start = pos;
+				continue;
+			}
+			kind = ext_kind(p, &plen);
+			if (kind == HK_BAD)
+				goto bad;
+			q = p + 2;
+			if (len - pos < plen)
+				goto need_more;
+			goto dispatch;
+		} else {
+			goto bad;
 		}
-		if (!apply(&rec, &pkt)) {
-			in_rec = true;
-			continue;
-		}
+		/* an END or a TIMESTAMP: the record ends here */
 		if (in_rec) {
 			if (pos - start > DAMON_PERF_SPE_REC_MAX) {
 				/* too long a record; the boundary is here */
@@ -470,6 +543,44 @@ parse:
 		in_rec = false;
 		rec = (struct damon_perf_spe_record){ 0 };
 	}
+	goto done;
+
+need_more:
+	if (in_rec && pos - start > DAMON_PERF_SPE_REC_MAX)
+		goto overlong;
+	/* only an alignment packet is longer than PKT_MAX */
+	if (len - pos > DAMON_PERF_SPE_PKT_MAX &&
+	    in_rec && len - start > DAMON_PERF_SPE_REC_MAX) {
+		/* it cannot end within the longest record: drop it */
+		stats->overlong++;
+		stats->dropped++;
+		start = pos;
+		stats->resync = true;
+		return start;
+	}
+	goto done;
+
+bad:
+	if (in_rec && pos - start > DAMON_PERF_SPE_REC_MAX) {
+		/* dropped before this byte, then skipped */
+		stats->overlong++;
+		stats->dropped++;
+		stats->errors++;
+		pos++;
+		start = pos;
+		in_rec = false;
+		goto resync;
+	}
+	stats->errors++;
+	if (in_rec)
+		stats->dropped++;
+	pos++;
+	start = pos;
+	in_rec = false;
+	rec = (struct damon_perf_spe_record){ 0 };
+	goto parse;
+
+done:
 	if (in_rec && pos - start > DAMON_PERF_SPE_REC_MAX)
 		goto overlong;
 	stats->resync = false;

@@ -10,6 +10,7 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/stddef.h>
+#include <linux/bitops.h>
 #else
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,6 +26,24 @@ typedef int64_t s64;
 #ifndef __always_inline
 #define __always_inline inline
 #endif
+
+/*
+ * the kernel's noinline from glibc's, for C (C++ callers spell the
+ * attribute out); without it a function may be inlined, only slower
+ */
+#if !defined(noinline) && !defined(__cplusplus)
+#ifdef __attribute_noinline__
+#define noinline __attribute_noinline__
+#else
+#define noinline
+#endif
+#endif
+
+/* index of the lowest set bit; @word must not be 0 */
+static inline unsigned int __ffs64(u64 word)
+{
+	return (unsigned int)__builtin_ctzll(word);
+}
 
 /* keeps the trailing semicolon of the kernel macro a declaration */
 #define EXPORT_SYMBOL_IF_KUNIT(sym) _Static_assert(1, #sym)
