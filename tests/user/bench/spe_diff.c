@@ -356,8 +356,7 @@ static int compare(const char *what, unsigned long iter)
 
 /* Parse @buf with both parsers the same way; 1 at a difference. */
 static int diff_one(const u8 *buf, size_t len, u64 offset, u64 refuse,
-		    u64 chunk, size_t split, const char *what,
-		    unsigned long it)
+		    u64 chunk, size_t split, const char *what, unsigned long it)
 {
 	run(damon_perf_spe_parse, &out_a, buf, len, offset, refuse, chunk,
 	    split);
@@ -388,7 +387,8 @@ static int diff_packets(const u8 *buf, size_t len, u64 offset, size_t max,
 		/* what a cut packet leaves in @pkt is compared too */
 		memset(&a, 0x5a, sizeof(a));
 		memset(&b, 0xa5, sizeof(b));
-		ra = damon_perf_spe_get_packet(buf + p, len - p, offset + p, &a);
+		ra = damon_perf_spe_get_packet(buf + p, len - p, offset + p,
+					       &a);
 		rb = prev_spe_get_packet(buf + p, len - p, offset + p, &b);
 		if (ra != rb || memcmp(&a, &b, sizeof(a))) {
 			fprintf(stderr, "%lu: packet at %zu differs\n", it, p);
@@ -419,15 +419,17 @@ static int diff_headers(void)
 			if (rnd() & 1)
 				b[2 + below(9)] = 0x01;
 			for (off = 0; off < 32; off++) {
-				if (diff_packets(b, sizeof(b), off, 1, h0 << 8 | h1))
+				if (diff_packets(b, sizeof(b), off, 1,
+						 h0 << 8 | h1))
 					return 1;
 				for (l = 0; l <= 12; l++) {
-					if (diff_one(b, l, off, 0, 0, 0, "header",
-						     h0 << 8 | h1))
+					if (diff_one(b, l, off, 0, 0, 0,
+						     "header", h0 << 8 | h1))
 						return 1;
 					if (off == 0 &&
-					    diff_one(b, sizeof(b), off, 0, 0, l + 1,
-						     "header split", h0 << 8 | h1))
+					    diff_one(b, sizeof(b), off, 0, 0,
+						     l + 1, "header split",
+						     h0 << 8 | h1))
 						return 1;
 				}
 			}
@@ -443,7 +445,7 @@ static size_t bench_len[3];
 /* The benchmark's streams whole, chunked, refused and cut at each byte. */
 static int diff_bench(void)
 {
-	static const char *const names[] = { "clean", "noisy", "mixed" };
+	static const char *const names[] = {"clean", "noisy", "mixed"};
 	size_t k, cut;
 	int i;
 
@@ -591,8 +593,8 @@ int main(int argc, char **argv)
 		u64 chunk = below(2) ? 0 : rnd() | 1;
 		size_t split = chunk ? 0 : below((unsigned int)len + 2);
 
-		if (diff_one(stream, len, offset, refuse, chunk, split,
-			     "parse", it) ||
+		if (diff_one(stream, len, offset, refuse, chunk, split, "parse",
+			     it) ||
 		    diff_packets(stream, len, offset, 4096, it))
 			return 1;
 		bytes += len;

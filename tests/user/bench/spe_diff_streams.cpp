@@ -10,9 +10,9 @@
 
 extern "C" size_t spe_diff_bench_stream(int kind, u8 *out, size_t max)
 {
-	static const spe_stream_kind kinds[] = { spe_stream_kind::clean,
-						 spe_stream_kind::noisy,
-						 spe_stream_kind::mixed };
+	static const spe_stream_kind kinds[] = {spe_stream_kind::clean,
+						spe_stream_kind::noisy,
+						spe_stream_kind::mixed};
 	std::vector<u8> s = spe_stream(kinds[kind]);
 	size_t n = s.size() < max ? s.size() : max;
 
