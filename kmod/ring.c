@@ -250,6 +250,11 @@ static noinline bool refuse_early(struct damon_perf_rings *rings, int why)
 /* Drops the busy guard; the ring's accesses stay before it. */
 static __always_inline void release(struct damon_perf_ring *r)
 {
+	/*
+	 * Pairs with the barrier() after the guard's set in queue(): both are
+	 * compiler barriers (the nested producer runs on this CPU), keeping
+	 * the ring's accesses between the set and the clear.
+	 */
 	barrier();
 	WRITE_ONCE(r->busy, 0);
 }
@@ -313,6 +318,7 @@ static __always_inline bool queue(struct damon_perf_rings *rings,
 	if (unlikely(READ_ONCE(r->busy)))
 		return refuse_busy(rings);
 	WRITE_ONCE(r->busy, 1);
+	/* pairs with the barrier() of release(): the ring after the set */
 	barrier();
 
 #if IS_ENABLED(CONFIG_KUNIT)
