@@ -273,7 +273,7 @@ struct damon_perf_probe {
  *			@snap_lock; readers use damon_perf_snapshot_get().
  * @drain_snap:		drain scratch: the sorted region array (kdamond only,
  *			see drain.c).
- * @drain_snap_cap:	capacity of @drain_snap in bytes.
+ * @drain_snap_cap:	capacity of @drain_snap in entries.
  * @sample_seq:		sample intervals since start (kdamond; KUnit reads it
  *			with READ_ONCE()).
  * @samples:		samples kept for the samples split mode (kdamond only).

@@ -26,19 +26,36 @@
 #include "drain.h"
 #include "stats.h"
 
-/* Grow the snapshot only at a new high-water mark. */
+/*
+ * Grow the snapshot only at a new high-water mark, by half again at least
+ * (a count that creeps up costs a logarithmic number of allocations), and
+ * with kvmalloc: the largest context validation accepts,
+ * DAMON_PERF_MAX_TARGETS targets of DAMON_PERF_MAX_REGIONS regions, needs
+ * 160000 entries (5 MiB), beyond KMALLOC_MAX_SIZE. The entries are not
+ * copied: every pass fills them anew. On failure the old array stays and
+ * the pass counts its reports as miss_nomem; that count is the report, so
+ * the allocator's warnings are off.
+ */
 static struct damon_perf_drain_ent *reserve(struct damon_perf_ctx *ctx,
 					    size_t nr)
 {
 	struct damon_perf_drain_ent *ents;
+	size_t cap;
 
 	if (nr <= ctx->drain_snap_cap)
 		return ctx->drain_snap;
-	ents = krealloc_array(ctx->drain_snap, nr, sizeof(*ents), GFP_KERNEL);
+	cap = max(nr, ctx->drain_snap_cap + ctx->drain_snap_cap / 2);
+	ents = kvmalloc_array(cap, sizeof(*ents), GFP_KERNEL | __GFP_NOWARN);
+	if (!ents && cap > nr) {
+		cap = nr;
+		ents = kvmalloc_array(cap, sizeof(*ents),
+				      GFP_KERNEL | __GFP_NOWARN);
+	}
 	if (!ents)
 		return NULL;
+	kvfree(ctx->drain_snap);
 	ctx->drain_snap = ents;
-	ctx->drain_snap_cap = nr;
+	ctx->drain_snap_cap = cap;
 	return ents;
 }
 
@@ -141,7 +158,8 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_samples_reset);
  * them it bounds nothing but the decode itself.
  *
  * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
- * Return: 0, or -ENOMEM (the pass must be skipped).
+ * Return: 0, or -ENOMEM: no snapshot, the pass cannot credit (@d is set
+ * up for counting its reports).
  */
 int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
 			     struct damon_perf_drain *d)
@@ -402,9 +420,23 @@ static void drain_one(const struct damon_perf_report *report, void *arg)
 	damon_perf_drain_report(arg, report);
 }
 
+/* A report of a pass without a snapshot: counted, not credited. */
+static void drain_lost(const struct damon_perf_report *report, void *arg)
+{
+	struct damon_perf_drain *d = arg;
+
+	d->total++;
+	miss(report, d->ctx->ops == DAMON_PERF_OPS_VADDR ? report->vaddr :
+	     report->paddr, DAMON_PERF_MISS_NOMEM);
+}
+
 /**
  * damon_perf_drain_rings() - Drain every pending ring of a context.
  * @ctx:	the context, with its rings.
+ *
+ * Every pending report is consumed: credited, or counted by the reason it
+ * was not (perf_stats miss_* and stale; miss_nomem for every report of a
+ * pass that could not allocate its region snapshot).
  *
  * Context: the kdamond of @ctx, or damon_perf_ctx_stop() (and a failed
  * damon_perf_ctx_start()) once the probes are disarmed and no kdamond
@@ -422,10 +454,17 @@ unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx)
 		return 0;
 	}
 	if (damon_perf_drain_prepare(ctx, &d)) {
-		/* a skipped pass heals: the reports wait in the rings */
-		return 0;
+		/*
+		 * No snapshot, no memory: nothing can be credited. Left in
+		 * the rings, the reports would fill them (and the last
+		 * drain, at stop, would free them uncounted); consumed and
+		 * counted as miss_nomem instead, the rings keep accepting
+		 * and the next pass tries again.
+		 */
+		n = damon_perf_rings_drain_pending(&ctx->rings, drain_lost, &d);
+	} else {
+		n = damon_perf_rings_drain_pending(&ctx->rings, drain_one, &d);
 	}
-	n = damon_perf_rings_drain_pending(&ctx->rings, drain_one, &d);
 	damon_perf_observe_drain(d.total, d.matched);
 	ctx->last_drain_ns = now;
 	return n;
@@ -440,7 +479,7 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_rings);
  */
 void damon_perf_drain_free(struct damon_perf_ctx *ctx)
 {
-	kfree(ctx->drain_snap);
+	kvfree(ctx->drain_snap);
 	ctx->drain_snap = NULL;
 	ctx->drain_snap_cap = 0;
 	kvfree(ctx->samples.buf);

@@ -398,6 +398,7 @@ void damon_perf_observe_miss(unsigned long addr, int cpu,
 		[DAMON_PERF_MISS_BOUNDARY]	= DAMON_PERF_STAT_miss_boundary,
 		[DAMON_PERF_MISS_STALE]		= DAMON_PERF_STAT_stale,
 		[DAMON_PERF_MISS_FILTER]	= DAMON_PERF_STAT_miss_filter,
+		[DAMON_PERF_MISS_NOMEM]		= DAMON_PERF_STAT_miss_nomem,
 	};
 
 	if ((unsigned int)reason < ARRAY_SIZE(idx))

@@ -38,6 +38,7 @@ enum damon_perf_miss_reason {
 	DAMON_PERF_MISS_BOUNDARY,	/* access straddles a region end */
 	DAMON_PERF_MISS_STALE,		/* older than one sample interval */
 	DAMON_PERF_MISS_FILTER,		/* rejected by a sample filter */
+	DAMON_PERF_MISS_NOMEM,		/* pass without a region snapshot */
 };
 
 /* Why damon_perf_report_access() refused a report (@why of ring_overflow). */
@@ -98,6 +99,7 @@ struct damon_perf_stats {
 	unsigned long sample_translated;
 	unsigned long handler_ns;
 	unsigned long drain_ns;
+	unsigned long miss_nomem;
 	/* the counters above are exactly those of stats_counters.h */
 	int cpu_state;
 };

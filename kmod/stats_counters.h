@@ -35,5 +35,6 @@ DAMON_PERF_STAT(sample_phys_only, "vaddr: physical address only")
 DAMON_PERF_STAT(sample_translated, "paddr: physical found from virtual")
 DAMON_PERF_STAT(handler_ns, "nanoseconds in the overflow handler")
 DAMON_PERF_STAT(drain_ns, "nanoseconds kdamonds spent draining")
+DAMON_PERF_STAT(miss_nomem, "drained reports of a pass without memory")
 
 #undef DAMON_PERF_STAT

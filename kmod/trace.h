@@ -103,7 +103,7 @@ TRACE_EVENT(damon_perf_report_missed,
 		  __print_symbolic(__entry->reason,
 				   { 0, "tgid" }, { 1, "region" },
 				   { 2, "boundary" }, { 3, "stale" },
-				   { 4, "filter" }))
+				   { 4, "filter" }, { 5, "nomem" }))
 );
 
 TRACE_EVENT(damon_perf_drain,

@@ -9,6 +9,7 @@
 
 #include "drain.h"
 #include "regions.h"
+#include "stats.h"
 
 #define BASE	BIT(30)
 #define PG	DAMON_PERF_MIN_REGION
@@ -357,6 +358,134 @@ drain_should_grow_snapshot_only_at_high_water_mark(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	KUNIT_EXPECT_EQ(test, ctx->drain_snap_cap, (size_t)15);
 	KUNIT_EXPECT_EQ(test, d.nr_ents, 15U);
+}
+
+/*
+ * Defect: the snapshot was one krealloc_array() of every region, so the
+ * largest context validation accepts (DAMON_PERF_MAX_TARGETS paddr ranges
+ * of DAMON_PERF_MAX_REGIONS regions: 160000 entries, 5 MiB, beyond
+ * KMALLOC_MAX_SIZE) got a WARN and -ENOMEM on every pass.
+ */
+static void drain_should_snapshot_the_largest_context(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	const unsigned long span = DAMON_PERF_MAX_REGIONS * PG;
+	struct damon_perf_target *t = NULL;
+	struct damon_perf_drain d;
+	unsigned long last;
+	int i;
+
+	for (i = 0; i < DAMON_PERF_MAX_TARGETS; i++)
+		t = target_add(test, ctx, 0, BASE + i * span,
+			       DAMON_PERF_MAX_REGIONS);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	KUNIT_EXPECT_EQ(test, d.nr_ents, (unsigned int)(DAMON_PERF_MAX_TARGETS *
+						       DAMON_PERF_MAX_REGIONS));
+	KUNIT_EXPECT_EQ(test, d.nr_segs, (unsigned int)DAMON_PERF_MAX_TARGETS);
+	last = BASE + DAMON_PERF_MAX_TARGETS * span - PG;
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE, 8));
+	KUNIT_EXPECT_TRUE(test, drain(&d, last, 8));
+	KUNIT_EXPECT_EQ(test, region_at(t, last)->nr_accesses, 1U);
+	KUNIT_EXPECT_FALSE(test, drain(&d, last + PG, 8));
+}
+
+/* Runs the case with a private, zeroed set of observe counters. */
+struct private_stats {
+	struct damon_perf_stats_pcpu __percpu *set;
+	struct damon_perf_stats_pcpu __percpu *saved;
+};
+
+static int stats_res_init(struct kunit_resource *res, void *data)
+{
+	struct private_stats *p = data;
+
+	p->set = damon_perf_stats_pcpu_alloc();
+	if (!p->set)
+		return -ENOMEM;
+	p->saved = damon_perf_stats_swap(p->set);
+	res->data = p;
+	return 0;
+}
+
+static void stats_res_free(struct kunit_resource *res)
+{
+	struct private_stats *p = res->data;
+
+	damon_perf_stats_swap(p->saved);
+	damon_perf_stats_pcpu_free(p->set);
+}
+
+static void use_private_stats(struct kunit *test)
+{
+	struct private_stats *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, stats_res_init,
+							 stats_res_free,
+							 GFP_KERNEL, p));
+}
+
+static void rings_res_free(struct kunit_resource *res)
+{
+	damon_perf_rings_free(res->data);
+}
+
+static unsigned long total_stat(enum damon_perf_stat_idx idx)
+{
+	struct damon_perf_stats st;
+
+	damon_perf_stats_aggregate(&st);
+	return damon_perf_stats_get(&st, idx);
+}
+
+/*
+ * Defect: a pass that could not allocate its snapshot left the reports in
+ * the rings ("a skipped pass heals"), but no later pass could allocate
+ * either: the rings filled, and the stop freed them with their reports
+ * counted nowhere. A failed pass must consume its reports and count each
+ * as miss_nomem, so dequeue == match + miss_* still holds.
+ */
+static void
+drain_should_count_reports_of_a_pass_without_memory(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
+	struct damon_perf_report report = rep(BASE, 8);
+	unsigned int real = t->nr_regions;
+	int i;
+
+	use_private_stats(test);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_rings_alloc(&ctx->rings, 16,
+							NULL, NULL));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 rings_res_free,
+							 GFP_KERNEL,
+							 &ctx->rings));
+	preempt_disable();
+	report.cpu = smp_processor_id();
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_TRUE(test, damon_perf_report_access(&ctx->rings,
+								 &report));
+	preempt_enable();
+	/* a region count no allocation can hold: the snapshot fails */
+	t->nr_regions = UINT_MAX;
+	KUNIT_EXPECT_EQ(test, damon_perf_drain_rings(ctx), 5U);
+	t->nr_regions = real;
+	KUNIT_EXPECT_FALSE(test, damon_perf_rings_pending(&ctx->rings));
+	KUNIT_EXPECT_EQ(test, total_stat(DAMON_PERF_STAT_dequeue), 5UL);
+	KUNIT_EXPECT_EQ(test, total_stat(DAMON_PERF_STAT_miss_nomem), 5UL);
+	KUNIT_EXPECT_EQ(test, total_stat(DAMON_PERF_STAT_match), 0UL);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->nr_accesses, 0U);
+	/* the next pass has memory again and credits */
+	preempt_disable();
+	report.cpu = smp_processor_id();
+	report.time_ns = damon_perf_clock_ns();
+	KUNIT_EXPECT_TRUE(test, damon_perf_report_access(&ctx->rings,
+							 &report));
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, damon_perf_drain_rings(ctx), 1U);
+	KUNIT_EXPECT_EQ(test, total_stat(DAMON_PERF_STAT_match), 1UL);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->nr_accesses, 1U);
 }
 
 /* Samples mode keeps (target position, page) of every credited sample. */
@@ -717,6 +846,8 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_credit_once_per_interval_in_presence_mode),
 	KUNIT_CASE(drain_should_count_probe_hits_per_probe),
 	KUNIT_CASE(drain_should_grow_snapshot_only_at_high_water_mark),
+	KUNIT_CASE(drain_should_snapshot_the_largest_context),
+	KUNIT_CASE(drain_should_count_reports_of_a_pass_without_memory),
 	KUNIT_CASE(drain_should_keep_sample_keys_in_samples_mode),
 	KUNIT_CASE(drain_should_not_keep_samples_in_random_mode),
 	KUNIT_CASE(drain_should_key_vaddr_samples_by_target_position),

@@ -76,6 +76,7 @@ typedef unsigned int gfp_t;
 #define U32_MAX ((u32)~0U)
 #define U64_MAX ((u64)~0ULL)
 #define GFP_KERNEL 0U
+#define __GFP_NOWARN 0U
 
 #define ALIGN_DOWN(x, a) ((x) & ~((typeof(x))(a)-1))
 #define min(a, b) ((a) < (b) ? (a) : (b))
