@@ -306,24 +306,35 @@ static u64 report_period(const struct damon_perf_ctx *ctx,
 	return 1;
 }
 
-/* Counters saturate: a long aggregation in count mode must not wrap. */
+/*
+ * Credit one sample of a probe of weight w (0 counts as 1): probe_hits
+ * counts it once (raw); events adds period x w; nr_accesses adds w in
+ * count mode and, in presence mode, 1 at most per sample interval (a
+ * weight says how much an access is worth, not how many sample intervals
+ * saw one). Counters saturate: a long aggregation in count mode must not
+ * wrap.
+ */
 static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
 		   const struct damon_perf_report *report)
 {
 	unsigned int probe = report->probe_idx - 1;
+	u32 w = max_t(u32, d->ctx->probes[probe].attr.weight, 1);
+	u64 events;
 
 	if (r->probe_hits[probe] < U64_MAX)
 		r->probe_hits[probe]++;
-	if (check_add_overflow(r->events, report_period(d->ctx, report),
-			       &r->events))
+	if (check_mul_overflow(report_period(d->ctx, report), (u64)w,
+			       &events) ||
+	    check_add_overflow(r->events, events, &r->events))
 		r->events = U64_MAX;
 	if (d->mode != DAMON_PERF_MODE_COUNT) {
 		if (r->last_credit_seq == d->seq)
 			return;
 		r->last_credit_seq = d->seq;
+		w = 1;
 	}
-	if (r->nr_accesses < UINT_MAX)
-		r->nr_accesses++;
+	r->nr_accesses = w > UINT_MAX - r->nr_accesses ? UINT_MAX :
+			 r->nr_accesses + w;
 }
 
 /* The segment holding snapshot entry @e (paddr: one search for all). */
@@ -344,9 +355,9 @@ seg_of(const struct damon_perf_drain *d, const struct damon_perf_drain_ent *e)
  * @report:	the report.
  *
  * probe_hits[probe_idx - 1] of the region counts every accepted sample,
- * events adds the period the sample stands for (saturating);
- * nr_accesses counts every sample in count mode and at most one per sample
- * interval in presence mode; both saturate at their maximum. Every
+ * events adds the period the sample stands for times its probe's weight;
+ * nr_accesses adds the probe's weight in count mode and counts at most one
+ * per sample interval in presence mode; all saturate at their maximum. Every
  * rejection is counted by reason. In samples split mode the credited
  * sample's key is kept for the split.
  *

@@ -888,8 +888,9 @@ static u32 distinct_intervals(struct damon_perf_sample *smp, u32 a, u32 b)
 /*
  * The counters of the pieces [@first, @stop) of a cut region, whose
  * counters before the cut were @orig, from its samples [@lo, @hi): raw
- * probe hits, the events they stand for and count-mode nr_accesses in
- * proportion to the samples
+ * probe hits in proportion to each probe's samples, the events they stand
+ * for and count-mode nr_accesses in proportion to the samples weighted by
+ * their probe's weight @w (what crediting added for them; drain.c)
  * (exact when the buffer holds every sample), presence-mode nr_accesses
  * from the distinct sample intervals seen in each piece
  * (distinct_intervals()). O(@hi - @lo + pieces): the samples stay in the
@@ -897,10 +898,12 @@ static u32 distinct_intervals(struct damon_perf_sample *smp, u32 a, u32 b)
  */
 static void recount(struct damon_perf_region *first,
 		    struct damon_perf_region *stop, const struct orig *o,
-		    u32 mode, struct damon_perf_sample *smp, u32 lo, u32 hi)
+		    u32 mode, const u32 *w, struct damon_perf_sample *smp,
+		    u32 lo, u32 hi)
 {
 	u32 tot[DAMON_PERF_MAX_PROBES] = {}, cnt[DAMON_PERF_MAX_PROBES];
 	struct damon_perf_region *p;
+	u64 wtot = 0, wcnt;
 	u32 i, a = lo, b;
 	unsigned int slot;
 
@@ -909,6 +912,8 @@ static void recount(struct damon_perf_region *first,
 		if (slot < DAMON_PERF_MAX_PROBES)
 			tot[slot]++;
 	}
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		wtot += (u64)w[i] * tot[i];
 	for (p = first; p != stop; p = list_next_entry(p, list)) {
 		for (b = a; b < hi && smp_page(smp, b) < p->end >> PAGE_SHIFT;
 		     b++)
@@ -919,14 +924,19 @@ static void recount(struct damon_perf_region *first,
 			if (slot < DAMON_PERF_MAX_PROBES)
 				cnt[slot]++;
 		}
-		for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		wcnt = 0;
+		for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
 			p->probe_hits[i] = tot[i] ?
 				mul_u64_u64_div_u64(o->probe_hits[i], cnt[i],
 						    tot[i]) : 0;
-		p->events = mul_u64_u64_div_u64(o->events, b - a, hi - lo);
+			wcnt += (u64)w[i] * cnt[i];
+		}
+		p->events = wtot ? mul_u64_u64_div_u64(o->events, wcnt, wtot) :
+			    0;
 		if (mode == DAMON_PERF_MODE_COUNT)
-			p->nr_accesses = div_u64((u64)o->nr_accesses * (b - a),
-						 hi - lo);
+			p->nr_accesses = wtot ?
+				mul_u64_u64_div_u64(o->nr_accesses, wcnt,
+						    wtot) : 0;
 		else
 			p->nr_accesses = min(distinct_intervals(smp, a, b),
 					     o->nr_accesses);
@@ -939,6 +949,8 @@ static void recount(struct damon_perf_region *first,
  * changes.
  * @t:		the target.
  * @attrs:	the attributes (max_nr_regions, access mode).
+ * @weights:	the weight of each probe slot's samples (&struct
+ *		damon_perf_probe_attr), 0 counting as 1; NULL: all 1.
  * @smp:	the target's samples of the aggregation, sorted by key.
  * @nr:		their number.
  *
@@ -957,17 +969,21 @@ static void recount(struct damon_perf_region *first,
 unsigned int
 damon_perf_regions_split_samples(struct damon_perf_target *t,
 				 const struct damon_perf_attrs *attrs,
+				 const u32 *weights,
 				 struct damon_perf_sample *smp,
 				 u32 nr)
 {
 	struct damon_perf_region *r, *next;
-	unsigned int budget, cuts = 0, c;
+	unsigned int budget, cuts = 0, c, i;
+	u32 w[DAMON_PERF_MAX_PROBES];
 	unsigned long first, end;
 	struct orig o;
 	u32 lo = 0, hi;
 
 	if (t->nr_regions >= attrs->max_nr_regions)
 		return 0;
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		w[i] = weights ? max_t(u32, weights[i], 1) : 1;
 	budget = attrs->max_nr_regions - t->nr_regions;
 	damon_perf_for_each_region_safe(r, next, t) {
 		first = r->start >> PAGE_SHIFT;
@@ -983,7 +999,8 @@ damon_perf_regions_split_samples(struct damon_perf_target *t,
 			o.events = r->events;
 			c = cut_region(t, r, smp, lo, hi, budget);
 			if (c)
-				recount(r, next, &o, attrs->mode, smp, lo, hi);
+				recount(r, next, &o, attrs->mode, w, smp, lo,
+					hi);
 			budget -= c;
 			cuts += c;
 		}
@@ -1082,19 +1099,22 @@ static void sort_by_key(struct damon_perf_samples *s)
 void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx)
 {
 	struct damon_perf_samples *s = &ctx->samples;
+	u32 w[DAMON_PERF_MAX_PROBES];
 	struct damon_perf_target *t;
-	unsigned int pos = 0;
+	unsigned int pos = 0, i;
 	u32 lo = 0, hi;
 
 	if (ctx->attrs.split != DAMON_PERF_SPLIT_SAMPLES || !s->nr)
 		return;
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		w[i] = ctx->probes[i].attr.weight;
 	sort_by_key(s);
 	damon_perf_for_each_target(t, ctx) {
 		for (hi = lo; hi < s->nr &&
 		     damon_perf_sample_pos(s->buf[hi].key) == pos; hi++)
 			;
 		if (!t->dead)
-			damon_perf_regions_split_samples(t, &ctx->attrs,
+			damon_perf_regions_split_samples(t, &ctx->attrs, w,
 							 s->buf + lo, hi - lo);
 		lo = hi;
 		pos++;

@@ -71,6 +71,7 @@ void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 unsigned int
 damon_perf_regions_split_samples(struct damon_perf_target *t,
 				 const struct damon_perf_attrs *attrs,
+				 const u32 *weights,
 				 struct damon_perf_sample *smp,
 				 u32 nr);
 void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx);

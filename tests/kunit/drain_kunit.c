@@ -289,6 +289,76 @@ static void drain_should_saturate_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->nr_accesses, UINT_MAX);
 }
 
+/*
+ * Defect: a probe's weight was stored and reported but never read. Two
+ * probes of weights 1 and 3 get the same samples, each in its region: in
+ * count mode the second region's nr_accesses and events are 3 times the
+ * first's; presence mode still counts one access per sample interval;
+ * probe_hits stay raw; weight 0 counts as 1; everything saturates.
+ */
+static void drain_should_scale_credit_by_probe_weight(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 4);
+	struct damon_perf_region *r1 = region_at(t, BASE);
+	struct damon_perf_region *r3 = region_at(t, BASE + PG);
+	struct damon_perf_region *r0 = region_at(t, BASE + 2 * PG);
+	struct damon_perf_report report;
+	struct damon_perf_drain d;
+	int i;
+
+	ctx->probes[0].attr.weight = 1;
+	ctx->probes[1].attr.weight = 3;
+	ctx->probes[2].attr.weight = 0;
+	ctx->attrs.mode = DAMON_PERF_MODE_COUNT;
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	for (i = 0; i < 5; i++) {
+		report = rep(BASE + 64 * i, 8);
+		report.period = 10;
+		KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+		report.paddr += PG;
+		report.probe_idx = 2;
+		KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+		report.paddr += PG;
+		report.probe_idx = 3;
+		KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	}
+	KUNIT_EXPECT_EQ(test, r1->nr_accesses, 5U);
+	KUNIT_EXPECT_EQ(test, r3->nr_accesses, 15U);
+	KUNIT_EXPECT_EQ(test, r0->nr_accesses, 5U);
+	KUNIT_EXPECT_EQ(test, r1->events, 50ULL);
+	KUNIT_EXPECT_EQ(test, r3->events, 150ULL);
+	KUNIT_EXPECT_EQ(test, r0->events, 50ULL);
+	KUNIT_EXPECT_EQ(test, r1->probe_hits[0], 5ULL);
+	KUNIT_EXPECT_EQ(test, r3->probe_hits[1], 5ULL);
+
+	/* presence: one access per sample interval, events still weighted */
+	damon_perf_regions_reset(t);
+	ctx->attrs.mode = DAMON_PERF_MODE_PRESENCE;
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	for (i = 0; i < 5; i++) {
+		report = rep(BASE + PG + 64 * i, 8);
+		report.probe_idx = 2;
+		report.period = 10;
+		KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	}
+	KUNIT_EXPECT_EQ(test, r3->nr_accesses, 1U);
+	KUNIT_EXPECT_EQ(test, r3->events, 150ULL);
+
+	/* saturating */
+	damon_perf_regions_reset(t);
+	ctx->attrs.mode = DAMON_PERF_MODE_COUNT;
+	ctx->probes[1].attr.weight = 65535;
+	r3->nr_accesses = UINT_MAX - 65534;
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	report = rep(BASE + PG, 8);
+	report.probe_idx = 2;
+	report.period = U64_MAX / 65535 + 1;
+	KUNIT_EXPECT_TRUE(test, damon_perf_drain_report(&d, &report));
+	KUNIT_EXPECT_EQ(test, r3->nr_accesses, UINT_MAX);
+	KUNIT_EXPECT_EQ(test, r3->events, U64_MAX);
+}
+
 static void
 drain_should_credit_once_per_interval_in_presence_mode(struct kunit *test)
 {
@@ -843,6 +913,7 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_drop_stale_reports),
 	KUNIT_CASE(drain_should_count_every_sample_in_count_mode),
 	KUNIT_CASE(drain_should_saturate_counters),
+	KUNIT_CASE(drain_should_scale_credit_by_probe_weight),
 	KUNIT_CASE(drain_should_credit_once_per_interval_in_presence_mode),
 	KUNIT_CASE(drain_should_count_probe_hits_per_probe),
 	KUNIT_CASE(drain_should_grow_snapshot_only_at_high_water_mark),

@@ -536,7 +536,7 @@ regions_split_samples_should_isolate_hot_ranges_at_once(struct kunit *test)
 		for (pg = hot[1].first; pg < hot[1].end; pg++)
 			keys_add(&ks, pg);
 	keys_sort(&ks);
-	KUNIT_EXPECT_GT(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_GT(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			0U);
 	expect_cover(test, t, &range, 1);
@@ -574,7 +574,7 @@ regions_split_samples_should_find_sparse_hot_range(struct kunit *test)
 	for (i = 0; i < 10; i++)	/* and a little noise anywhere */
 		keys_add(&ks, prandom_u32_state(&rnd) % 262144);
 	keys_sort(&ks);
-	damon_perf_regions_split_samples(t, &attrs, ks.k, ks.nr);
+	damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr);
 	expect_cover(test, t, &range, 1);
 	/* score the hot samples' regions only: drop the noise keys */
 	ks.nr = 0;
@@ -604,7 +604,7 @@ regions_split_samples_should_leave_uniform_regions(struct kunit *test)
 	for (i = 0; i < 8192; i++)
 		keys_add(&ks, prandom_u32_state(&rnd) % 16384);
 	keys_sort(&ks);
-	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			0U);
 	KUNIT_EXPECT_EQ(test, t->nr_regions, 10U);
@@ -612,7 +612,7 @@ regions_split_samples_should_leave_uniform_regions(struct kunit *test)
 	ks.nr = 0;
 	for (i = 0; i < 7; i++)
 		keys_add(&ks, 100 + i);
-	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			0U);
 }
@@ -637,11 +637,11 @@ static void regions_split_samples_should_respect_bounds(struct kunit *test)
 	keys_sort(&ks);
 	attrs.min_nr_regions = 3;
 	attrs.max_nr_regions = 3;
-	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			0U);
 	attrs.max_nr_regions = 5;
-	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			2U);
 	KUNIT_EXPECT_EQ(test, t->nr_regions, 5U);
@@ -652,12 +652,12 @@ static void regions_split_samples_should_respect_bounds(struct kunit *test)
 	 * of pieces: the comb is peeled at the edges of its gaps, a tooth
 	 * per two levels, so 20 cuts.
 	 */
-	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			20U);
 	KUNIT_EXPECT_EQ(test, t->nr_regions, 5U + 20);
 	/* the next aggregation goes on where this one stopped */
-	KUNIT_EXPECT_GT(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_GT(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			0U);
 	/* the comb has 80 tooth edges */
@@ -694,7 +694,7 @@ static void regions_split_samples_should_isolate_runs(struct kunit *test)
 				keys_add(&ks, pg);
 	}
 	keys_sort(&ks);
-	KUNIT_EXPECT_GE(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_GE(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			120U);
 	prandom_seed_state(&rnd, 11);
@@ -728,7 +728,7 @@ static void regions_split_samples_should_ignore_keys_outside(struct kunit *test)
 	for (pg = 2048; pg < 3072; pg++)
 		keys_add(&ks, pg);
 	keys_sort(&ks);
-	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			0U);
 	expect_cover(test, t, &range, 1);
@@ -892,7 +892,8 @@ static void regions_split_samples_should_recount_pieces(struct kunit *test)
 		r->probe_hits[1] = 500;
 		KUNIT_ASSERT_GT(test,
 				damon_perf_regions_split_samples(t, &attrs,
-								 ks.k, ks.nr),
+								 NULL, ks.k,
+								 ks.nr),
 				0U);
 		expect_cover(test, t, &range, 1);
 		damon_perf_for_each_region(r, t) {
@@ -918,6 +919,61 @@ static void regions_split_samples_should_recount_pieces(struct kunit *test)
 		}
 		damon_perf_regions_free(t);
 	}
+}
+
+/*
+ * Count mode with probe weights: the pieces share nr_accesses and events
+ * as crediting gave them, by weighted samples. Slot 1 (weight 3) hit
+ * [100, 200) 500 times, slot 0 (weight 1) [600, 640) 40 times, at period
+ * 10: 1540 accesses and 15400 events, 1500 and 15000 of them on the hot
+ * piece (by raw samples it would get 1425).
+ */
+static void
+regions_split_samples_should_recount_by_weight(struct kunit *test)
+{
+	struct damon_perf_range range = { BASE, BASE + 1024 * PG };
+	static const u32 weights[DAMON_PERF_MAX_PROBES] = { 1, 3, 1 };
+	struct damon_perf_target *t = target_with(test, range.start,
+						  range.end, 1);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int found = 0;
+	unsigned long pg;
+	struct keys ks;
+	u64 seq;
+
+	damon_perf_attrs_default(&attrs);
+	attrs.mode = DAMON_PERF_MODE_COUNT;
+	keys_init(test, &ks, 1024);
+	for (seq = 10; seq < 15; seq++)
+		for (pg = 100; pg < 200; pg++)
+			keys_add_at(&ks, pg, seq, 1);
+	for (pg = 600; pg < 640; pg++)
+		keys_add_at(&ks, pg, 12, 0);
+	keys_sort(&ks);
+	r = list_first_entry(&t->regions, struct damon_perf_region, list);
+	r->nr_accesses = 1540;
+	r->events = 15400;
+	r->probe_hits[0] = 40;
+	r->probe_hits[1] = 500;
+	KUNIT_ASSERT_GT(test, damon_perf_regions_split_samples(t, &attrs,
+							       weights, ks.k,
+							       ks.nr), 0U);
+	damon_perf_for_each_region(r, t) {
+		if (r->start == BASE + 100 * PG) {
+			found++;
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, 1500U);
+			KUNIT_EXPECT_EQ(test, r->events, 15000ULL);
+			KUNIT_EXPECT_EQ(test, r->probe_hits[1], 500ULL);
+		} else if (r->start == BASE + 600 * PG) {
+			found++;
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, 40U);
+			KUNIT_EXPECT_EQ(test, r->events, 400ULL);
+		} else {
+			KUNIT_EXPECT_EQ(test, r->nr_accesses, 0U);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, found, 2U);
 }
 
 /*
@@ -954,7 +1010,8 @@ regions_split_samples_should_count_intervals_far_apart(struct kunit *test)
 		r->nr_accesses = 100;
 		KUNIT_ASSERT_GT(test,
 				damon_perf_regions_split_samples(t, &attrs,
-								 ks.k, ks.nr),
+								 NULL, ks.k,
+								 ks.nr),
 				0U);
 		found = 0;
 		damon_perf_for_each_region(r, t) {
@@ -995,7 +1052,7 @@ regions_split_samples_should_cut_out_a_lone_sample(struct kunit *test)
 	keys_sort(&ks);
 	r = list_first_entry(&t->regions, struct damon_perf_region, list);
 	r->nr_accesses = 1;
-	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs,
+	KUNIT_EXPECT_EQ(test, damon_perf_regions_split_samples(t, &attrs, NULL,
 							       ks.k, ks.nr),
 			2U);
 	expect_cover(test, t, &range, 1);
@@ -1041,7 +1098,7 @@ static void regions_split_samples_cost_at_the_budget(struct kunit *test)
 	t0 = ktime_get_ns();
 	keys_sort(&ks);
 	t1 = ktime_get_ns();
-	cuts = damon_perf_regions_split_samples(t, &attrs, ks.k, ks.nr);
+	cuts = damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr);
 	t2 = ktime_get_ns();
 	kunit_info(test, "%u samples, 1000 regions: sort %llu us, cut %llu us, %u cuts\n",
 		   ks.nr, (t1 - t0) / 1000, (t2 - t1) / 1000, cuts);
@@ -1071,6 +1128,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_samples_should_isolate_runs),
 	KUNIT_CASE(regions_split_samples_should_ignore_keys_outside),
 	KUNIT_CASE(regions_split_samples_should_recount_pieces),
+	KUNIT_CASE(regions_split_samples_should_recount_by_weight),
 	KUNIT_CASE(regions_split_samples_should_count_intervals_far_apart),
 	KUNIT_CASE(regions_split_samples_should_cut_out_a_lone_sample),
 	KUNIT_CASE(regions_split_samples_cost_at_the_budget),
