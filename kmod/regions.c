@@ -527,10 +527,23 @@ void damon_perf_regions_age(struct damon_perf_target *t, unsigned int thres)
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_age);
 
+/*
+ * (a sa + b sb) / (sa + sb), rounded down, without the sum: a u32 count
+ * or age times a size wraps u64 (age 2^24 over 1 TiB is 2^64). The
+ * average is the smaller value plus the difference's share, exactly:
+ * a sa + b sb = b (sa + sb) + (a - b) sa for a >= b, and alike for b > a.
+ * mul_u64_u64_div_u64() is exact whenever the product fits in 64 bits
+ * (every case the plain sum was right for) and where the architecture
+ * divides 128 bits (x86-64); elsewhere it rounds the huge products.
+ */
 static unsigned int size_avg(unsigned int a, unsigned long sa, unsigned int b,
 			     unsigned long sb)
 {
-	return div64_u64((u64)a * sa + (u64)b * sb, sa + sb);
+	u64 total = (u64)sa + sb;
+
+	if (a >= b)
+		return b + (unsigned int)mul_u64_u64_div_u64(a - b, sa, total);
+	return a + (unsigned int)mul_u64_u64_div_u64(b - a, sb, total);
 }
 
 /* Merge @r into its left neighbour @l; counters become size weighted. */

@@ -260,6 +260,62 @@ static void regions_merge_should_end_with_huge_counts(struct kunit *test)
 	}
 }
 
+/*
+ * Defect: the merge weighted nr_accesses, last_nr_accesses and age by size
+ * as (u64)a * sa + (u64)b * sb, which wraps for long-lived large regions:
+ * age 2^24 over 1 TiB is 2^64. The average must be the one the exact sum
+ * gives (rounded down), wrapped or not, and stay what it was where
+ * nothing wraps.
+ */
+static void
+regions_merge_should_average_huge_sizes_without_wrap(struct kunit *test)
+{
+	static const struct {
+		unsigned long sa, sb;
+		unsigned int a, b, want;
+	} cases[] = {
+		/* no wrap: (10 * 3 + 20 * 1) / 4, rounded down */
+		{ 3 * PG, PG, 10, 20, 12 },
+		{ PG, 3 * PG, 20, 10, 12 },
+#if BITS_PER_LONG == 64
+		/* 2^24 * 2^40 is 2^64: wrapped to 0 */
+		{ 1UL << 40, 1UL << 40, 1U << 24, 1U << 24, 1U << 24 },
+		/* (2^24 * 2^40 + 2^23 * 2^41) / (3 * 2^40) = 2^25 / 3 */
+		{ 1UL << 40, 1UL << 41, 1U << 24, 1U << 23, 11184810 },
+		/* count mode: huge counts over 2^33 + 2^35 bytes */
+		{ 1UL << 33, 1UL << 35, UINT_MAX, UINT_MAX - 5,
+		  UINT_MAX - 4 },
+#endif
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct damon_perf_target *t = target_alloc(test);
+		struct damon_perf_region *l, *r;
+
+		l = damon_perf_region_new(BASE, BASE + cases[i].sa);
+		r = damon_perf_region_new(BASE + cases[i].sa,
+					  BASE + cases[i].sa + cases[i].sb);
+		KUNIT_ASSERT_NOT_NULL(test, l);
+		KUNIT_ASSERT_NOT_NULL(test, r);
+		l->nr_accesses = cases[i].a;
+		l->last_nr_accesses = cases[i].a;
+		l->age = cases[i].a;
+		r->nr_accesses = cases[i].b;
+		r->last_nr_accesses = cases[i].b;
+		r->age = cases[i].b;
+		damon_perf_region_add(t, l);
+		damon_perf_region_add(t, r);
+		damon_perf_regions_merge(t, UINT_MAX, ULONG_MAX);
+		KUNIT_ASSERT_EQ(test, t->nr_regions, 1U);
+		KUNIT_EXPECT_EQ_MSG(test, l->nr_accesses, cases[i].want,
+				    "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, l->last_nr_accesses, cases[i].want,
+				    "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, l->age, cases[i].want, "case %u", i);
+	}
+}
+
 /* Huge counts still merge: the threshold passes them without wrapping. */
 static void
 regions_merge_should_join_regions_with_huge_counts(struct kunit *test)
@@ -1114,6 +1170,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_adjust_should_keep_invariants_on_random_input),
 	KUNIT_CASE(regions_split_should_not_exceed_max),
 	KUNIT_CASE(regions_merge_should_join_close_neighbours_only),
+	KUNIT_CASE(regions_merge_should_average_huge_sizes_without_wrap),
 	KUNIT_CASE(regions_merge_should_respect_size_limit_and_gaps),
 	KUNIT_CASE(regions_merge_should_end_with_huge_counts),
 	KUNIT_CASE(regions_merge_should_join_regions_with_huge_counts),
