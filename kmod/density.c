@@ -39,6 +39,13 @@ static inline int ilog2(u32 n)
 #define DEV_MIN			((1U << DEV_SHIFT) / 64)
 /* Fewer samples, all within 1/SPLIT_SPAN of the region: cut them out. */
 #define SPLIT_SPAN		1024
+/*
+ * ... or two or more on at most SPAN_PAGES pages, a part they would hardly
+ * all fall in by chance (below 1/SPAN_UNLIKELY); wider runs of so few
+ * samples wait for more.
+ */
+#define SPAN_UNLIKELY		1000
+#define SPAN_PAGES		2
 
 struct cut {
 	u64 dev;		/* deviation in 1/2^32, or gap in pages */
@@ -94,6 +101,27 @@ static bool gap_significant(u64 g, unsigned long len, u32 n)
 }
 
 /*
+ * Are @n >= 2 uniform samples over @len pages unlikely to span only @w
+ * (at most SPAN_PAGES) pages? The chance is below n (w / len)^(n - 1);
+ * a cut when that is
+ * below 1/SPAN_UNLIKELY. Two samples on one page of a 201-page stack are
+ * not (2/201), three are (3/201^2): a loop touching one or two pages of a
+ * region shows it within a few samples. Fixed point in 1/2^32.
+ */
+static bool span_significant(unsigned long w, unsigned long len, u32 n)
+{
+	u64 frac, p;
+	u32 i;
+
+	if (n < 2 || w > SPAN_PAGES || w >= len)
+		return false;
+	frac = mul_u64_u64_div_u64(w, 1ULL << 32, len);
+	for (p = frac, i = 2; i < n && p; i++)
+		p = (p * frac) >> 32;
+	return p * n * SPAN_UNLIKELY < 1ULL << 32;
+}
+
+/*
  * The page boundary inside [@first, @end) pages where the share of the
  * samples [@lo, @hi) on its left differs most from the share of the pages
  * (Kolmogorov-Smirnov); true when that difference is significant.
@@ -117,11 +145,16 @@ static bool best_cut(const struct damon_perf_sample *smp, u32 lo, u32 hi,
 		/*
 		 * Too few for a test; but a few samples on a tiny part of a
 		 * huge region (a stray one on a stack page next to a cold
-		 * mapping) describe that part, not the region: cut it out.
+		 * mapping), or two or more on a part they would hardly all
+		 * fall in by chance (a loop on one page of a stack),
+		 * describe that part, not the region: cut it out.
 		 */
 		page = smp_page(smp, lo);
 		last = smp_page(smp, hi - 1) + 1;
-		if ((u64)(last - page) * SPLIT_SPAN > len)
+		if (page < first || last > end)
+			return false;	/* unsorted or outside: no cut */
+		if ((u64)(last - page) * SPLIT_SPAN > len &&
+		    !span_significant(last - page, len, n))
 			return false;
 		best->page = page > first ? page : last;
 		best->mid = page > first ? lo : hi;

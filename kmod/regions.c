@@ -22,7 +22,8 @@
  *   1/64, else at the edge of the longest empty gap between samples when
  *   a uniform spread would hardly leave such a gap (fewer than
  *   SPLIT_MIN_SAMPLES samples are cut out only when they all lie within
- *   1/SPLIT_SPAN of the region); both pieces are tested again, down to
+ *   1/SPLIT_SPAN of the region, or on one or two pages they would hardly
+ *   all hit by chance, density.c); both pieces are tested again, down to
  *   a depth of 2 log2(samples) + 2 pieces of pieces per region, at least
  *   16 (split_depth()), and up to max_nr_regions per target. The pieces
  *   get the counters their samples give them, so the aggregation that

@@ -1033,6 +1033,70 @@ regions_split_samples_should_recount_by_weight(struct kunit *test)
 }
 
 /*
+ * Defect: fewer than 8 samples were cut out only when they lay within
+ * 1/1024 of their region, so a thread's stack (an 804 KiB region, 201
+ * pages) whose loop touched one page stayed one region with nr_accesses 4
+ * in every aggregation. Four samples on one page of 201 are no chance
+ * (4/201^3): that page gets its own region. Two on one page (2/201) and
+ * four spread over the region are no evidence: no cut.
+ */
+static void
+regions_split_should_cut_few_samples_on_one_page(struct kunit *test)
+{
+	static const struct {
+		unsigned long pages[4];
+		unsigned int n;
+		bool cut;
+	} cases[] = {
+		{ { 150, 150, 150, 150 }, 4, true },
+		{ { 0, 0, 0 }, 3, true },
+		{ { 150, 150 }, 2, false },
+		{ { 10, 60, 120, 190 }, 4, false },
+	};
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i, k, found;
+	struct keys ks;
+
+	damon_perf_attrs_default(&attrs);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct damon_perf_target *t = target_with(test, BASE,
+							  BASE + 201 * PG, 1);
+		unsigned long pg = cases[i].pages[0];
+
+		keys_init(test, &ks, 8);
+		for (k = 0; k < cases[i].n; k++)
+			keys_add_at(&ks, cases[i].pages[k], 10 + k, 0);
+		keys_sort(&ks);
+		r = list_first_entry(&t->regions, struct damon_perf_region,
+				     list);
+		r->nr_accesses = cases[i].n;
+		r->probe_hits[0] = cases[i].n;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    damon_perf_regions_split_samples(t, &attrs,
+								     NULL,
+								     ks.k,
+								     ks.nr) > 0,
+				    cases[i].cut, "case %u", i);
+		if (!cases[i].cut)
+			continue;
+		found = 0;
+		damon_perf_for_each_region(r, t) {
+			if (r->start == BASE + pg * PG) {
+				found++;
+				KUNIT_EXPECT_EQ(test, r->end,
+						BASE + (pg + 1) * PG);
+				KUNIT_EXPECT_EQ(test, r->nr_accesses,
+						cases[i].n);
+			} else {
+				KUNIT_EXPECT_EQ(test, r->nr_accesses, 0U);
+			}
+		}
+		KUNIT_EXPECT_EQ_MSG(test, found, 1U, "case %u", i);
+	}
+}
+
+/*
  * Presence-mode counts of a piece are its distinct sample intervals, also
  * when they span several bitmap windows of the count (1024 intervals) and
  * when they span more than its 8 windows (counted by sorting instead).
@@ -1187,6 +1251,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_samples_should_recount_pieces),
 	KUNIT_CASE(regions_split_samples_should_recount_by_weight),
 	KUNIT_CASE(regions_split_samples_should_count_intervals_far_apart),
+	KUNIT_CASE(regions_split_should_cut_few_samples_on_one_page),
 	KUNIT_CASE(regions_split_samples_should_cut_out_a_lone_sample),
 	KUNIT_CASE(regions_split_samples_cost_at_the_budget),
 	KUNIT_CASE(regions_split_ctx_should_keep_random_mode),
