@@ -388,7 +388,19 @@ static void build_attr(const struct damon_perf_probe_attr *pa,
 		attr->sample_freq = pa->sample_period;
 	else
 		attr->sample_period = pa->sample_period;
-	attr->wakeup_events = pa->wakeup_events;
+	/*
+	 * Never 0: with wakeup_events 0 and a fixed period, Intel's
+	 * intel_pmu_hw_config() (6.1 to 7.2) turns on PEBS auto-reload and,
+	 * for this sample_type, large PEBS, whose drain hands every record
+	 * but the last of each PMI, and all of them when it drains at
+	 * disable or a period change, to perf_event_output(); a kernel
+	 * counter has no ring buffer, so those records never reach the
+	 * overflow handler. Any wakeup_events without watermark keeps one
+	 * PMI per record, each through perf_event_overflow(). Without a ring
+	 * buffer it changes nothing else.
+	 */
+	attr->wakeup_events = max(pa->wakeup_events, 1U);
+	attr->watermark = 0;
 	attr->precise_ip = pa->precise_ip;
 	attr->exclude_kernel = pa->exclude_kernel;
 	attr->exclude_hv = pa->exclude_hv;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make style: checkpatch.pl (STRICT=1: --strict) and kernel-doc over the kernel code
-# (kmod/, tests/kunit/, tests/testpmu/, tests/nmi/). Exits non-zero on any
+# (kmod/, tests/kunit/, tests/testpmu/, tests/nmi/,
+# tests/conform/). Exits non-zero on any
 # error or warning.
 #
 #   scripts/checkpatch.sh [FILE...]      default: every .c/.h of those dirs
@@ -39,7 +40,8 @@ if [ $# -gt 0 ]; then
 	files=("$@")
 else
 	mapfile -t files < <(ls kmod/*.[ch] kmod/compat/*.[ch] tests/kunit/*.[ch] \
-		tests/testpmu/*.[ch] tests/nmi/*.[ch] 2>/dev/null)
+		tests/testpmu/*.[ch] tests/nmi/*.[ch] tests/conform/*.[ch] \
+		2>/dev/null)
 fi
 [ ${#files[@]} -gt 0 ] || { echo "style: no files" >&2; exit 1; }
 
@@ -69,6 +71,7 @@ allow=(
 	# that tests/vm/*.sh and scripts/bench.sh parse and people grep for;
 	# a split format string would be a SPLIT_STRING warning instead
 	"tests/nmi/nmitest.c LONG_LINE_STRING"
+	"tests/conform/conform.c LONG_LINE_STRING"
 )
 allowed() {
 	local a f t

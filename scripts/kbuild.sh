@@ -36,6 +36,7 @@ srcs=(Kbuild kmod include tests/kunit)
 for h in "$top"/tests/*.h; do [ -e "$h" ] && srcs+=("tests/${h##*/}"); done
 [ -d "$top/tests/testpmu" ] && srcs+=(tests/testpmu)
 [ -d "$top/tests/nmi" ] && srcs+=(tests/nmi)
+[ -d "$top/tests/conform" ] && srcs+=(tests/conform)
 mkdir -p "$out/tests"
 for s in "${srcs[@]}"; do
 	[ -e "$top/$s" ] || continue
