@@ -1060,6 +1060,22 @@ u64 damon_perf_source_period(struct damon_perf_ctx *ctx,
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_period);
 
+/*
+ * Give @cpu's counter @period: disable, change, enable. src->lock held.
+ * perf_event_period() asks the PMU (check_period) before it changes
+ * anything, so a refusal leaves the counter as it was.
+ */
+static int cpu_set_period(struct damon_perf_source *src, int cpu, u64 period)
+{
+	struct perf_event *event = per_cpu_ptr(src->cpu, cpu)->event;
+	int ret;
+
+	perf_event_disable(event);
+	ret = perf_event_period(event, period);
+	perf_event_enable(event);
+	return ret;
+}
+
 /**
  * damon_perf_source_set_period() - Change the period of an armed probe.
  * @ctx:	the context.
@@ -1074,16 +1090,23 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_period);
  * the PMU's add(), which sets it. The events between disable and enable
  * are not counted.
  *
+ * All or none: when perf refuses the period on one CPU, the CPUs already
+ * changed get the old one back, and the period recorded (status, the CPU
+ * budget, later counters) is the one in force. A pinned counter that the
+ * enable leaves in ERROR (it could not get back onto its PMU) is released
+ * and created anew; a failure to do so is counted as at arm, shown in
+ * status.
+ *
  * Context: process context, may sleep; the kdamond of @ctx.
  * Return: 0, -ENOENT when the probe is not armed, -EINVAL for a
- * frequency-mode probe or a period perf refuses (the CPUs changed before
- * the refusal keep the new period).
+ * frequency-mode probe or a period perf refuses on some CPU (no CPU
+ * changed).
  */
 int damon_perf_source_set_period(struct damon_perf_ctx *ctx,
 				 unsigned int probe_idx, u64 period)
 {
 	struct damon_perf_source *src;
-	int cpu, ret = 0;
+	int cpu, failed = -1, ret = 0;
 
 	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES || !period ||
 	    period > MAX_SAMPLE_PERIOD)
@@ -1099,18 +1122,38 @@ int damon_perf_source_set_period(struct damon_perf_ctx *ctx,
 		ret = -EINVAL;
 		goto unlock;
 	}
-	src->attr.sample_period = period;
-	WRITE_ONCE(src->period, period);
+	for_each_possible_cpu(cpu) {
+		if (!per_cpu_ptr(src->cpu, cpu)->event)
+			continue;
+		ret = cpu_set_period(src, cpu, period);
+		if (ret) {
+			failed = cpu;
+			break;
+		}
+	}
+	if (ret) {
+		/* Accepted before, so accepted again. */
+		for_each_possible_cpu(cpu) {
+			if (cpu == failed)
+				break;
+			if (per_cpu_ptr(src->cpu, cpu)->event)
+				cpu_set_period(src, cpu,
+					       src->attr.sample_period);
+		}
+	} else {
+		src->attr.sample_period = period;
+		WRITE_ONCE(src->period, period);
+	}
+	/* With src->attr final: a counter in ERROR is made anew from it. */
 	for_each_possible_cpu(cpu) {
 		struct perf_event *event = per_cpu_ptr(src->cpu, cpu)->event;
 
-		if (!event)
-			continue;
-		perf_event_disable(event);
-		ret = perf_event_period(event, period);
-		perf_event_enable(event);
-		if (ret)
-			break;
+		if (event &&
+		    READ_ONCE(event->state) < PERF_EVENT_STATE_INACTIVE) {
+			put_counter(src, cpu);
+			if (cpu_online(cpu))
+				get_counter(src, cpu, false);
+		}
 	}
 unlock:
 	mutex_unlock(&src->lock);
