@@ -172,8 +172,10 @@ static void core_output(struct conf_cpu *c, struct perf_event *event,
 static void core_overflow(struct conf_cpu *c, struct perf_event *event,
 			  struct perf_sample_data *data, struct pt_regs *regs)
 {
+	perf_overflow_handler_t handler = READ_ONCE(event->overflow_handler);
+
 	c->to_overflow++;
-	READ_ONCE(event->overflow_handler)(event, data, regs);
+	handler(event, data, regs);
 }
 
 /* ------------------------------------------------------------------ */
@@ -658,8 +660,8 @@ static void check_report(const struct damon_perf_report *r, void *arg)
 	}
 	w = &chk.w[chk.idx++];
 	chk.seen++;
-	if (r->vaddr != w->vaddr || r->paddr != w->paddr || r->is_write != w->store ||
-	    r->period != w->period)
+	if (r->vaddr != w->vaddr || r->paddr != w->paddr ||
+	    r->is_write != w->store || r->period != w->period)
 		fail(o, "%s cpu%d: report %u vaddr %lx paddr %lx write %u period %llu, driver filled %lx %lx %u %llu",
 		     c->name, chk.cpu, chk.idx - 1, r->vaddr, r->paddr,
 		     r->is_write, r->period, w->vaddr, w->paddr, w->store,
@@ -726,7 +728,8 @@ static bool offer(const struct tcase *c, struct conf_cpu *cc,
 	local_irq_save(flags);
 	if (c->drv == PEBS) {
 		if (event->hw.flags & PEBS_LARGE)
-			threshold = clamp(pebs_capacity, 2U, (unsigned int)PEBS_MAX);
+			threshold = clamp_t(unsigned int, pebs_capacity, 2,
+					    PEBS_MAX);
 		cc->ds[cc->n++] = *r;
 		if (cc->n >= threshold)
 			ok = selfnmi_send(&nmi);
