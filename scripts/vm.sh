@@ -83,6 +83,16 @@ DAMON_PERF_MODROOT=$(kernel_modroot "$kernel") \
 cmdline="console=ttyS0,115200 panic=-1 printk.time=1 loglevel=7"
 cmdline+=" DAMON_PERF_TEST=$tests DAMON_PERF_KERNEL=$kernel"
 [ -z "$append" ] || cmdline+=" $append"
+# The VM's console is a terminal, so tools inside would colour it and
+# redraw the screen; the user's stdout decides instead. When it is not a
+# terminal: no colour (NO_COLOR, no-color.org) and no cursor movement
+# (TERM=dumb); NO_COLOR set here passes on as well. The kernel hands the
+# NAME=value words of its command line to /init as environment.
+if [ ! -t 1 ]; then
+	cmdline+=" NO_COLOR=1 TERM=dumb"
+elif [ -n "${NO_COLOR:-}" ]; then
+	cmdline+=" NO_COLOR=1"
+fi
 
 # With --numa, one socket per node: CPUs sharing a last-level cache across
 # nodes make the kernel WARN in topology_sane().

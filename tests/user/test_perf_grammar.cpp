@@ -574,6 +574,9 @@ const BadEvent BAD[] = {
 	{"trailing_comma", "intel", "cpu/event=0x3c,/", "empty term"},
 	{"multi_bit_term_without_value", "intel", "cpu/event/",
 	 "term 'event' needs a value (config:0-7)"},
+	{"umask_without_value_says_why", "intel", "cpu/umask/",
+	 "term 'umask' needs a value (config:8-15): a term without one is 1, "
+	 "which perf too gives only to a one-bit field; write umask=N"},
 	{"number_over_64_bits", "intel", "cpu/config=18446744073709551616/",
 	 "term 'config' has a bad value"},
 	{"modifier_twice", "intel", "cycles:uu", "modifier 'u' given twice"},

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 // Output rendering: status and regions tables, working-set size, JSON,
 // OpenMetrics, heatmap, and recordings read back.
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -306,4 +312,143 @@ TEST(Render, HumanSizes)
 	EXPECT_EQ(human_size(512), "512 B");
 	EXPECT_EQ(human_size(4096), "4.0 KiB");
 	EXPECT_EQ(human_size(3ULL << 30), "3.0 GiB");
+}
+
+namespace {
+
+// An environment variable set (or unset, @value nullptr) for a scope.
+class ScopedEnv {
+public:
+	ScopedEnv(const char *name, const char *value)
+		: name_(name)
+	{
+		const char *old = std::getenv(name);
+
+		had_ = old != nullptr;
+		if (had_)
+			old_ = old;
+		if (value)
+			setenv(name, value, 1);
+		else
+			unsetenv(name);
+	}
+	~ScopedEnv()
+	{
+		if (had_)
+			setenv(name_, old_.c_str(), 1);
+		else
+			unsetenv(name_);
+	}
+	ScopedEnv(const ScopedEnv &) = delete;
+	ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+	const char *name_;
+	bool had_ = false;
+	std::string old_;
+};
+
+// stdout on a pseudo-terminal (or on /dev/null, @tty false) for a scope.
+class ScopedStdout {
+public:
+	explicit ScopedStdout(bool tty)
+	{
+		std::fflush(stdout);
+		saved_ = dup(STDOUT_FILENO);
+		if (tty) {
+			master_ = posix_openpt(O_RDWR | O_NOCTTY);
+			if (master_ >= 0 && grantpt(master_) == 0 &&
+			    unlockpt(master_) == 0)
+				fd_ = open(ptsname(master_), O_RDWR | O_NOCTTY);
+		} else {
+			fd_ = open("/dev/null", O_WRONLY);
+		}
+		ok_ = saved_ >= 0 && fd_ >= 0 && dup2(fd_, STDOUT_FILENO) >= 0;
+	}
+	~ScopedStdout()
+	{
+		std::fflush(stdout);
+		if (saved_ >= 0) {
+			dup2(saved_, STDOUT_FILENO);
+			close(saved_);
+		}
+		if (fd_ >= 0)
+			close(fd_);
+		if (master_ >= 0)
+			close(master_);
+	}
+	ScopedStdout(const ScopedStdout &) = delete;
+	ScopedStdout &operator=(const ScopedStdout &) = delete;
+	bool ok() const { return ok_; }
+
+private:
+	int saved_ = -1;
+	int fd_ = -1;
+	int master_ = -1;
+	bool ok_ = false;
+};
+
+} // namespace
+
+TEST(Terminal, ColourAndRedrawOnATerminal)
+{
+	ScopedEnv term("TERM", "xterm-256color");
+	ScopedEnv no("NO_COLOR", nullptr);
+	ScopedStdout out(true);
+	bool escapes = stdout_takes_escapes();
+	bool colour = stdout_takes_colour();
+
+	ASSERT_TRUE(out.ok());
+	EXPECT_TRUE(escapes);
+	EXPECT_TRUE(colour);
+}
+
+TEST(Terminal, EmptyNoColorStillColours)
+{
+	ScopedEnv term("TERM", "xterm");
+	ScopedEnv no("NO_COLOR", "");
+	ScopedStdout out(true);
+	bool colour = stdout_takes_colour();
+
+	ASSERT_TRUE(out.ok());
+	EXPECT_TRUE(colour);
+}
+
+TEST(Terminal, NoColorKeepsRedrawOnly)
+{
+	ScopedEnv term("TERM", "xterm");
+	ScopedEnv no("NO_COLOR", "1");
+	ScopedStdout out(true);
+	bool escapes = stdout_takes_escapes();
+	bool colour = stdout_takes_colour();
+
+	ASSERT_TRUE(out.ok());
+	EXPECT_TRUE(escapes);
+	EXPECT_FALSE(colour);
+}
+
+TEST(Terminal, DumbTerminalTakesNoEscapes)
+{
+	ScopedEnv term("TERM", "dumb");
+	ScopedEnv no("NO_COLOR", nullptr);
+	ScopedStdout out(true);
+	bool escapes = stdout_takes_escapes();
+	bool colour = stdout_takes_colour();
+
+	ASSERT_TRUE(out.ok());
+	EXPECT_FALSE(escapes);
+	EXPECT_FALSE(colour);
+}
+
+TEST(Terminal, NotATerminalTakesNoEscapes)
+{
+	ScopedEnv term("TERM", "xterm-256color");
+	ScopedEnv no("NO_COLOR", nullptr);
+	ScopedStdout out(false);
+	bool escapes = stdout_takes_escapes();
+	bool colour = stdout_takes_colour();
+
+	ASSERT_TRUE(out.ok());
+	EXPECT_FALSE(escapes);
+	EXPECT_FALSE(colour);
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // damonctl monitor: a live view refreshed on every aggregation.
 #include <iostream>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -63,7 +62,7 @@ private:
 void run_monitor(const MonitorOptions &o, Transport &t)
 {
 	JsonSink json;
-	ViewSink view(o.hot, !o.no_clear && !o.json && isatty(1));
+	ViewSink view(o.hot, !o.no_clear && !o.json && stdout_takes_escapes());
 	uint64_t count = o.limits.count;
 	uint64_t n = stream_aggregations(
 		t, o.limits,
@@ -96,7 +95,8 @@ void setup_monitor(CLI::App &app, Transport &t)
 	sub->add_flag("--json", o->json,
 		      "Print each aggregation as one JSON line");
 	sub->add_flag("--no-clear", o->no_clear,
-		      "Append instead of redrawing the screen");
+		      "Append instead of redrawing the screen (redrawing is "
+		      "the default on a terminal whose TERM is not dumb)");
 	sub->footer("Notifications need CAP_SYS_ADMIN or CAP_PERFMON, like "
 		    "every command.\nExample:\n  damonctl monitor --hot 10\n");
 	sub->callback([o, &t] { run_monitor(*o, t); });

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -63,15 +62,6 @@ void print(const ReportOptions &o, const std::vector<Aggregation> &latest)
 				   o.wss_min,
 				   human_size(working_set_size(a, o.wss_min)));
 	}
-}
-
-// ANSI colour only on a terminal, and not when NO_COLOR is set
-// (no-color.org: present and not empty).
-bool use_color()
-{
-	const char *no = std::getenv("NO_COLOR");
-
-	return isatty(1) && !(no && *no);
 }
 
 HeatmapSpec heatmap_spec(const ReportOptions &o, size_t rows, size_t cols)
@@ -163,8 +153,10 @@ void run_report(const ReportOptions &o, Transport &t)
 			for (auto &[id, aggs] : by_ctx) {
 				fmt::print("context {} \"{}\"\n", id,
 					   aggs.front().ctx_name);
-				fmt::print("{}", render_heatmap(aggs, spec,
-								use_color()));
+				fmt::print(
+					"{}",
+					render_heatmap(aggs, spec,
+						       stdout_takes_colour()));
 			}
 			return;
 		}
@@ -240,7 +232,7 @@ void setup_report(CLI::App &app, Transport &t)
 		    "--range 0x7f0000000000-0x7f0004000000\n"
 		    "The heatmap leaves out the address space between the "
 		    "ranges it draws; text output has colour on a terminal "
-		    "unless NO_COLOR is set.\n");
+		    "unless NO_COLOR is set or TERM is dumb.\n");
 	sub->callback([o, &t] { run_report(*o, t); });
 }
 

@@ -454,9 +454,12 @@ ResolvedEvent resolve_on_pmu(const std::string &event, const Pmu &pmu,
 						  : " (known: " + known + ")"));
 		}
 		if (t.no_value && fmt->second.width() > 1)
-			throw UsageError(in_event(event) + "term '" + t.name +
-					 "' needs a value (" +
-					 fmt->second.spec() + ")");
+			throw UsageError(
+				in_event(event) + "term '" + t.name +
+				"' needs a value (" + fmt->second.spec() +
+				"): a term without one is 1, which perf "
+				"too gives only to a one-bit field; write " +
+				t.name + "=N");
 		apply_format(event, t.name, fmt->second, num_value(event, t),
 			     ev);
 	}

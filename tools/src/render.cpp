@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <map>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -566,6 +570,21 @@ std::string render_resolved(const ResolvedEvent &ev)
 	if (!ev.name.empty())
 		out += " name " + ev.name;
 	return out + "\n";
+}
+
+bool stdout_takes_escapes()
+{
+	const char *term = std::getenv("TERM");
+
+	return isatty(STDOUT_FILENO) &&
+	       !(term && std::strcmp(term, "dumb") == 0);
+}
+
+bool stdout_takes_colour()
+{
+	const char *no = std::getenv("NO_COLOR");
+
+	return stdout_takes_escapes() && !(no && *no);
 }
 
 } // namespace damonctl

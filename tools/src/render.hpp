@@ -45,4 +45,11 @@ std::string render_resolved(const ResolvedEvent &ev);
 
 std::string human_size(uint64_t bytes);
 
+// Whether stdout takes terminal escapes (clearing the screen): it is a
+// terminal and TERM is not "dumb".
+bool stdout_takes_escapes();
+// Whether stdout takes colour: stdout_takes_escapes() and NO_COLOR unset
+// or empty (no-color.org).
+bool stdout_takes_colour();
+
 } // namespace damonctl
