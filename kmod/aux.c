@@ -430,6 +430,34 @@ static bool cpu_taken(struct damon_perf_ctx *ctx, u8 probe_idx, int cpu)
 }
 
 /*
+ * Whether @pe's buffer is attached already, to any context, probe slot or
+ * socket: the same perf event, or another event writing into the same
+ * ring buffer (PERF_EVENT_IOC_SET_OUTPUT). Two attachments of one buffer
+ * would each advance its aux_tail, parse every record twice and pin and
+ * charge its pages twice.
+ */
+static bool buffer_taken(struct perf_event *pe)
+{
+	struct perf_buffer *rb = READ_ONCE(pe->rb);
+	struct damon_perf_aux_event *event;
+	int cpu;
+
+	list_for_each_entry(event, &aux_events, list) {
+		for_each_cpu(cpu, &event->aux_cpumask) {
+			struct file *file = per_cpu_ptr(event->pcpu, cpu)->file;
+			struct perf_event *other;
+
+			if (!file)
+				continue;
+			other = file->private_data;
+			if (other == pe || (rb && READ_ONCE(other->rb) == rb))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
  * The global tgid of the task a per-task perf event follows, 0 for a
  * CPU-wide event. hw.target is set at creation and never changes.
  */
@@ -531,10 +559,13 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_args_get);
  * The probe slot must be one no perf probe of @ctx uses (its reports
  * would be scaled by that probe's period), and each CPU has at most one
  * buffer per slot, whichever socket attached it: a context holds at most
- * nr_cpu_ids * DAMON_PERF_MAX_PROBES buffers.
+ * nr_cpu_ids * DAMON_PERF_MAX_PROBES buffers. A buffer is attached at most
+ * once, to one context, slot and CPU.
  *
  * Context: process context of the requesting task, may sleep.
- * Return: 0 or a negative errno with @extack set.
+ * Return: 0 or a negative errno with @extack set: -EEXIST when the CPU has a
+ * buffer for the slot, -EBUSY when the slot is a perf probe's or the
+ * buffer is attached already.
  */
 int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 			  const struct damon_perf_aux_req *req, u32 portid,
@@ -563,6 +594,12 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 		NL_SET_ERR_MSG(extack,
 			       "AUX: this CPU has a buffer for the probe already");
 		ret = -EEXIST;
+		goto err_unlock;
+	}
+	if (buffer_taken(args.event)) {
+		NL_SET_ERR_MSG(extack,
+			       "AUX: this perf event's buffer is attached already");
+		ret = -EBUSY;
 		goto err_unlock;
 	}
 	event = find_event(ctx, req->probe_idx, portid);
@@ -668,6 +705,7 @@ void damon_perf_aux_release_ctx(struct damon_perf_ctx *ctx)
 {
 	release_if(match_ctx, ctx);
 }
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_release_ctx);
 
 /**
  * damon_perf_aux_release_portid() - Tear down the buffers of a netlink port.

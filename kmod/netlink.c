@@ -725,6 +725,14 @@ static int probe_add_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	parse_probe(tb, &p);
 
+	/*
+	 * All or nothing: the reply, which carries the new probe's index, is
+	 * allocated before the probe is added, and a reply that cannot be
+	 * built or queued (the sender's receive queue is full) removes the
+	 * probe again, with its PMU ownership, so a client that retries after
+	 * an error gets one probe. damon_perf_lock is held throughout and the
+	 * context is stopped, so nothing saw the probe in between.
+	 */
 	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -738,10 +746,18 @@ static int probe_add_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr || nla_put_u32(msg, DAMON_PERF_A_CTX_ID, ctx->id) ||
 	    nla_put_u32(msg, DAMON_PERF_A_PROBE_IDX, idx)) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		ret = -EMSGSIZE;
+		goto undo;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	ret = genlmsg_reply(msg, info);
+	if (!ret)
+		return 0;
+undo:
+	WARN_ON_ONCE(damon_perf_probe_del(ctx, idx, NULL));
+	NL_SET_ERR_MSG(info->extack,
+		       "probe not added: the reply could not be sent");
+	return ret;
 }
 
 static int probe_del_doit(struct sk_buff *skb, struct genl_info *info)

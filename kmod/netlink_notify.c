@@ -5,10 +5,10 @@
  *
  * Notifications reach two kinds of listeners:
  *  - sockets that sent MONITOR_SUBSCRIBE (a privileged command): the
- *    message is unicast to their port id. A subscription holds a reference
- *    on the subscribing socket and ends with MONITOR_UNSUBSCRIBE, when the
- *    socket is released (NETLINK_URELEASE notifier), or when delivery finds
- *    the socket dead or gone.
+ *    message is queued on the subscribing socket itself, never sent to its
+ *    port id. A subscription holds a reference on the socket and ends with
+ *    MONITOR_UNSUBSCRIBE, when the socket is released (NETLINK_URELEASE
+ *    notifier), or when delivery finds the socket dead.
  *  - the "monitor" multicast group, only where the kernel checks
  *    CAP_SYS_ADMIN when a socket joins it (GENL_MCAST_CAP_SYS_ADMIN). On
  *    kernels without that flag any user may join a generic netlink group,
@@ -27,6 +27,7 @@
 #include "ctx.h"
 #include "listener.h"
 #include "netlink_internal.h"
+#include "netlink_notify.h"
 
 /* Subscribers of AGGREGATION notifications (MONITOR_SUBSCRIBE). */
 struct subscriber {
@@ -39,6 +40,11 @@ static LIST_HEAD(subscribers);
 static DEFINE_MUTEX(subscribers_lock);	/* innermost: after damon_perf_lock */
 static unsigned int nr_subscribers;
 
+#if IS_ENABLED(CONFIG_KUNIT)
+damon_perf_nl_deliver_hook_fn damon_perf_nl_deliver_hook;
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_nl_deliver_hook);
+#endif
+
 static void subscriber_free(struct subscriber *s)
 {
 	list_del(&s->list);
@@ -48,34 +54,31 @@ static void subscriber_free(struct subscriber *s)
 }
 
 /**
- * damon_perf_nl_subscribe_doit() - MONITOR_SUBSCRIBE: unicast AGGREGATION
- * notifications to the sender's port.
- * @skb:	the request.
- * @info:	its header and attributes.
+ * damon_perf_nl_subscribe() - Queue AGGREGATION notifications on @sk.
+ * @sk:		the subscribing netlink socket (a reference is taken).
+ * @portid:	its port id, for the release notifier.
+ * @extack:	the reason of a refusal.
  *
- * Context: process context, damon_perf_lock held (pre_doit).
- * Return: 0 or a negative errno with the reason in the extack.
+ * Context: process context, may sleep.
+ * Return: 0, -EALREADY (@sk is subscribed), -ENOSPC (64 subscribers) or
+ * -ENOMEM.
  */
-int damon_perf_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
+int damon_perf_nl_subscribe(struct sock *sk, u32 portid,
+			    struct netlink_ext_ack *extack)
 {
-	struct sock *sk = NETLINK_CB(skb).sk;
 	struct subscriber *s;
 	int ret = 0;
 
-	if (!sk) {
-		NL_SET_ERR_MSG(info->extack, "no sending socket");
-		return -EINVAL;
-	}
 	mutex_lock(&subscribers_lock);
 	list_for_each_entry(s, &subscribers, list) {
-		if (s->portid == info->snd_portid) {
-			NL_SET_ERR_MSG(info->extack, "already subscribed");
+		if (s->sk == sk) {
+			NL_SET_ERR_MSG(extack, "already subscribed");
 			ret = -EALREADY;
 			goto out;
 		}
 	}
 	if (nr_subscribers >= 64) {
-		NL_SET_ERR_MSG(info->extack, "too many subscribers");
+		NL_SET_ERR_MSG(extack, "too many subscribers");
 		ret = -ENOSPC;
 		goto out;
 	}
@@ -86,12 +89,33 @@ int damon_perf_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	sock_hold(sk);
 	s->sk = sk;
-	s->portid = info->snd_portid;
+	s->portid = portid;
 	list_add_tail(&s->list, &subscribers);
 	nr_subscribers++;
 out:
 	mutex_unlock(&subscribers_lock);
 	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_nl_subscribe);
+
+/**
+ * damon_perf_nl_subscribe_doit() - MONITOR_SUBSCRIBE: queue AGGREGATION
+ * notifications on the sending socket.
+ * @skb:	the request.
+ * @info:	its header and attributes.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno with the reason in the extack.
+ */
+int damon_perf_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sock *sk = NETLINK_CB(skb).sk;
+
+	if (!sk) {
+		NL_SET_ERR_MSG(info->extack, "no sending socket");
+		return -EINVAL;
+	}
+	return damon_perf_nl_subscribe(sk, info->snd_portid, info->extack);
 }
 
 /**
@@ -111,7 +135,7 @@ int damon_perf_nl_unsubscribe_doit(struct sk_buff *skb,
 
 	mutex_lock(&subscribers_lock);
 	list_for_each_entry_safe(s, next, &subscribers, list) {
-		if (s->portid == info->snd_portid) {
+		if (s->sk == NETLINK_CB(skb).sk) {
 			subscriber_free(s);
 			ret = 0;
 		}
@@ -122,18 +146,32 @@ int damon_perf_nl_unsubscribe_doit(struct sk_buff *skb,
 	return ret;
 }
 
-static void deliver(struct sk_buff *msg)
+/**
+ * damon_perf_nl_deliver() - Send one AGGREGATION message to every listener.
+ * @msg:	the message; consumed.
+ *
+ * Each subscriber gets a clone queued on its own socket, the one it
+ * subscribed from, with sock_queue_rcv_skb(): the receive-buffer limit and
+ * the socket's filter apply as for a netlink unicast, and a message that
+ * does not fit is dropped (counted in the socket's drops). It is never sent
+ * to the subscriber's port id: netlink_release() takes the socket out of
+ * the port table before it marks it dead and before NETLINK_URELEASE runs,
+ * so another process may bind the same port id while the subscription
+ * still exists, and a check of the socket followed by a unicast to the
+ * port would reach that process. The socket itself cannot change hands:
+ * the subscription holds a reference on it, and a message queued on it
+ * after its release is freed with it.
+ *
+ * Context: process context, may sleep; takes subscribers_lock.
+ */
+void damon_perf_nl_deliver(struct sk_buff *msg)
 {
 	struct subscriber *s, *next;
 	struct sk_buff *copy;
-	int ret;
 
 	mutex_lock(&subscribers_lock);
 	list_for_each_entry_safe(s, next, &subscribers, list) {
-		/*
-		 * A released socket is orphaned (SOCK_DEAD) right after it
-		 * leaves the port table; never send to its port id again.
-		 */
+		/* released: end the subscription (the notifier would too) */
 		if (sock_flag(s->sk, SOCK_DEAD)) {
 			subscriber_free(s);
 			continue;
@@ -141,9 +179,17 @@ static void deliver(struct sk_buff *msg)
 		copy = skb_clone(msg, GFP_KERNEL);
 		if (!copy)
 			break;
-		ret = genlmsg_unicast(&init_net, copy, s->portid);
-		if (ret == -ECONNREFUSED)
-			subscriber_free(s);
+#if IS_ENABLED(CONFIG_KUNIT)
+		{
+			damon_perf_nl_deliver_hook_fn hook =
+				READ_ONCE(damon_perf_nl_deliver_hook);
+
+			if (hook)
+				hook(s->sk);
+		}
+#endif
+		if (sock_queue_rcv_skb(s->sk, copy))
+			kfree_skb(copy);
 	}
 	/* only where joining the group needs CAP_SYS_ADMIN */
 	if (damon_perf_genl_has_privileged_listeners(&damon_perf_family)) {
@@ -153,6 +199,7 @@ static void deliver(struct sk_buff *msg)
 	mutex_unlock(&subscribers_lock);
 	nlmsg_free(msg);
 }
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_nl_deliver);
 
 static bool has_listeners(void)
 {
@@ -197,7 +244,7 @@ static void notify_aggregated(struct damon_perf_ctx *ctx,
 		}
 	}
 	genlmsg_end(msg, hdr);
-	deliver(msg);
+	damon_perf_nl_deliver(msg);
 	return;
 err:
 	nlmsg_free(msg);
@@ -212,9 +259,13 @@ static int release_notify(struct notifier_block *nb, unsigned long event,
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
 	    !net_eq(n->net, &init_net))
 		return NOTIFY_DONE;
+	/*
+	 * The released socket is dead by now (sock_orphan() comes before the
+	 * notifier); a socket that bound the same port id since then is not.
+	 */
 	mutex_lock(&subscribers_lock);
 	list_for_each_entry_safe(s, next, &subscribers, list)
-		if (s->portid == n->portid)
+		if (s->portid == n->portid && sock_flag(s->sk, SOCK_DEAD))
 			subscriber_free(s);
 	mutex_unlock(&subscribers_lock);
 	return NOTIFY_DONE;

@@ -5,7 +5,13 @@
  * rings without a monitoring context, through debugfs:
  *
  *   damon_perf_auxtest/attach  write "CPU FD USER_PAGE AUX_ADDR AUX_SIZE PID"
- *                              (hex addresses) from the process owning FD
+ *                              (hex addresses) from the process owning FD;
+ *                              with a seventh field SLOT, the buffer goes
+ *                              through damon_perf_aux_attach() (no
+ *                              context, probe slot SLOT) instead, which
+ *                              detach tears down too, and a refusal's
+ *                              extack message is kept for
+ *   damon_perf_auxtest/error   read: that message
  *   damon_perf_auxtest/drain   read: drain every buffer on its CPU, consume
  *                              the rings, print the running totals
  *   damon_perf_auxtest/detach  write anything: tear every buffer down
@@ -47,6 +53,7 @@ static struct dentry *dir;
 static struct damon_perf_aux_event *event;
 static struct damon_perf_rings rings;
 static bool have_rings;
+static char last_error[128];
 
 static struct {
 	u64 reports, hot, other, writes, bad, drains, marked;
@@ -74,17 +81,17 @@ static ssize_t attach_write(struct file *file, const char __user *ubuf,
 	struct damon_perf_aux_req req = { .probe_idx = 1 };
 	struct damon_perf_aux_args args;
 	unsigned long long up, aux, size;
-	unsigned int cpu;
+	unsigned int cpu, slot;
 	int fd, pid, ret;
 	char *kbuf;
 
 	kbuf = memdup_user_nul(ubuf, min_t(size_t, len, 200));
 	if (IS_ERR(kbuf))
 		return PTR_ERR(kbuf);
-	ret = sscanf(kbuf, "%u %d %llx %llx %llx %d", &cpu, &fd, &up, &aux,
-		     &size, &pid);
+	ret = sscanf(kbuf, "%u %d %llx %llx %llx %d %u", &cpu, &fd, &up, &aux,
+		     &size, &pid, &slot);
 	kfree(kbuf);
-	if (ret != 6)
+	if (ret != 6 && ret != 7)
 		return -EINVAL;
 	req.cpu = cpu;
 	req.fd = fd;
@@ -94,6 +101,15 @@ static ssize_t attach_write(struct file *file, const char __user *ubuf,
 	req.pid = pid;
 
 	mutex_lock(&lock);
+	if (ret == 7) {
+		struct netlink_ext_ack ext = {};
+
+		req.probe_idx = slot > U8_MAX ? 0 : slot;
+		ret = damon_perf_aux_attach(NULL, &req, 0, &ext);
+		strscpy(last_error, ext._msg ? ext._msg : "",
+			sizeof(last_error));
+		goto out;
+	}
 	if (!have_rings) {
 		ret = damon_perf_rings_alloc(&rings, ring_size, NULL, NULL);
 		if (ret)
@@ -154,8 +170,18 @@ static int drain_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(drain);
 
+static int error_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&lock);
+	seq_printf(m, "%s\n", last_error);
+	mutex_unlock(&lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(error);
+
 static void detach(void)
 {
+	damon_perf_aux_release_ctx(NULL);
 	damon_perf_aux_event_free(event);
 	event = NULL;
 }
@@ -185,6 +211,7 @@ static int __init auxtest_init(void)
 	debugfs_create_file("attach", 0200, dir, NULL, &attach_fops);
 	debugfs_create_file("drain", 0400, dir, NULL, &drain_fops);
 	debugfs_create_file("detach", 0200, dir, NULL, &detach_fops);
+	debugfs_create_file("error", 0400, dir, NULL, &error_fops);
 	return 0;
 }
 

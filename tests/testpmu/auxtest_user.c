@@ -7,7 +7,8 @@
  * over by netlink), enables the events, then reads the drain file every
  * 100 ms for SECONDS seconds, and prints the AUX head and tail of every
  * buffer as the module left them. Also checks that bad attach requests
- * fail.
+ * fail, and that one buffer is attached once: the same buffer for a second
+ * probe slot is refused (EBUSY) until the first attachment ends.
  *
  *   auxtest_user SECONDS [AUX_PAGES] [--no-detach] [--wraps=N]
  *   auxtest_user SECONDS [AUX_PAGES] --race=N
@@ -92,6 +93,39 @@ static int attach_pid(int cpu, int fd, void *up, void *aux, size_t size,
 static int attach(int cpu, int fd, void *up, void *aux, size_t size)
 {
 	return attach_pid(cpu, fd, up, aux, size, 0);
+}
+
+/* attach() through damon_perf_aux_attach() to probe slot @slot. */
+static int attach_slot(int cpu, int fd, void *up, void *aux, size_t size,
+		       int slot)
+{
+	char line[200];
+	int dfd, n, err = 0;
+
+	dfd = open(DBG "attach", O_WRONLY);
+	if (dfd < 0)
+		return -errno;
+	n = snprintf(line, sizeof(line), "%d %d %lx %lx %zx 0 %d", cpu, fd,
+		     (unsigned long)up, (unsigned long)aux, size, slot);
+	if (write(dfd, line, n) != n)
+		err = -errno;
+	close(dfd);
+	return err;
+}
+
+/* The extack message of the last refused attach_slot(). */
+static void print_error(const char *key)
+{
+	char msg[160] = "";
+	FILE *f = fopen(DBG "error", "r");
+
+	if (f) {
+		if (!fgets(msg, sizeof(msg), f))
+			msg[0] = 0;
+		fclose(f);
+	}
+	msg[strcspn(msg, "\n")] = 0;
+	printf("%s=%s\n", key, msg);
 }
 
 /*
@@ -470,6 +504,22 @@ int main(int argc, char **argv)
 					       aux_size, (int)getpid()));
 	printf("neg_nopid=%d\n", attach_pid(0, fds[0], ups[0], auxs[0],
 					    aux_size, 4000000));
+
+	/*
+	 * One buffer, one attachment: the same buffer for another probe
+	 * slot is refused (EBUSY), the same slot and CPU again EEXIST.
+	 */
+	printf("slot1_attach=%d\n", attach_slot(0, fds[0], ups[0], auxs[0],
+						 aux_size, 1));
+	printf("neg_samebuf=%d\n", attach_slot(0, fds[0], ups[0], auxs[0],
+						aux_size, 2));
+	print_error("neg_samebuf_msg");
+	printf("neg_sameslot=%d\n", attach_slot(0, fds[0], ups[0], auxs[0],
+						 aux_size, 1));
+	detach_all();
+	printf("slot2_after_detach=%d\n", attach_slot(0, fds[0], ups[0],
+						       auxs[0], aux_size, 2));
+	detach_all();
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		int err = attach(cpu, fds[cpu], ups[cpu], auxs[cpu], aux_size);

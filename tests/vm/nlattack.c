@@ -9,6 +9,7 @@
  *   nlattack sweep                boundary sweep (below)
  *   nlattack fuzz COUNT [SEED]    structure-aware fuzzer (below)
  *   nlattack inject PID           fault injection (below)
+ *   nlattack replyfail PID        a PROBE_ADD whose reply cannot be sent
  *
  * Both fork two "faulter" children that keep taking user page faults
  * (mmap, touch, madvise(MADV_DONTNEED), again), the targets of the
@@ -2589,6 +2590,136 @@ static int do_inject(struct nl *nl, pid_t pid)
 	return total_inj ? 0 : 1;
 }
 
+/* ---- a reply that cannot be sent ---- */
+
+/* The probes context @id has per CTX_GET, -1 if it cannot be read. */
+static int nr_probes(struct nl *nl, uint32_t id)
+{
+	struct mctx k;
+	int i, n = 0;
+
+	if (get_ctx(nl, id, &k))
+		return -1;
+	for (i = 1; i <= 3; i++)
+		n += !!k.p[i].used;
+	return n;
+}
+
+/*
+ * PROBE_ADD from a socket whose receive queue is full: the kernel cannot
+ * queue the reply (netlink refuses it, EAGAIN, and marks the socket
+ * congested, so every later reply and ack is refused too until the queue
+ * is read empty). The probe must not stay behind, nor its PMU ownership
+ * (another context adds a probe of the same PMU type), and once the
+ * sender read its queue a retry adds exactly one probe.
+ */
+static int do_replyfail(struct nl *nl, pid_t pid)
+{
+	static uint8_t rbuf[1 << 16];
+	struct nl v = { 0 };
+	int one = 1, small = 1, i, n, got, enobufs = 0, left, owned;
+	uint32_t id, id2 = 0;
+	struct reply r;
+	struct buf b;
+
+	id = step_setup(nl, S_PROBE_ADD, pid);
+	if (!id)
+		return 1;
+	v.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (v.fd < 0 || bind(v.fd, (void *)&(struct sockaddr_nl){
+					.nl_family = AF_NETLINK },
+			     sizeof(struct sockaddr_nl))) {
+		perror("nlattack: netlink socket");
+		return 2;
+	}
+	setsockopt(v.fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	/* the smallest receive buffer the kernel allows */
+	setsockopt(v.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	/* fill it: replies nobody reads, until netlink refuses one */
+	for (i = 0; i < 16; i++) {
+		ctx_msg(&b, DAMON_PERF_CMD_CTX_GET, id);
+		msg_end(&b);
+		((struct nlmsghdr *)b.d)->nlmsg_seq = ++v.seq;
+		if (send(v.fd, b.d, b.len, 0) < 0) {
+			perror("nlattack: send");
+			return 2;
+		}
+	}
+	ctx_msg(&b, DAMON_PERF_CMD_PROBE_ADD, id);
+	put_fault_probe(&b);
+	msg_end(&b);
+	((struct nlmsghdr *)b.d)->nlmsg_seq = ++v.seq;
+	if (send(v.fd, b.d, b.len, 0) < 0) {
+		perror("nlattack: send");
+		return 2;
+	}
+	left = nr_probes(nl, id);
+	/* the PMU type is free: another context may own it now */
+	msg_begin(&b, fam, DAMON_PERF_CMD_CTX_NEW, NLM_F_ACK);
+	put_str(&b, DAMON_PERF_A_CTX_NAME, "inj2");
+	msg_end(&b);
+	xfer(nl, &b, reply_id_cb, &id2, &r);
+	owned = -1;
+	if (!r.err && id2) {
+		ctx_msg(&b, DAMON_PERF_CMD_TARGET_ADD, id2);
+		put_pid_target(&b, pid);
+		msg_end(&b);
+		xfer(nl, &b, NULL, NULL, &r);
+		ctx_msg(&b, DAMON_PERF_CMD_PROBE_ADD, id2);
+		put_fault_probe(&b);
+		msg_end(&b);
+		xfer(nl, &b, NULL, NULL, &r);
+		owned = r.err == -EBUSY;
+		if (r.err && r.err != -EBUSY)
+			fail("replyfail: probe on a second context: %d %s",
+			     r.err, r.msg);
+		simple(nl, DAMON_PERF_CMD_CTX_DEL, id2, &r);
+	} else {
+		fail("replyfail: CTX_NEW inj2: %d %s", r.err, r.msg);
+	}
+	/* read the queue empty: what was queued, then the overrun */
+	for (got = 0;;) {
+		n = (int)recv(v.fd, rbuf, sizeof(rbuf), MSG_DONTWAIT);
+		if (n > 0) {
+			got++;
+			continue;
+		}
+		if (n < 0 && errno == ENOBUFS) {
+			enobufs = 1;
+			continue;
+		}
+		break;
+	}
+	printf("nlattack: replyfail: %d replies queued, overrun %d; after the refused reply: %d probes, PMU type still owned %d\n",
+	       got, enobufs, left, owned);
+	if (!enobufs)
+		fail("replyfail: the receive queue never overran");
+	if (left != 0)
+		fail("replyfail: %d probes left after a reply that was not sent",
+		     left);
+	if (owned != 0)
+		fail("replyfail: the PMU type is still owned (%d)", owned);
+	/* the retry, from the same socket, now read empty */
+	ctx_msg(&b, DAMON_PERF_CMD_PROBE_ADD, id);
+	put_fault_probe(&b);
+	msg_end(&b);
+	{
+		struct timeval tv = { .tv_sec = 5 };
+
+		setsockopt(v.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	xfer(&v, &b, NULL, NULL, &r);
+	n = nr_probes(nl, id);
+	printf("nlattack: replyfail: retry: %d %s, %d probes\n", r.err, r.msg,
+	       n);
+	if (r.err || n != 1)
+		fail("replyfail: retry: %d %s, %d probes (want 0, 1)", r.err,
+		     r.msg, n);
+	close(v.fd);
+	delete_all(nl);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct nl nl;
@@ -2608,6 +2739,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "inject") && argc >= 3)
 		return do_inject(&nl, (pid_t)atoi(argv[2])) || failures ? 1 : 0;
+	if (!strcmp(argv[1], "replyfail") && argc >= 3)
+		return do_replyfail(&nl, (pid_t)atoi(argv[2])) || failures ?
+			       1 : 0;
 	if (!strcmp(argv[1], "sweep")) {
 		start_faulters();
 		ret = do_sweep(&nl);

@@ -41,6 +41,15 @@ expect "attach refuses a wrong AUX size (EINVAL)" neg_badsize -22
 expect "attach refuses a pid the CPU-wide event does not follow (EINVAL)" \
 	neg_wrongpid -22
 expect "attach refuses a pid with no process (ESRCH)" neg_nopid -3
+expect "attach to probe slot 1 succeeds" slot1_attach 0
+expect "the same buffer for probe slot 2 is refused (EBUSY)" neg_samebuf -16
+if echo "$out" | grep -q '^neg_samebuf_msg=.*attached already'; then
+	ok "the refusal says the buffer is attached already"
+else
+	not_ok "the refusal says the buffer is attached already ($(echo "$out" | grep '^neg_samebuf_msg='))"
+fi
+expect "the same slot and CPU again is refused (EEXIST)" neg_sameslot -17
+expect "once detached, the buffer attaches to slot 2" slot2_after_detach 0
 expect "attach of CPU 0 succeeds" attach_cpu0 0
 expect "attach of CPU 1 succeeds" attach_cpu1 0
 expect "a second buffer for CPU 0 is refused (EEXIST)" neg_twice -17

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AGGREGATION delivery (netlink_notify.c), as far as the KUnit tests reach
+ * it: subscribing a socket and sending one message to every listener.
+ */
+#ifndef _DAMON_PERF_NETLINK_NOTIFY_H
+#define _DAMON_PERF_NETLINK_NOTIFY_H
+
+#include <linux/types.h>
+
+struct netlink_ext_ack;
+struct sk_buff;
+struct sock;
+
+int damon_perf_nl_subscribe(struct sock *sk, u32 portid,
+			    struct netlink_ext_ack *extack);
+void damon_perf_nl_deliver(struct sk_buff *msg);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test hook: when set, delivery calls it for each live subscriber's socket
+ * with subscribers_lock held, after the subscriber was found alive and
+ * just before the message goes out, so a test can release the socket and
+ * bind its port id exactly there. Never set outside KUnit.
+ */
+typedef void (*damon_perf_nl_deliver_hook_fn)(struct sock *sk);
+extern damon_perf_nl_deliver_hook_fn damon_perf_nl_deliver_hook;
+#endif
+
+#endif /* _DAMON_PERF_NETLINK_NOTIFY_H */
