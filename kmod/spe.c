@@ -23,6 +23,7 @@
 #include "aux.h"
 #include "spe.h"
 #include "spe_parse.h"
+#include "stats.h"
 
 /* Holds any record the parser accepts, and the packet that overruns it. */
 #define SPE_BOUNCE	(DAMON_PERF_SPE_REC_MAX + DAMON_PERF_SPE_PKT_MAX)
@@ -63,6 +64,7 @@ struct spe_drain {
 	struct damon_perf_aux_event *event;
 	struct spe_buf *buf;
 	unsigned int accepted;
+	unsigned int no_addr;
 };
 
 static struct spe_buf *cpu_buf(struct damon_perf_aux_event *event, int cpu)
@@ -144,8 +146,10 @@ static bool spe_record(const struct damon_perf_spe_record *rec, void *arg)
 
 	/* branches and other operations carry no data address */
 	if (!(rec->flags & (DAMON_PERF_SPE_REC_VADDR |
-			    DAMON_PERF_SPE_REC_PADDR)))
+			    DAMON_PERF_SPE_REC_PADDR))) {
+		d->no_addr++;
 		return true;
+	}
 	if (rec->flags & DAMON_PERF_SPE_REC_VADDR)
 		r.vaddr = (unsigned long)rec->vaddr & PAGE_MASK;
 	if (rec->flags & DAMON_PERF_SPE_REC_PADDR)
@@ -198,14 +202,15 @@ static void data_read(const struct damon_perf_aux_map *map, u64 pos,
 
 /*
  * Consume the data ring, which only carries PERF_RECORD_AUX and the like
- * here; true when one says the PMU truncated its AUX data (buffer full),
- * which disables the event until its consumer enables it again.
+ * here, counting the flags of its PERF_RECORD_AUX records; true when one
+ * says the PMU truncated its AUX data (buffer full), which disables the
+ * event until its consumer enables it again.
  */
 static bool scan_data(struct spe_buf *buf)
 {
 	struct damon_perf_aux_map *map = &buf->map;
+	unsigned long nr_trunc = 0, nr_coll = 0, nr_partial = 0;
 	struct perf_event_header hdr;
-	bool truncated = false;
 	u64 head, tail, flags;
 
 	if (!map->data_size)
@@ -223,15 +228,19 @@ static bool scan_data(struct spe_buf *buf)
 		    hdr.size >= sizeof(hdr) + 3 * sizeof(u64)) {
 			data_read(map, tail + sizeof(hdr) + 2 * sizeof(u64),
 				  &flags, sizeof(flags));
-			if (flags & PERF_AUX_FLAG_TRUNCATED)
-				truncated = true;
+			nr_trunc += !!(flags & PERF_AUX_FLAG_TRUNCATED);
+			nr_coll += !!(flags & PERF_AUX_FLAG_COLLISION);
+			nr_partial += !!(flags & PERF_AUX_FLAG_PARTIAL);
 		}
 		tail += hdr.size;
 	}
 	/* D: record reads before the tail store; pairs with A in the core */
 	smp_mb();
 	WRITE_ONCE(map->up->data_tail, head);
-	return truncated;
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_truncated, nr_trunc);
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_collision, nr_coll);
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_partial, nr_partial);
+	return nr_trunc;
 }
 
 static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
@@ -298,6 +307,9 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	pc->records += st.records;
 	pc->errors += st.errors;
 	pc->reports += d.accepted;
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_record,
+			       d.accepted + d.no_addr);
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_no_addr, d.no_addr);
 	if (st.refused)
 		pc->refused++;
 	if (tail != buf->tail) {
