@@ -35,6 +35,8 @@
  */
 #define SPE_SLICE	(16UL << 10)
 #define SPE_DRAIN_BUDGET (4UL << 20)
+/* Ends of PARTIAL transactions the parse has not reached yet (a FIFO). */
+#define SPE_CUTS	32
 
 /**
  * struct spe_buf - One CPU's SPE buffer.
@@ -46,6 +48,11 @@
  * @last_tgid:	... and that tgid.
  * @resync:	@tail is inside a dropped overlong record (parser state).
  * @test:	@map is plain memory from a test, not pinned pages.
+ * @cuts:	stream offsets where a PERF_AUX_FLAG_PARTIAL transaction
+ *		ended: the record there is incomplete, the next one starts
+ *		after the driver's padding. A FIFO, ...
+ * @cut_head:	... its producer index (scan_data()) ...
+ * @cut_tail:	... and consumer index (the parse), both free-running.
  * @bounce:	copy of a record that wraps around the end of the buffer.
  */
 struct spe_buf {
@@ -57,6 +64,9 @@ struct spe_buf {
 	pid_t last_tgid;
 	bool resync;
 	bool test;
+	u64 cuts[SPE_CUTS];
+	unsigned int cut_head;
+	unsigned int cut_tail;
 	u8 bounce[SPE_BOUNCE];
 };
 
@@ -202,16 +212,18 @@ static void data_read(const struct damon_perf_aux_map *map, u64 pos,
 
 /*
  * Consume the data ring, which only carries PERF_RECORD_AUX and the like
- * here, counting the flags of its PERF_RECORD_AUX records; true when one
- * says the PMU truncated its AUX data (buffer full), which disables the
- * event until its consumer enables it again.
+ * here, counting the flags of its PERF_RECORD_AUX records and noting
+ * where each PARTIAL one ends (its last record is incomplete: the SPE
+ * driver sets it with TRUNCATED when PMBSR_EL1.DL says data was lost);
+ * true when one says the PMU truncated its AUX data (buffer full, or that
+ * loss), which disables the event until its consumer enables it again.
  */
 static bool scan_data(struct spe_buf *buf)
 {
 	struct damon_perf_aux_map *map = &buf->map;
 	unsigned long nr_trunc = 0, nr_coll = 0, nr_partial = 0;
 	struct perf_event_header hdr;
-	u64 head, tail, flags;
+	u64 head, tail, rec[3];
 
 	if (!map->data_size)
 		return false;
@@ -226,11 +238,16 @@ static bool scan_data(struct spe_buf *buf)
 		/* PERF_RECORD_AUX: header, aux_offset, aux_size, flags */
 		if (hdr.type == PERF_RECORD_AUX &&
 		    hdr.size >= sizeof(hdr) + 3 * sizeof(u64)) {
-			data_read(map, tail + sizeof(hdr) + 2 * sizeof(u64),
-				  &flags, sizeof(flags));
-			nr_trunc += !!(flags & PERF_AUX_FLAG_TRUNCATED);
-			nr_coll += !!(flags & PERF_AUX_FLAG_COLLISION);
-			nr_partial += !!(flags & PERF_AUX_FLAG_PARTIAL);
+			data_read(map, tail + sizeof(hdr), rec, sizeof(rec));
+			nr_trunc += !!(rec[2] & PERF_AUX_FLAG_TRUNCATED);
+			nr_coll += !!(rec[2] & PERF_AUX_FLAG_COLLISION);
+			if (rec[2] & PERF_AUX_FLAG_PARTIAL) {
+				nr_partial++;
+				/* a full FIFO: that record is parsed as is */
+				if (buf->cut_head - buf->cut_tail < SPE_CUTS)
+					buf->cuts[buf->cut_head++ % SPE_CUTS] =
+						rec[0] + rec[1];
+			}
 		}
 		tail += hdr.size;
 	}
@@ -268,25 +285,39 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		st.resync = false;
 	}
 	while (tail != head && !st.refused) {
+		u64 end = head;
+
 		if (scanned >= SPE_DRAIN_BUDGET) {
 			pc->budget_stops++;
 			break;
 		}
-		avail = head - tail;
+		/* parse no record across the end of a PARTIAL transaction */
+		while (buf->cut_tail != buf->cut_head &&
+		       (s64)(buf->cuts[buf->cut_tail % SPE_CUTS] - tail) <= 0)
+			buf->cut_tail++;
+		if (buf->cut_tail != buf->cut_head &&
+		    buf->cuts[buf->cut_tail % SPE_CUTS] - tail < head - tail)
+			end = buf->cuts[buf->cut_tail % SPE_CUTS];
+		avail = end - tail;
 		off = tail & (size - 1);
 		chunk = min3(avail, (u64)(size - off), (u64)SPE_SLICE);
 		used = damon_perf_spe_parse(buf->map.base + off, chunk, tail,
 					    &st, spe_record, &d);
 		scanned += chunk;
 		if (!used && !st.refused) {
-			if (chunk == avail)
+			if (chunk == avail) {
+				if (end != head)
+					goto cut;
 				break;	/* a record still being written */
+			}
 			if (off + chunk == size && chunk < SPE_BOUNCE) {
 				/* a record cut by the end of the buffer */
 				used = parse_wrapped(buf, tail, avail, &st, &d);
 				scanned += min_t(u64, avail, SPE_BOUNCE);
 			}
 			if (!used && !st.refused) {
+				if (avail < SPE_BOUNCE && end != head)
+					goto cut;
 				if (avail < SPE_BOUNCE)
 					break;	/* still being written */
 				/*
@@ -299,6 +330,16 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		}
 		tail += used;
 		cond_resched();
+		continue;
+cut:
+		/*
+		 * Up to @end, the incomplete last record of a PARTIAL
+		 * transaction: dropped (counted in aux_partial); the next
+		 * record starts there, after the driver's padding.
+		 */
+		tail = end;
+		buf->cut_tail++;
+		st.resync = false;
 	}
 
 	buf->resync = st.resync;

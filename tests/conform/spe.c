@@ -114,6 +114,7 @@ MODULE_PARM_DESC(align, "PMBIDR_EL1.Align as bytes (1..2048, power of 2)");
 #define PMBSR_EC_SHIFT		26
 #define PMBSR_EC_MASK		(0x3fULL << PMBSR_EC_SHIFT)
 #define PMBSR_EC_BUF		0ULL
+#define PMBSR_EC_FAULT_S1	0x24ULL
 #define PMBSR_BSC_MASK		0x3fULL
 #define PMBSR_BSC_FULL		1ULL
 
@@ -489,11 +490,17 @@ static struct pmu spe_pmu = {
 /* ------------------------------------------------------------------ */
 /* The hardware                                                        */
 
-enum hw_result { HW_OFF, HW_WRITTEN, HW_COLLIDED };
+enum hw_result { HW_OFF, HW_WRITTEN, HW_COLLIDED, HW_PARTIAL };
 
-/* One sample: interrupts off, on the CPU that owns @c. */
+/*
+ * One sample: interrupts off, on the CPU that owns @c. @cut (0: none) is
+ * a fault after the first @cut bytes of the record: a stage-1 fault
+ * management event with data loss (S, DL, EC FAULT_S1), PMBPTR left
+ * after the partial record.
+ */
 static enum hw_result hw_sample(struct spe_cpu *c, const u8 *rec,
-				unsigned int len, bool collide)
+				unsigned int len, bool collide,
+				unsigned int cut)
 {
 	u64 limit;
 
@@ -507,6 +514,14 @@ static enum hw_result hw_sample(struct spe_cpu *c, const u8 *rec,
 	limit = c->pmblimitr & PAGE_MASK;
 	if (WARN_ON_ONCE(limit - c->pmbptr < len))
 		return HW_OFF;
+	if (cut && cut < len) {
+		memcpy((void *)c->pmbptr, rec, cut);
+		c->pmbptr += cut;
+		c->pmbsr |= PMBSR_S | PMBSR_DL |
+			    (PMBSR_EC_FAULT_S1 << PMBSR_EC_SHIFT);
+		spe_irq(c);
+		return HW_PARTIAL;
+	}
 	memcpy((void *)c->pmbptr, rec, len);
 	c->pmbptr += len;
 	if (limit - c->pmbptr < max_record_sz) {
@@ -527,6 +542,7 @@ static const struct tcase {
 	unsigned int coll_per_1k;	/* samples that collide, per 1024 */
 	unsigned int branch_per_16;	/* records without a data address */
 	bool pa, ctx, pad64;
+	unsigned int fault_per_1k;	/* records cut by a buffer fault */
 } cases[] = {
 	/* drained often: the buffer never fills, watermark interrupts */
 	{ "spe-steady", 64, 0, 2, false, false, false },
@@ -536,6 +552,8 @@ static const struct tcase {
 	{ "spe-pa-ctx", 256, 8, 4, true, true, false },
 	/* records padded to 64 bytes as Neoverse cores write them */
 	{ "spe-pad64-full", 4096, 8, 1, true, false, true },
+	/* a fault with data loss: TRUNCATED | PARTIAL, the event stopped */
+	{ "spe-fault-partial", 256, 0, 4, true, true, false, 8 },
 };
 
 struct out {
@@ -696,6 +714,7 @@ static void run_case(const struct tcase *c, const struct fixture *fx,
 {
 	static struct damon_perf_stats before, after;
 	unsigned long offered = 0, written = 0, collided = 0, off = 0;
+	unsigned long partial = 0;
 	unsigned long trunc0 = 0, coll0 = 0, irqs0 = 0, pad0 = 0, fail0 = 0;
 	unsigned long trunc = 0, coll = 0, irqs = 0, pads = 0, failed = 0;
 	unsigned long lost;
@@ -727,20 +746,26 @@ static void run_case(const struct tcase *c, const struct fixture *fx,
 		for (i = 0; i < nr_records; i++) {
 			unsigned long flags;
 			enum hw_result res;
+			unsigned int len, cut = 0;
 			bool addr, collide;
-			unsigned int len;
 			struct want w;
+			u64 x;
 
 			len = make_rec(c, fx, &rnd, rec, &w, &addr);
-			collide = (next_rnd(&rnd) & 1023) < c->coll_per_1k;
+			x = next_rnd(&rnd);
+			collide = (x & 1023) < c->coll_per_1k;
+			if (((x >> 10) & 1023) < c->fault_per_1k)
+				cut = 1 + (x >> 20) % (len - 1);
 			local_irq_save(flags);
 			res = hw_sample(this_cpu_ptr(&spe_cpus), rec, len,
-					collide);
+					collide, cut);
 			local_irq_restore(flags);
 			if (res == HW_OFF) {
 				off++;
 			} else if (res == HW_COLLIDED) {
 				collided++;
+			} else if (res == HW_PARTIAL) {
+				partial++;
 			} else {
 				written++;
 				if (addr) {
@@ -775,12 +800,13 @@ static void run_case(const struct tcase *c, const struct fixture *fx,
 	 * collision that the driver flagged (COLL is sticky, so one still
 	 * pending is flagged at a later interrupt).
 	 */
-	offered = written + coll;
+	offered = written + coll + partial;
 	lost = delta(&before, &after, DAMON_PERF_STAT_aux_no_addr) +
-	       delta(&before, &after, DAMON_PERF_STAT_aux_collision);
-	say(o, "case %s%s offered %lu reports %lu lost %lu (written %lu, collided %lu, flagged %lu; not sampled while stopped %lu; interrupts %lu, TRUNCATED %lu, begin without space %lu, pad bytes %lu) aux_record +%lu aux_no_addr +%lu aux_truncated +%lu aux_collision +%lu enqueue +%lu\n",
+	       delta(&before, &after, DAMON_PERF_STAT_aux_collision) +
+	       delta(&before, &after, DAMON_PERF_STAT_aux_partial);
+	say(o, "case %s%s offered %lu reports %lu lost %lu (written %lu, collided %lu, flagged %lu, cut by a fault %lu; not sampled while stopped %lu; interrupts %lu, TRUNCATED %lu, begin without space %lu, pad bytes %lu) aux_record +%lu aux_no_addr +%lu aux_truncated +%lu aux_collision +%lu enqueue +%lu\n",
 	    c->name, rules_612 ? "-612" : "-61", offered, chk.seen, lost,
-	    written, collided, coll, off, irqs, trunc, failed, pads,
+	    written, collided, coll, partial, off, irqs, trunc, failed, pads,
 	    delta(&before, &after, DAMON_PERF_STAT_aux_record),
 	    delta(&before, &after, DAMON_PERF_STAT_aux_no_addr),
 	    delta(&before, &after, DAMON_PERF_STAT_aux_truncated),
@@ -793,6 +819,10 @@ static void run_case(const struct tcase *c, const struct fixture *fx,
 		fail(o, "%s: aux_truncated +%lu, the driver flagged %lu",
 		     c->name, delta(&before, &after,
 				    DAMON_PERF_STAT_aux_truncated), trunc);
+	if (delta(&before, &after, DAMON_PERF_STAT_aux_partial) != partial)
+		fail(o, "%s: aux_partial +%lu, %lu records cut by a fault",
+		     c->name, delta(&before, &after,
+				    DAMON_PERF_STAT_aux_partial), partial);
 	if (delta(&before, &after, DAMON_PERF_STAT_aux_record) != written)
 		fail(o, "%s: aux_record +%lu, %lu records written", c->name,
 		     delta(&before, &after, DAMON_PERF_STAT_aux_record),
