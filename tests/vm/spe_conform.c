@@ -83,8 +83,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		len = snprintf(line, sizeof(line), "%d %d %lx %lx %zx", cpu,
-			       fds[cpu], (unsigned long)up,
-			       (unsigned long)aux, aux_size);
+			       fds[cpu], (unsigned long)up, (unsigned long)aux,
+			       aux_size);
 		if (write(fd, line, len) != len) {
 			printf("error=attach cpu %d: %s\n", cpu,
 			       strerror(errno));
