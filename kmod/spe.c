@@ -53,6 +53,8 @@
  *		after the driver's padding. A FIFO, ...
  * @cut_head:	... its producer index (scan_data()) ...
  * @cut_tail:	... and consumer index (the parse), both free-running.
+ * @restart:	the PMU stopped on a full buffer; restart it once a drain
+ *		has left room.
  * @bounce:	copy of a record that wraps around the end of the buffer.
  */
 struct spe_buf {
@@ -67,6 +69,7 @@ struct spe_buf {
 	u64 cuts[SPE_CUTS];
 	unsigned int cut_head;
 	unsigned int cut_tail;
+	bool restart;
 	u8 bounce[SPE_BOUNCE];
 };
 
@@ -277,6 +280,13 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	head = READ_ONCE(up->aux_head);
 	/* pairs with the PMU driver's barrier before perf_aux_output_end() */
 	smp_rmb();
+	/*
+	 * TRUNCATED: the PMU stopped on a full buffer. A buffer full to the
+	 * byte stopped it too, with no record: perf_aux_output_begin() found
+	 * no space, asked for a disable and returned nothing.
+	 */
+	if (truncated || head - tail == size)
+		buf->restart = true;
 	st.resync = buf->resync;
 	if (head - tail > size) {
 		/* overwritten data (cannot happen in non-overwrite mode) */
@@ -363,10 +373,31 @@ cut:
 		smp_mb();
 		WRITE_ONCE(up->aux_tail, tail);
 	}
-	/* the PMU stopped on a full buffer: restart it now there is room */
-	if (truncated) {
-		if (buf->event)
+	/*
+	 * Restart a PMU that stopped on a full buffer once there is room:
+	 * perf_aux_output_begin() refuses a handle without space, and an
+	 * event enabled before a drain freed any (a full report ring) would
+	 * stop again at once, with no TRUNCATED record to say so. A disable
+	 * first: perf's disable of a truncated event may never have happened
+	 * (6.1 stable flags it with the CPU number, which __perf_pending_irq()
+	 * reads as "no disable" on CPU 0; an event whose add failed is not
+	 * running there), and an enable of an event still enabled does
+	 * nothing, so only a disable and an enable restart it for sure.
+	 * And a disable perf did without a TRUNCATED record (6.1 again: a
+	 * stale disable request of an event that was not running when it
+	 * was made is served at its next wakeup) leaves it off: an attached
+	 * event that perf turned off is restarted too (damonctl never turns
+	 * one off; per-task events sleep INACTIVE, not OFF).
+	 */
+	if (buf->event &&
+	    READ_ONCE(buf->event->state) <= PERF_EVENT_STATE_OFF)
+		buf->restart = true;
+	if (buf->restart && head - tail < size - 1) {
+		buf->restart = false;
+		if (buf->event) {
+			perf_event_disable(buf->event);
 			perf_event_enable(buf->event);
+		}
 		pc->restarts++;
 	}
 	return d.accepted;

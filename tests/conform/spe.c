@@ -543,6 +543,12 @@ static const struct tcase {
 	unsigned int branch_per_16;	/* records without a data address */
 	bool pa, ctx, pad64;
 	unsigned int fault_per_1k;	/* records cut by a buffer fault */
+	/*
+	 * Every drain finds the report ring full (perf samples of another
+	 * probe of the context on this CPU) and takes nothing; the next one
+	 * finds it empty.
+	 */
+	bool ring_full;
 } cases[] = {
 	/* drained often: the buffer never fills, watermark interrupts */
 	{ "spe-steady", 64, 0, 2, false, false, false },
@@ -554,6 +560,7 @@ static const struct tcase {
 	{ "spe-pad64-full", 4096, 8, 1, true, false, true },
 	/* a fault with data loss: TRUNCATED | PARTIAL, the event stopped */
 	{ "spe-fault-partial", 256, 0, 4, true, true, false, 8 },
+	{ "spe-full-ring-full", 1024, 0, 2, false, false, false, 0, true },
 };
 
 struct out {
@@ -666,12 +673,17 @@ static unsigned int make_rec(const struct tcase *c, const struct fixture *fx,
 	return n;
 }
 
+/* probe of the reports that fill the ring ahead of a drain */
+#define FILLER_PROBE	2
+
 static void check_report(const struct damon_perf_report *r, void *arg)
 {
 	struct out *o = chk.o;
 	const struct want *w;
 	pid_t tgid;
 
+	if (r->probe_idx == FILLER_PROBE)
+		return;
 	if (chk.tail == chk.head) {
 		fail(o, "%s cpu%d: unexpected report vaddr %lx", chk.c->name,
 		     chk.cpu, r->vaddr);
@@ -699,6 +711,23 @@ static void drain(int cpu)
 	damon_perf_ring_drain(&rings, cpu, check_report, NULL);
 }
 
+/* Fill this CPU's report ring as a busy perf probe would. */
+static void fill_ring(void)
+{
+	struct damon_perf_report r = {
+		.vaddr = PAGE_SIZE, .size = PAGE_SIZE,
+		.probe_idx = FILLER_PROBE, .src = DAMON_PERF_SRC_OVERFLOW,
+	};
+	unsigned int i;
+
+	preempt_disable();
+	r.cpu = smp_processor_id();
+	for (i = 0; i < RING; i++)
+		if (!damon_perf_report_access(&rings, &r))
+			break;
+	preempt_enable();
+}
+
 static unsigned long delta(const struct damon_perf_stats *a,
 			   const struct damon_perf_stats *b,
 			   enum damon_perf_stat_idx idx)
@@ -714,7 +743,7 @@ static void run_case(const struct tcase *c, const struct fixture *fx,
 {
 	static struct damon_perf_stats before, after;
 	unsigned long offered = 0, written = 0, collided = 0, off = 0;
-	unsigned long partial = 0;
+	unsigned long partial = 0, stalled = 0;
 	unsigned long trunc0 = 0, coll0 = 0, irqs0 = 0, pad0 = 0, fail0 = 0;
 	unsigned long trunc = 0, coll = 0, irqs = 0, pads = 0, failed = 0;
 	unsigned long lost;
@@ -777,8 +806,26 @@ static void run_case(const struct tcase *c, const struct fixture *fx,
 					chk.w[chk.head++ % EXPECT] = w;
 				}
 			}
-			if (!((i + 1) % c->drain_every))
+			if ((i + 1) % c->drain_every)
+				continue;
+			if (c->ring_full) {
+				fill_ring();
 				drain(cpu);
+			}
+			drain(cpu);
+			/*
+			 * Every record published is consumed: a PMU that
+			 * stopped on a full buffer must be running again.
+			 */
+			if (chk.head == chk.tail && !sc->pmscr) {
+				stalled++;
+				if (stalled == 1)
+					fail(o, "%s cpu%d: the event stays stopped after the consumer emptied the buffer (record %u; state %d hw %x on %d aux %d limit %llx sr %llx)",
+					     c->name, cpu, i, event->state,
+					     event->hw.state, sc->event == event,
+					     !!perf_get_aux(&sc->handle),
+					     sc->pmblimitr, sc->pmbsr);
+			}
 		}
 		/* arm_spe_pmu_stop() publishes the last records */
 		perf_event_disable(event);
@@ -804,9 +851,10 @@ static void run_case(const struct tcase *c, const struct fixture *fx,
 	lost = delta(&before, &after, DAMON_PERF_STAT_aux_no_addr) +
 	       delta(&before, &after, DAMON_PERF_STAT_aux_collision) +
 	       delta(&before, &after, DAMON_PERF_STAT_aux_partial);
-	say(o, "case %s%s offered %lu reports %lu lost %lu (written %lu, collided %lu, flagged %lu, cut by a fault %lu; not sampled while stopped %lu; interrupts %lu, TRUNCATED %lu, begin without space %lu, pad bytes %lu) aux_record +%lu aux_no_addr +%lu aux_truncated +%lu aux_collision +%lu enqueue +%lu\n",
+	say(o, "case %s%s offered %lu reports %lu lost %lu (written %lu, collided %lu, flagged %lu, cut by a fault %lu; not sampled while stopped %lu, stalled %lu; interrupts %lu, TRUNCATED %lu, begin without space %lu, pad bytes %lu) aux_record +%lu aux_no_addr +%lu aux_truncated +%lu aux_collision +%lu enqueue +%lu\n",
 	    c->name, rules_612 ? "-612" : "-61", offered, chk.seen, lost,
-	    written, collided, coll, partial, off, irqs, trunc, failed, pads,
+	    written, collided, coll, partial, off, stalled, irqs, trunc,
+	    failed, pads,
 	    delta(&before, &after, DAMON_PERF_STAT_aux_record),
 	    delta(&before, &after, DAMON_PERF_STAT_aux_no_addr),
 	    delta(&before, &after, DAMON_PERF_STAT_aux_truncated),
