@@ -64,10 +64,12 @@
  * case asks), drained by damon_perf's SPE backend every drain_every
  * records and once more after the event is disabled (which publishes the
  * last records, arm_spe_pmu_stop()). Every record offered (written, or
- * lost to a collision) must be accounted for: a report whose fields equal
- * what was written, or a loss damon_perf counted by reason in perf_stats
- * (aux_no_addr, aux_collision). Output: one line per case, then "spe: N
- * offered, N accounted", then "errors N".
+ * lost to a collision or a fault) must be accounted for: a report whose
+ * fields equal what was written, or a loss damon_perf counted by reason
+ * in perf_stats (aux_no_addr, aux_collision, aux_partial); and after a
+ * drain that consumed every record written the PMU must run again (it
+ * stops on a full buffer until the consumer restarts it). Output: one
+ * line per case, then "spe: N offered, N accounted", then "errors N".
  */
 #include <linux/debugfs.h>
 #include <linux/file.h>
