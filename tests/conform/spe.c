@@ -824,7 +824,8 @@ static void run_case(const struct tcase *c, const struct fixture *fx,
 				if (stalled == 1)
 					fail(o, "%s cpu%d: the event stays stopped after the consumer emptied the buffer (record %u; state %d hw %x on %d aux %d limit %llx sr %llx)",
 					     c->name, cpu, i, event->state,
-					     event->hw.state, sc->event == event,
+					     event->hw.state,
+					     sc->event == event,
 					     !!perf_get_aux(&sc->handle),
 					     sc->pmblimitr, sc->pmbsr);
 			}
