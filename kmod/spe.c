@@ -389,9 +389,14 @@ cut:
 	 * event that perf turned off is restarted too (damonctl never turns
 	 * one off; per-task events sleep INACTIVE, not OFF).
 	 */
-	if (buf->event &&
-	    READ_ONCE(buf->event->state) <= PERF_EVENT_STATE_OFF)
-		buf->restart = true;
+	if (buf->event) {
+		int state = READ_ONCE(buf->event->state);
+
+		/* not EXIT or DEAD: a task event whose task is gone */
+		if (state == PERF_EVENT_STATE_OFF ||
+		    state == PERF_EVENT_STATE_ERROR)
+			buf->restart = true;
+	}
 	if (buf->restart && head - tail < size - 1) {
 		buf->restart = false;
 		if (buf->event) {
