@@ -354,6 +354,22 @@ void damon_perf_observe_early_wake(void)
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_early_wake);
 
 /**
+ * damon_perf_observe_aux() - An AUX backend's drain counts what it saw.
+ * @idx:	one of the aux_* counters.
+ * @n:		how many.
+ *
+ * Context: process context on the CPU that owns the buffer (the drain).
+ */
+void damon_perf_observe_aux(enum damon_perf_stat_idx idx, unsigned long n)
+{
+	struct damon_perf_stats_pcpu __percpu *p = set();
+
+	if (n)
+		this_cpu_add(p->local[idx], n);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_aux);
+
+/**
  * damon_perf_observe_ring_dequeue() - Reports were consumed from a ring.
  * @cpu:	CPU of the drained ring.
  * @n:		reports consumed.

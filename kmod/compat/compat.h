@@ -78,6 +78,17 @@
 	pin_user_pages(start, nr, flags, pages)
 #endif
 
+/*
+ * Page references behind a VM_PFNMAP range (perf's buffers since 6.15,
+ * which pin_user_pages() refuses); -EFAULT where the kernel has no
+ * follow_pfnmap_start() (its perf buffers are ordinary mappings).
+ */
+struct vm_area_struct;
+struct page;
+long damon_perf_get_pfnmap_pages(struct vm_area_struct *vma,
+				 unsigned long start, unsigned int nr,
+				 struct page **pages);
+
 #ifndef DAMON_PERF_HAVE_HRTIMER_SETUP
 #include <linux/hrtimer.h>
 
