@@ -40,6 +40,7 @@
 #include <linux/workqueue.h>
 
 #include "ctx.h"
+#include "fault.h"
 #include "perf_source.h"
 #include "ring.h"
 #include "stats.h"
@@ -850,12 +851,15 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	src = kzalloc(sizeof(*src), GFP_KERNEL);
 	if (!src)
 		return -ENOMEM;
-	src->cpu = alloc_percpu(struct src_cpu);
+	/* Each allocation undone in reverse, each only once it succeeded. */
 	err = damon_perf_observe_event_alloc(&src->cpu_state);
-	if (!src->cpu || err) {
-		free_percpu(src->cpu);
-		kfree(src);
-		return -ENOMEM;
+	if (err)
+		goto err_src;
+	src->cpu = damon_perf_should_fail(percpu) ? NULL :
+		   alloc_percpu(struct src_cpu);
+	if (!src->cpu) {
+		err = -ENOMEM;
+		goto err_cpu_state;
 	}
 	src->owner = ctx;
 	src->probe_idx = idx;
@@ -906,6 +910,12 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	NL_SET_ERR_MSG_FMT(extack,
 			   "probe %u on cpu %d: PMU type %u %s",
 			   idx, cpu, probe->attr.type, why_failed(err));
+	return err;
+
+err_cpu_state:
+	damon_perf_observe_event_free(src->cpu_state);
+err_src:
+	kfree(src);
 	return err;
 }
 
