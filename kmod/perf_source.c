@@ -432,24 +432,46 @@ static void note_failure(struct damon_perf_source *src, int cpu, int err)
 /*
  * What perf_event_open() checks for @attr that the kernel-counter path
  * does not, for the credentials in force (the requester's, see
- * get_counter()).
+ * get_counter()). Followed: sys_perf_event_open() and perf_copy_attr() of
+ * 6.1, 6.12 and 7.2; Documentation/probes.rst lists the same.
  *
  * The perf core applies perf_allow_cpu() to every CPU-wide counter, kernel
  * ones included (find_get_context()): perf_event_paranoid against
  * perfmon_capable(), then the LSM perf_event_open hook; and the LSM
  * perf_event_alloc hook at allocation. Both use the current credentials,
- * hence the override. What only perf_event_open() adds is
- * perf_allow_kernel() unless exclude_kernel. Its paranoid test is implied
- * by perf_allow_cpu() having passed (paranoid <= 0, or perfmon_capable());
- * its LSM hook (PERF_SECURITY_KERNEL) cannot be called on 6.1, which
- * exports neither security_perf_event_open() nor perf_allow_kernel() (an
- * inline there). Where the kernel exports perf_allow_kernel(), it is
- * called. Tracepoints are checked by the tracepoint PMU itself
- * (perf_trace_event_perm()), at creation, with these credentials too.
+ * hence the override. What only perf_event_open() adds, and applies to
+ * the attributes build_attr() can make:
+ *
+ * - perf_paranoid_any() (Debian's perf_event_paranoid 3): CAP_SYS_ADMIN,
+ *   CAP_PERFMON not being enough (damon_perf_allow_any(), compat/).
+ * - perf_allow_kernel() unless exclude_kernel, and again for
+ *   PERF_SAMPLE_PHYS_ADDR whatever exclude_kernel says. Its paranoid test
+ *   is implied by perf_allow_cpu() having passed (paranoid <= 0, or
+ *   perfmon_capable()); its LSM hook (PERF_SECURITY_KERNEL) cannot be
+ *   called on 6.1, which exports neither security_perf_event_open() nor
+ *   perf_allow_kernel() (an inline there). Where the kernel exports
+ *   perf_allow_kernel() (6.12, 7.2), it is called.
+ *
+ * What does not apply, since build_attr() never sets it: REGS_INTR
+ * (lockdown), branch stacks at kernel or hypervisor level
+ * (perf_allow_kernel() in perf_copy_attr()), kernel callchains (7.2),
+ * text_poke, namespaces, sigtrap, cgroups and task counters (ptrace).
+ * validate() bounds sample_freq by perf_event_max_sample_rate's default
+ * and sample_period far below bit 63. Tracepoints are checked by the tracepoint
+ * PMU itself (perf_trace_event_perm()), at creation, with these
+ * credentials too.
  */
 static int may_open(const struct perf_event_attr *attr)
 {
-	return attr->exclude_kernel ? 0 : damon_perf_allow_kernel();
+	int err;
+
+	err = damon_perf_allow_any();
+	if (err)
+		return err;
+	if (!attr->exclude_kernel ||
+	    (attr->sample_type & PERF_SAMPLE_PHYS_ADDR))
+		return damon_perf_allow_kernel();
+	return 0;
 }
 
 static void get_counter(struct damon_perf_source *src, int cpu, bool arming)

@@ -123,14 +123,27 @@ void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
 
 /*
  * perf_allow_kernel(): the perf_event_open() check for counting kernel
- * events. Exported where it takes no argument; 6.1 has only an inline
- * taking the attributes, whose LSM hook a module cannot reach, so nothing
- * is checked there (perf_source.c, may_open()).
+ * events and for physical addresses. Exported where it takes no argument
+ * (6.12, 7.2); 6.1 has only an inline taking the attributes, whose LSM
+ * hook a module cannot reach, so nothing is checked there (perf_source.c,
+ * may_open()).
  */
 #ifdef DAMON_PERF_HAVE_PERF_ALLOW_KERNEL
 #define damon_perf_allow_kernel() perf_allow_kernel()
 #else
 #define damon_perf_allow_kernel() 0
+#endif
+
+/*
+ * perf_paranoid_any(): Debian's perf_event_paranoid 3, under which
+ * perf_event_open() wants CAP_SYS_ADMIN (compat.c). Kernels without the
+ * patch have no such level: nothing to check.
+ */
+#ifdef DAMON_PERF_HAVE_PERF_PARANOID_ANY
+int damon_perf_compat_allow_any(void);
+#define damon_perf_allow_any() damon_perf_compat_allow_any()
+#else
+#define damon_perf_allow_any() 0
 #endif
 
 /*
