@@ -147,7 +147,11 @@ static bool user_vaddr(unsigned long addr)
  * A lockless walk of @mm's page tables. Interrupts are off,
  * which holds off the TLB-flush IPI or RCU grace period that has to pass
  * before a page-table page is freed: the guarantee get_user_pages_fast()
- * and perf_get_pgtable_size() rely on. Each level is read once into a
+ * and perf_get_pgtable_size() rely on. The IPI reaches only the CPUs of
+ * mm_cpumask(@mm) on x86 before 7.2, and an NMI inside
+ * switch_mm_irqs_off() can find current->mm's mask without this CPU:
+ * then nothing is walked (damon_perf_pgtables_held(), compat/compat.h,
+ * says where and why). Each level is read once into a
  * local copy and the next level is found from that copy, so a concurrent
  * change is seen either before or after, never torn.
  *
@@ -156,9 +160,13 @@ static bool user_vaddr(unsigned long addr)
  * entries: NUMA-balancing hinting faults, the most frequent page faults of
  * a running workload, fault on exactly those.
  *
+ * The walk assumes a 64-bit kernel: no HIGHPTE (page tables in high memory
+ * need kmap), which is why Kbuild refuses 32-bit kernels.
+ *
  * Context: interrupts disabled (NMI included); no lock, no page reference.
- * Return: the physical address, 0 when nothing is mapped at @addr or the
- * architecture has no lockless walk.
+ * Return: the physical address, 0 when nothing is mapped at @addr, the
+ * page tables of @mm are not held for this CPU, or the architecture has no
+ * lockless walk.
  */
 phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr)
 {
@@ -169,6 +177,8 @@ phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr)
 	pmd_t *pmdp, pmd;
 	pte_t pte;
 
+	if (!damon_perf_pgtables_held(mm))
+		return 0;
 	pgdp = pgd_offset(mm, addr);
 	pgd = READ_ONCE(*pgdp);
 	if (pgd_none(pgd) || pgd_leaf(pgd))
