@@ -51,11 +51,11 @@ void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
  * test, for the current credentials.
  *
  * Debian's kernels (6.1, 6.12 and 7.2 alike) add perf_event_paranoid 3,
- * the default where CONFIG_SECURITY_PERF_EVENTS_RESTRICT is set (Debian
- * 13 and unstable): perf_event_open() then refuses every caller without
- * CAP_SYS_ADMIN, CAP_PERFMON not being enough. perf_paranoid_any() is an
- * inline reading sysctl_perf_event_paranoid, which is not exported, so the
- * value is read where userspace reads it. A value that cannot be read
+ * the default where CONFIG_SECURITY_PERF_EVENTS_RESTRICT is set (Debian's
+ * own images, 12's included): perf_event_open() then refuses every caller
+ * without CAP_SYS_ADMIN, CAP_PERFMON not being enough. perf_paranoid_any()
+ * is an inline reading sysctl_perf_event_paranoid, which is not exported,
+ * so the value is read where userspace reads it. A value that cannot be read
  * (no /proc in the caller's mount namespace) refuses too: the check fails
  * closed, and only for callers it could refuse at all.
  *
