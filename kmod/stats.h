@@ -120,6 +120,7 @@ void damon_perf_observe_event_free(int __percpu *cpu_state);
 void damon_perf_observe_event_state(int __percpu *cpu_state, int cpu,
 				    enum damon_perf_state state);
 void damon_perf_observe_event_destroyed(int __percpu *cpu_state, int cpu);
+long damon_perf_observe_nr_event_states(void);
 
 /* NMI-safe: this CPU's counters only. */
 void damon_perf_observe_sample(unsigned long addr, u64 data_src, u64 period,

@@ -93,3 +93,45 @@ void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
 	extack->_msg = buf;
 }
 #endif
+
+#ifdef DAMON_PERF_HAVE_PERF_PARANOID_ANY
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/string.h>
+
+/**
+ * damon_perf_compat_allow_any() - perf_event_open()'s perf_paranoid_any()
+ * test, for the current credentials.
+ *
+ * Debian's kernels (6.1, 6.12 and 7.2 alike) add perf_event_paranoid 3,
+ * the default where CONFIG_SECURITY_PERF_EVENTS_RESTRICT is set (Debian's
+ * own images, 12's included): perf_event_open() then refuses every caller
+ * without CAP_SYS_ADMIN, CAP_PERFMON not being enough. perf_paranoid_any()
+ * is an inline reading sysctl_perf_event_paranoid, which is not exported,
+ * so the value is read where userspace reads it. A value that cannot be read
+ * (no /proc in the caller's mount namespace) refuses too: the check fails
+ * closed, and only for callers it could refuse at all.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EACCES as perf_event_open() would return it.
+ */
+int damon_perf_compat_allow_any(void)
+{
+	char buf[16] = {};
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int v;
+
+	if (capable(CAP_SYS_ADMIN))
+		return 0;
+	f = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return -EACCES;
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0 || kstrtoint(strim(buf), 10, &v))
+		return -EACCES;
+	return v > 2 ? -EACCES : 0;
+}
+#endif
