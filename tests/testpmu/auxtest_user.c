@@ -422,7 +422,7 @@ int main(int argc, char **argv)
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t data_size = (1 + DATA_PAGES) * ps, aux_size = aux_pages * ps;
 	struct perf_event_attr attr;
-	int type, cpu, i, fds[64];
+	int type, cpu, i, ret, fds[64];
 	unsigned long long want;
 	void *ups[64], *auxs[64];
 	FILE *f;
@@ -509,16 +509,16 @@ int main(int argc, char **argv)
 	 * One buffer, one attachment: the same buffer for another probe
 	 * slot is refused (EBUSY), the same slot and CPU again EEXIST.
 	 */
-	printf("slot1_attach=%d\n", attach_slot(0, fds[0], ups[0], auxs[0],
-						 aux_size, 1));
-	printf("neg_samebuf=%d\n", attach_slot(0, fds[0], ups[0], auxs[0],
-						aux_size, 2));
+	ret = attach_slot(0, fds[0], ups[0], auxs[0], aux_size, 1);
+	printf("slot1_attach=%d\n", ret);
+	ret = attach_slot(0, fds[0], ups[0], auxs[0], aux_size, 2);
+	printf("neg_samebuf=%d\n", ret);
 	print_error("neg_samebuf_msg");
-	printf("neg_sameslot=%d\n", attach_slot(0, fds[0], ups[0], auxs[0],
-						 aux_size, 1));
+	ret = attach_slot(0, fds[0], ups[0], auxs[0], aux_size, 1);
+	printf("neg_sameslot=%d\n", ret);
 	detach_all();
-	printf("slot2_after_detach=%d\n", attach_slot(0, fds[0], ups[0],
-						       auxs[0], aux_size, 2));
+	ret = attach_slot(0, fds[0], ups[0], auxs[0], aux_size, 2);
+	printf("slot2_after_detach=%d\n", ret);
 	detach_all();
 
 	for (cpu = 0; cpu < ncpu; cpu++) {

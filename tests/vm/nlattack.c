@@ -2626,9 +2626,9 @@ static int do_replyfail(struct nl *nl, pid_t pid)
 	if (!id)
 		return 1;
 	v.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (v.fd < 0 || bind(v.fd, (void *)&(struct sockaddr_nl){
-					.nl_family = AF_NETLINK },
-			     sizeof(struct sockaddr_nl))) {
+	if (v.fd < 0 ||
+	    bind(v.fd, (void *)&(struct sockaddr_nl){ .nl_family = AF_NETLINK },
+		 sizeof(struct sockaddr_nl))) {
 		perror("nlattack: netlink socket");
 		return 2;
 	}
@@ -2740,8 +2740,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "inject") && argc >= 3)
 		return do_inject(&nl, (pid_t)atoi(argv[2])) || failures ? 1 : 0;
 	if (!strcmp(argv[1], "replyfail") && argc >= 3)
-		return do_replyfail(&nl, (pid_t)atoi(argv[2])) || failures ?
-			       1 : 0;
+		return do_replyfail(&nl, (pid_t)atoi(argv[2])) || failures ? 1 :
+									     0;
 	if (!strcmp(argv[1], "sweep")) {
 		start_faulters();
 		ret = do_sweep(&nl);
