@@ -172,6 +172,8 @@ for test in $tests; do
 	# Per-script time limit: its "# timeout: SECS" header, or a default.
 	to=$(sed -n 's/^# *timeout: *\([0-9][0-9]*\).*/\1/p' "/tests/$test" | head -n 1)
 	[ -n "$to" ] || { [ "$DAMON_PERF_KERNEL" = debug ] && to=300 || to=120; }
+	# DAMON_PERF_SCRIPT_TIMEOUT on the kernel command line: for long runs
+	[ -z "${DAMON_PERF_SCRIPT_TIMEOUT:-}" ] || to=$DAMON_PERF_SCRIPT_TIMEOUT
 	(cd /tests && exec timeout -s KILL "$to" /bin/sh "/tests/$test")
 	rc=$?
 	[ $rc -eq 137 ] && echo "DAMON_PERF_TIMEOUT test=$test after ${to}s"

@@ -20,7 +20,8 @@
 #    each fails with an error, nothing is left half-built, a retry succeeds.
 # The harness then checks the log (KASAN, lockdep) and kmemleak.
 # Fault injection needs the debug kernel.
-# Longer runs: scripts/vm.sh --kernel debug --append ATTACK_LONG=1 tests/vm/attack_system.sh
+# Longer runs: scripts/vm.sh --kernel debug --timeout 7200 --append
+#   "ATTACK_LONG=1 DAMON_PERF_SCRIPT_TIMEOUT=3600" tests/vm/attack_system.sh
 . /tests/lib.sh
 
 LONG=${ATTACK_LONG:-0}
