@@ -743,26 +743,51 @@ static struct notifier_block aux_netlink_nb = {
  * refuse FOLL_LONGTERM | FOLL_WRITE on shared mappings with page_mkwrite;
  * the mapping is shared (checked VM_SHARED), so there is no copy on
  * write, and the kernel's writes (aux_tail, data_tail) land in the very
- * page the process maps.
+ * page the process maps. Since 6.15 perf maps its buffers VM_PFNMAP
+ * (remap_pfn_range() of its own pages), which GUP refuses: then each
+ * page is found from its pfn and held by a page reference (*@refs), which
+ * keeps it alive as a pin would.
  */
 static int pin_locked(unsigned long addr, unsigned int nr,
-		      struct page ***pagesp)
+		      struct page ***pagesp, bool *refs)
 {
+	struct vm_area_struct *vma = vma_lookup(current->mm, addr);
 	struct page **pages;
 	long got;
 
 	pages = kvcalloc(nr, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
-	got = damon_perf_pin_user_pages(addr, nr, FOLL_LONGTERM, pages);
-	if (got != nr) {
-		if (got > 0)
+	*refs = false;
+	if (vma && (vma->vm_flags & VM_PFNMAP)) {
+		/* perf's buffers since 6.15: no GUP, page references */
+		got = damon_perf_get_pfnmap_pages(vma, addr, nr, pages);
+		*refs = true;
+	} else {
+		got = damon_perf_pin_user_pages(addr, nr, FOLL_LONGTERM,
+						pages);
+		if (got > 0 && got != nr)
 			unpin_user_pages(pages, got);
+	}
+	if (got != nr) {
 		kvfree(pages);
 		return got < 0 ? (int)got : -EFAULT;
 	}
 	*pagesp = pages;
 	return 0;
+}
+
+/* Release what pin_locked() took. */
+static void unpin(struct page **pages, unsigned int nr, bool refs)
+{
+	unsigned int i;
+
+	if (!refs) {
+		unpin_user_pages(pages, nr);
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		put_page(pages[i]);
 }
 
 /* The VMA at @addr if it is exactly a shared, writable one of @file. */
@@ -844,7 +869,8 @@ int damon_perf_aux_map_pin(struct damon_perf_aux_map *map,
 		goto unlock;
 	aux_pgoff = vma->vm_pgoff;
 
-	ret = pin_locked(args->user_page, nr_data, &map->data_pages);
+	ret = pin_locked(args->user_page, nr_data, &map->data_pages,
+			 &map->data_refs);
 	if (ret)
 		goto unlock;
 	map->nr_data = nr_data;
@@ -855,7 +881,7 @@ int damon_perf_aux_map_pin(struct damon_perf_aux_map *map,
 		ret = -EINVAL;
 		goto unlock;
 	}
-	ret = pin_locked(args->aux_addr, nr_aux, &map->pages);
+	ret = pin_locked(args->aux_addr, nr_aux, &map->pages, &map->aux_refs);
 	if (ret)
 		goto unlock;
 	map->nr_pages = nr_aux;
@@ -897,13 +923,13 @@ void damon_perf_aux_map_unpin(struct damon_perf_aux_map *map)
 	if (map->base)
 		vunmap(map->base);
 	if (map->pages) {
-		unpin_user_pages(map->pages, map->nr_pages);
+		unpin(map->pages, map->nr_pages, map->aux_refs);
 		kvfree(map->pages);
 	}
 	if (map->up)
 		vunmap(map->up);
 	if (map->data_pages) {
-		unpin_user_pages(map->data_pages, map->nr_data);
+		unpin(map->data_pages, map->nr_data, map->data_refs);
 		kvfree(map->data_pages);
 	}
 	if (map->mm) {

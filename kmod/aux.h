@@ -170,6 +170,9 @@ struct damon_perf_aux_req {
  * @size:	AUX size in bytes (power of two).
  * @mm:		address space the pages are charged to (mmgrab()bed).
  * @charged:	pages charged to @mm's locked_vm.
+ * @data_refs:	@data_pages hold page references, not pins (a VM_PFNMAP
+ *		perf mapping, 6.15 and later) ...
+ * @aux_refs:	... and @pages too.
  */
 struct damon_perf_aux_map {
 	struct page **data_pages;
@@ -183,6 +186,8 @@ struct damon_perf_aux_map {
 	unsigned long size;
 	struct mm_struct *mm;
 	unsigned long charged;
+	bool data_refs;
+	bool aux_refs;
 };
 
 /* Largest data mapping (user page + ring) a backend maps: 1 + 256 pages. */

@@ -20,6 +20,7 @@
 
 #include "ctx.h"
 #include "debugfs.h"
+#include "fault.h"
 #include "ring.h"
 #include "stats.h"
 
@@ -244,6 +245,8 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_debugfs_ctx_del);
 /**
  * damon_perf_debugfs_init() - Create /sys/kernel/debug/damon_perf.
  *
+ * With its files: perf_stats, and the knobs of the fault sites (fault.h).
+ *
  * Context: module init.
  * Return: 0; a kernel without debugfs is not an error.
  */
@@ -252,6 +255,7 @@ int damon_perf_debugfs_init(void)
 	damon_perf_debugfs_root = debugfs_create_dir("damon_perf", NULL);
 	debugfs_create_file("perf_stats", 0600, damon_perf_debugfs_root, NULL,
 			    &perf_stats_fops);
+	damon_perf_fault_init(damon_perf_debugfs_root);
 	return 0;
 }
 

@@ -40,6 +40,7 @@
 #include <linux/workqueue.h>
 
 #include "ctx.h"
+#include "fault.h"
 #include "perf_source.h"
 #include "ring.h"
 #include "stats.h"
@@ -146,7 +147,11 @@ static bool user_vaddr(unsigned long addr)
  * A lockless walk of @mm's page tables. Interrupts are off,
  * which holds off the TLB-flush IPI or RCU grace period that has to pass
  * before a page-table page is freed: the guarantee get_user_pages_fast()
- * and perf_get_pgtable_size() rely on. Each level is read once into a
+ * and perf_get_pgtable_size() rely on. The IPI reaches only the CPUs of
+ * mm_cpumask(@mm) on x86 before 7.2, and an NMI inside
+ * switch_mm_irqs_off() can find current->mm's mask without this CPU:
+ * then nothing is walked (damon_perf_pgtables_held(), compat/compat.h,
+ * says where and why). Each level is read once into a
  * local copy and the next level is found from that copy, so a concurrent
  * change is seen either before or after, never torn.
  *
@@ -155,9 +160,13 @@ static bool user_vaddr(unsigned long addr)
  * entries: NUMA-balancing hinting faults, the most frequent page faults of
  * a running workload, fault on exactly those.
  *
+ * The walk assumes a 64-bit kernel: no HIGHPTE (page tables in high memory
+ * need kmap), which is why Kbuild refuses 32-bit kernels.
+ *
  * Context: interrupts disabled (NMI included); no lock, no page reference.
- * Return: the physical address, 0 when nothing is mapped at @addr or the
- * architecture has no lockless walk.
+ * Return: the physical address, 0 when nothing is mapped at @addr, the
+ * page tables of @mm are not held for this CPU, or the architecture has no
+ * lockless walk.
  */
 phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr)
 {
@@ -168,6 +177,8 @@ phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr)
 	pmd_t *pmdp, pmd;
 	pte_t pte;
 
+	if (!damon_perf_pgtables_held(mm))
+		return 0;
 	pgdp = pgd_offset(mm, addr);
 	pgd = READ_ONCE(*pgdp);
 	if (pgd_none(pgd) || pgd_leaf(pgd))
@@ -431,24 +442,46 @@ static void note_failure(struct damon_perf_source *src, int cpu, int err)
 /*
  * What perf_event_open() checks for @attr that the kernel-counter path
  * does not, for the credentials in force (the requester's, see
- * get_counter()).
+ * get_counter()). Followed: sys_perf_event_open() and perf_copy_attr() of
+ * 6.1, 6.12 and 7.2; Documentation/probes.rst lists the same.
  *
  * The perf core applies perf_allow_cpu() to every CPU-wide counter, kernel
  * ones included (find_get_context()): perf_event_paranoid against
  * perfmon_capable(), then the LSM perf_event_open hook; and the LSM
  * perf_event_alloc hook at allocation. Both use the current credentials,
- * hence the override. What only perf_event_open() adds is
- * perf_allow_kernel() unless exclude_kernel. Its paranoid test is implied
- * by perf_allow_cpu() having passed (paranoid <= 0, or perfmon_capable());
- * its LSM hook (PERF_SECURITY_KERNEL) cannot be called on 6.1, which
- * exports neither security_perf_event_open() nor perf_allow_kernel() (an
- * inline there). Where the kernel exports perf_allow_kernel(), it is
- * called. Tracepoints are checked by the tracepoint PMU itself
- * (perf_trace_event_perm()), at creation, with these credentials too.
+ * hence the override. What only perf_event_open() adds, and applies to
+ * the attributes build_attr() can make:
+ *
+ * - perf_paranoid_any() (Debian's perf_event_paranoid 3): CAP_SYS_ADMIN,
+ *   CAP_PERFMON not being enough (damon_perf_allow_any(), compat/).
+ * - perf_allow_kernel() unless exclude_kernel, and again for
+ *   PERF_SAMPLE_PHYS_ADDR whatever exclude_kernel says. Its paranoid test
+ *   is implied by perf_allow_cpu() having passed (paranoid <= 0, or
+ *   perfmon_capable()); its LSM hook (PERF_SECURITY_KERNEL) cannot be
+ *   called on 6.1, which exports neither security_perf_event_open() nor
+ *   perf_allow_kernel() (an inline there). Where the kernel exports
+ *   perf_allow_kernel() (6.12, 7.2), it is called.
+ *
+ * What does not apply, since build_attr() never sets it: REGS_INTR
+ * (lockdown), branch stacks at kernel or hypervisor level
+ * (perf_allow_kernel() in perf_copy_attr()), kernel callchains (7.2),
+ * text_poke, namespaces, sigtrap, cgroups and task counters (ptrace).
+ * validate() bounds sample_freq by perf_event_max_sample_rate's default
+ * and sample_period far below bit 63. Tracepoints are checked by the tracepoint
+ * PMU itself (perf_trace_event_perm()), at creation, with these
+ * credentials too.
  */
 static int may_open(const struct perf_event_attr *attr)
 {
-	return attr->exclude_kernel ? 0 : damon_perf_allow_kernel();
+	int err;
+
+	err = damon_perf_allow_any();
+	if (err)
+		return err;
+	if (!attr->exclude_kernel ||
+	    (attr->sample_type & PERF_SAMPLE_PHYS_ADDR))
+		return damon_perf_allow_kernel();
+	return 0;
 }
 
 static void get_counter(struct damon_perf_source *src, int cpu, bool arming)
@@ -850,12 +883,15 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	src = kzalloc(sizeof(*src), GFP_KERNEL);
 	if (!src)
 		return -ENOMEM;
-	src->cpu = alloc_percpu(struct src_cpu);
+	/* Each allocation undone in reverse, each only once it succeeded. */
 	err = damon_perf_observe_event_alloc(&src->cpu_state);
-	if (!src->cpu || err) {
-		free_percpu(src->cpu);
-		kfree(src);
-		return -ENOMEM;
+	if (err)
+		goto err_src;
+	src->cpu = damon_perf_should_fail(percpu) ? NULL :
+		   alloc_percpu(struct src_cpu);
+	if (!src->cpu) {
+		err = -ENOMEM;
+		goto err_cpu_state;
 	}
 	src->owner = ctx;
 	src->probe_idx = idx;
@@ -906,6 +942,12 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	NL_SET_ERR_MSG_FMT(extack,
 			   "probe %u on cpu %d: PMU type %u %s",
 			   idx, cpu, probe->attr.type, why_failed(err));
+	return err;
+
+err_cpu_state:
+	damon_perf_observe_event_free(src->cpu_state);
+err_src:
+	kfree(src);
 	return err;
 }
 

@@ -23,6 +23,7 @@
 #include "aux.h"
 #include "spe.h"
 #include "spe_parse.h"
+#include "stats.h"
 
 /* Holds any record the parser accepts, and the packet that overruns it. */
 #define SPE_BOUNCE	(DAMON_PERF_SPE_REC_MAX + DAMON_PERF_SPE_PKT_MAX)
@@ -34,6 +35,8 @@
  */
 #define SPE_SLICE	(16UL << 10)
 #define SPE_DRAIN_BUDGET (4UL << 20)
+/* Ends of PARTIAL transactions the parse has not reached yet (a FIFO). */
+#define SPE_CUTS	32
 
 /**
  * struct spe_buf - One CPU's SPE buffer.
@@ -45,6 +48,13 @@
  * @last_tgid:	... and that tgid.
  * @resync:	@tail is inside a dropped overlong record (parser state).
  * @test:	@map is plain memory from a test, not pinned pages.
+ * @cuts:	stream offsets where a PERF_AUX_FLAG_PARTIAL transaction
+ *		ended: the record there is incomplete, the next one starts
+ *		after the driver's padding. A FIFO, ...
+ * @cut_head:	... its producer index (scan_data()) ...
+ * @cut_tail:	... and consumer index (the parse), both free-running.
+ * @restart:	the PMU stopped on a full buffer; restart it once a drain
+ *		has left room.
  * @bounce:	copy of a record that wraps around the end of the buffer.
  */
 struct spe_buf {
@@ -56,6 +66,10 @@ struct spe_buf {
 	pid_t last_tgid;
 	bool resync;
 	bool test;
+	u64 cuts[SPE_CUTS];
+	unsigned int cut_head;
+	unsigned int cut_tail;
+	bool restart;
 	u8 bounce[SPE_BOUNCE];
 };
 
@@ -63,6 +77,7 @@ struct spe_drain {
 	struct damon_perf_aux_event *event;
 	struct spe_buf *buf;
 	unsigned int accepted;
+	unsigned int no_addr;
 };
 
 static struct spe_buf *cpu_buf(struct damon_perf_aux_event *event, int cpu)
@@ -144,8 +159,10 @@ static bool spe_record(const struct damon_perf_spe_record *rec, void *arg)
 
 	/* branches and other operations carry no data address */
 	if (!(rec->flags & (DAMON_PERF_SPE_REC_VADDR |
-			    DAMON_PERF_SPE_REC_PADDR)))
+			    DAMON_PERF_SPE_REC_PADDR))) {
+		d->no_addr++;
 		return true;
+	}
 	if (rec->flags & DAMON_PERF_SPE_REC_VADDR)
 		r.vaddr = (unsigned long)rec->vaddr & PAGE_MASK;
 	if (rec->flags & DAMON_PERF_SPE_REC_PADDR)
@@ -198,15 +215,18 @@ static void data_read(const struct damon_perf_aux_map *map, u64 pos,
 
 /*
  * Consume the data ring, which only carries PERF_RECORD_AUX and the like
- * here; true when one says the PMU truncated its AUX data (buffer full),
- * which disables the event until its consumer enables it again.
+ * here, counting the flags of its PERF_RECORD_AUX records and noting
+ * where each PARTIAL one ends (its last record is incomplete: the SPE
+ * driver sets it with TRUNCATED when PMBSR_EL1.DL says data was lost);
+ * true when one says the PMU truncated its AUX data (buffer full, or that
+ * loss), which disables the event until its consumer enables it again.
  */
 static bool scan_data(struct spe_buf *buf)
 {
 	struct damon_perf_aux_map *map = &buf->map;
+	unsigned long nr_trunc = 0, nr_coll = 0, nr_partial = 0;
 	struct perf_event_header hdr;
-	bool truncated = false;
-	u64 head, tail, flags;
+	u64 head, tail, rec[3];
 
 	if (!map->data_size)
 		return false;
@@ -221,17 +241,26 @@ static bool scan_data(struct spe_buf *buf)
 		/* PERF_RECORD_AUX: header, aux_offset, aux_size, flags */
 		if (hdr.type == PERF_RECORD_AUX &&
 		    hdr.size >= sizeof(hdr) + 3 * sizeof(u64)) {
-			data_read(map, tail + sizeof(hdr) + 2 * sizeof(u64),
-				  &flags, sizeof(flags));
-			if (flags & PERF_AUX_FLAG_TRUNCATED)
-				truncated = true;
+			data_read(map, tail + sizeof(hdr), rec, sizeof(rec));
+			nr_trunc += !!(rec[2] & PERF_AUX_FLAG_TRUNCATED);
+			nr_coll += !!(rec[2] & PERF_AUX_FLAG_COLLISION);
+			if (rec[2] & PERF_AUX_FLAG_PARTIAL) {
+				nr_partial++;
+				/* a full FIFO: that record is parsed as is */
+				if (buf->cut_head - buf->cut_tail < SPE_CUTS)
+					buf->cuts[buf->cut_head++ % SPE_CUTS] =
+						rec[0] + rec[1];
+			}
 		}
 		tail += hdr.size;
 	}
 	/* D: record reads before the tail store; pairs with A in the core */
 	smp_mb();
 	WRITE_ONCE(map->up->data_tail, head);
-	return truncated;
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_truncated, nr_trunc);
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_collision, nr_coll);
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_partial, nr_partial);
+	return nr_trunc;
 }
 
 static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
@@ -251,6 +280,13 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	head = READ_ONCE(up->aux_head);
 	/* pairs with the PMU driver's barrier before perf_aux_output_end() */
 	smp_rmb();
+	/*
+	 * TRUNCATED: the PMU stopped on a full buffer. A buffer full to the
+	 * byte stopped it too, with no record: perf_aux_output_begin() found
+	 * no space, asked for a disable and returned nothing.
+	 */
+	if (truncated || head - tail == size)
+		buf->restart = true;
 	st.resync = buf->resync;
 	if (head - tail > size) {
 		/* overwritten data (cannot happen in non-overwrite mode) */
@@ -259,25 +295,39 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		st.resync = false;
 	}
 	while (tail != head && !st.refused) {
+		u64 end = head;
+
 		if (scanned >= SPE_DRAIN_BUDGET) {
 			pc->budget_stops++;
 			break;
 		}
-		avail = head - tail;
+		/* parse no record across the end of a PARTIAL transaction */
+		while (buf->cut_tail != buf->cut_head &&
+		       (s64)(buf->cuts[buf->cut_tail % SPE_CUTS] - tail) <= 0)
+			buf->cut_tail++;
+		if (buf->cut_tail != buf->cut_head &&
+		    buf->cuts[buf->cut_tail % SPE_CUTS] - tail < head - tail)
+			end = buf->cuts[buf->cut_tail % SPE_CUTS];
+		avail = end - tail;
 		off = tail & (size - 1);
 		chunk = min3(avail, (u64)(size - off), (u64)SPE_SLICE);
 		used = damon_perf_spe_parse(buf->map.base + off, chunk, tail,
 					    &st, spe_record, &d);
 		scanned += chunk;
 		if (!used && !st.refused) {
-			if (chunk == avail)
+			if (chunk == avail) {
+				if (end != head)
+					goto cut;
 				break;	/* a record still being written */
+			}
 			if (off + chunk == size && chunk < SPE_BOUNCE) {
 				/* a record cut by the end of the buffer */
 				used = parse_wrapped(buf, tail, avail, &st, &d);
 				scanned += min_t(u64, avail, SPE_BOUNCE);
 			}
 			if (!used && !st.refused) {
+				if (avail < SPE_BOUNCE && end != head)
+					goto cut;
 				if (avail < SPE_BOUNCE)
 					break;	/* still being written */
 				/*
@@ -290,6 +340,16 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		}
 		tail += used;
 		cond_resched();
+		continue;
+cut:
+		/*
+		 * Up to @end, the incomplete last record of a PARTIAL
+		 * transaction: dropped (counted in aux_partial); the next
+		 * record starts there, after the driver's padding.
+		 */
+		tail = end;
+		buf->cut_tail++;
+		st.resync = false;
 	}
 
 	buf->resync = st.resync;
@@ -298,6 +358,9 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	pc->records += st.records;
 	pc->errors += st.errors;
 	pc->reports += d.accepted;
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_record,
+			       d.accepted + d.no_addr);
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_no_addr, d.no_addr);
 	if (st.refused)
 		pc->refused++;
 	if (tail != buf->tail) {
@@ -310,10 +373,36 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 		smp_mb();
 		WRITE_ONCE(up->aux_tail, tail);
 	}
-	/* the PMU stopped on a full buffer: restart it now there is room */
-	if (truncated) {
-		if (buf->event)
+	/*
+	 * Restart a PMU that stopped on a full buffer once there is room:
+	 * perf_aux_output_begin() refuses a handle without space, and an
+	 * event enabled before a drain freed any (a full report ring) would
+	 * stop again at once, with no TRUNCATED record to say so. A disable
+	 * first: perf's disable of a truncated event may never have happened
+	 * (6.1 stable flags it with the CPU number, which __perf_pending_irq()
+	 * reads as "no disable" on CPU 0; an event whose add failed is not
+	 * running there), and an enable of an event still enabled does
+	 * nothing, so only a disable and an enable restart it for sure.
+	 * And a disable perf did without a TRUNCATED record (6.1 again: a
+	 * stale disable request of an event that was not running when it
+	 * was made is served at its next wakeup) leaves it off: an attached
+	 * event that perf turned off is restarted too (damonctl never turns
+	 * one off; per-task events sleep INACTIVE, not OFF).
+	 */
+	if (buf->event) {
+		int state = READ_ONCE(buf->event->state);
+
+		/* not EXIT or DEAD: a task event whose task is gone */
+		if (state == PERF_EVENT_STATE_OFF ||
+		    state == PERF_EVENT_STATE_ERROR)
+			buf->restart = true;
+	}
+	if (buf->restart && head - tail < size - 1) {
+		buf->restart = false;
+		if (buf->event) {
+			perf_event_disable(buf->event);
 			perf_event_enable(buf->event);
+		}
 		pc->restarts++;
 	}
 	return d.accepted;

@@ -46,6 +46,8 @@ static DEFINE_PER_CPU(struct damon_perf_stats_pcpu, damon_perf_pcpu);
 
 /* The set in use: always damon_perf_pcpu outside KUnit. */
 static struct damon_perf_stats_pcpu __percpu *cur_set = &damon_perf_pcpu;
+/* Per-event states allocated and not yet freed (the observe API's own). */
+static atomic_long_t nr_event_states = ATOMIC_LONG_INIT(0);
 
 static const char * const stat_names[] = {
 #define DAMON_PERF_STAT(name, doc) __stringify(name),
@@ -129,7 +131,10 @@ int damon_perf_observe_event_alloc(int __percpu **cpu_state)
 	if (*cpu_state)
 		return 0;
 	*cpu_state = alloc_percpu(int);
-	return *cpu_state ? 0 : -ENOMEM;
+	if (!*cpu_state)
+		return -ENOMEM;
+	atomic_long_inc(&nr_event_states);
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_event_alloc);
 
@@ -144,9 +149,28 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_event_alloc);
  */
 void damon_perf_observe_event_free(int __percpu *cpu_state)
 {
+	if (cpu_state)
+		atomic_long_dec(&nr_event_states);
 	free_percpu(cpu_state);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_event_free);
+
+/**
+ * damon_perf_observe_nr_event_states() - Per-CPU states not yet freed.
+ *
+ * What damon_perf_observe_event_alloc() allocated and
+ * damon_perf_observe_event_free() has not freed yet: one per armed probe.
+ * kmemleak does not report percpu memory (kmemleak_alloc_percpu() makes
+ * its objects scanned only), so this count is how a leak shows.
+ *
+ * Context: any.
+ * Return: the count.
+ */
+long damon_perf_observe_nr_event_states(void)
+{
+	return atomic_long_read(&nr_event_states);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_nr_event_states);
 
 /**
  * damon_perf_observe_event_state() - An event reached @state on @cpu.
@@ -352,6 +376,22 @@ void damon_perf_observe_early_wake(void)
 	local_inc(DAMON_PERF_STAT_early_wake);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_early_wake);
+
+/**
+ * damon_perf_observe_aux() - An AUX backend's drain counts what it saw.
+ * @idx:	one of the aux_* counters.
+ * @n:		how many.
+ *
+ * Context: process context on the CPU that owns the buffer (the drain).
+ */
+void damon_perf_observe_aux(enum damon_perf_stat_idx idx, unsigned long n)
+{
+	struct damon_perf_stats_pcpu __percpu *p = set();
+
+	if (n)
+		this_cpu_add(p->local[idx], n);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_observe_aux);
 
 /**
  * damon_perf_observe_ring_dequeue() - Reports were consumed from a ring.

@@ -100,6 +100,11 @@ struct damon_perf_stats {
 	unsigned long handler_ns;
 	unsigned long drain_ns;
 	unsigned long miss_nomem;
+	unsigned long aux_record;
+	unsigned long aux_no_addr;
+	unsigned long aux_truncated;
+	unsigned long aux_collision;
+	unsigned long aux_partial;
 	/* the counters above are exactly those of stats_counters.h */
 	int cpu_state;
 };
@@ -115,6 +120,7 @@ void damon_perf_observe_event_free(int __percpu *cpu_state);
 void damon_perf_observe_event_state(int __percpu *cpu_state, int cpu,
 				    enum damon_perf_state state);
 void damon_perf_observe_event_destroyed(int __percpu *cpu_state, int cpu);
+long damon_perf_observe_nr_event_states(void);
 
 /* NMI-safe: this CPU's counters only. */
 void damon_perf_observe_sample(unsigned long addr, u64 data_src, u64 period,
@@ -126,6 +132,7 @@ void damon_perf_observe_drain_ns(u64 ns);
 void damon_perf_observe_ring_enqueue(unsigned int occupancy);
 void damon_perf_observe_ring_overflow(int ctx_id, int why);
 void damon_perf_observe_early_wake(void);
+void damon_perf_observe_aux(enum damon_perf_stat_idx idx, unsigned long n);
 
 /* Consumer side (kdamond): the counter of @cpu. */
 void damon_perf_observe_ring_dequeue(int cpu, unsigned int n);

@@ -36,5 +36,10 @@ DAMON_PERF_STAT(sample_translated, "paddr: physical found from virtual")
 DAMON_PERF_STAT(handler_ns, "nanoseconds in the overflow handler")
 DAMON_PERF_STAT(drain_ns, "nanoseconds kdamonds spent draining")
 DAMON_PERF_STAT(miss_nomem, "drained reports of a pass without memory")
+DAMON_PERF_STAT(aux_record, "AUX records decoded and consumed")
+DAMON_PERF_STAT(aux_no_addr, "AUX records without a data address")
+DAMON_PERF_STAT(aux_truncated, "AUX transactions flagged TRUNCATED")
+DAMON_PERF_STAT(aux_collision, "AUX transactions flagged COLLISION")
+DAMON_PERF_STAT(aux_partial, "AUX transactions flagged PARTIAL")
 
 #undef DAMON_PERF_STAT

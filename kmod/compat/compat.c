@@ -4,7 +4,60 @@
  * and why). Empty on a kernel that has everything.
  */
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/netlink.h>
+
+/**
+ * damon_perf_get_pfnmap_pages() - References on the pages of a VM_PFNMAP
+ * range.
+ * @vma:	the mapping (VM_PFNMAP), whose owner the caller checked.
+ * @start:	first address, page aligned, in @vma.
+ * @nr:		pages wanted.
+ * @pages:	filled with @nr referenced pages (put_page() each).
+ *
+ * perf maps its ring and AUX buffers with remap_pfn_range() since 6.15
+ * (map_range() in kernel/events/core.c), so pin_user_pages() fails on
+ * them; their pfns are ordinary kernel pages, each with its own reference
+ * (high-order AUX allocations are split_page()d), and a reference keeps
+ * one alive after perf frees its buffer.
+ *
+ * Context: process context, the mmap lock of @vma's mm held.
+ * Return: @nr, or -EFAULT with no reference taken (a hole, a pfn without
+ * a struct page, or a kernel without follow_pfnmap_start()).
+ */
+long damon_perf_get_pfnmap_pages(struct vm_area_struct *vma,
+				 unsigned long start, unsigned int nr,
+				 struct page **pages)
+{
+#ifdef DAMON_PERF_HAVE_FOLLOW_PFNMAP
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct follow_pfnmap_args args = {
+			.vma = vma,
+			.address = start + ((unsigned long)i << PAGE_SHIFT),
+		};
+		struct page *page = NULL;
+
+		if (args.address >= vma->vm_end || follow_pfnmap_start(&args))
+			goto err;
+		if (pfn_valid(args.pfn)) {
+			page = pfn_to_page(args.pfn);
+			if (!get_page_unless_zero(page))
+				page = NULL;
+		}
+		follow_pfnmap_end(&args);
+		if (!page)
+			goto err;
+		pages[i] = page;
+	}
+	return nr;
+err:
+	while (i--)
+		put_page(pages[i]);
+#endif
+	return -EFAULT;
+}
 
 #ifndef DAMON_PERF_HAVE_NL_ERR_MSG_FMT
 #define NR_MSGBUF	16
@@ -38,5 +91,47 @@ void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
 	vsnprintf(buf, MSGBUF_LEN, fmt, args);
 	va_end(args);
 	extack->_msg = buf;
+}
+#endif
+
+#ifdef DAMON_PERF_HAVE_PERF_PARANOID_ANY
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/string.h>
+
+/**
+ * damon_perf_compat_allow_any() - perf_event_open()'s perf_paranoid_any()
+ * test, for the current credentials.
+ *
+ * Debian's kernels (6.1, 6.12 and 7.2 alike) add perf_event_paranoid 3,
+ * the default where CONFIG_SECURITY_PERF_EVENTS_RESTRICT is set (Debian's
+ * own images, 12's included): perf_event_open() then refuses every caller
+ * without CAP_SYS_ADMIN, CAP_PERFMON not being enough. perf_paranoid_any()
+ * is an inline reading sysctl_perf_event_paranoid, which is not exported,
+ * so the value is read where userspace reads it. A value that cannot be read
+ * (no /proc in the caller's mount namespace) refuses too: the check fails
+ * closed, and only for callers it could refuse at all.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EACCES as perf_event_open() would return it.
+ */
+int damon_perf_compat_allow_any(void)
+{
+	char buf[16] = {};
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int v;
+
+	if (capable(CAP_SYS_ADMIN))
+		return 0;
+	f = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return -EACCES;
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0 || kstrtoint(strim(buf), 10, &v))
+		return -EACCES;
+	return v > 2 ? -EACCES : 0;
 }
 #endif

@@ -70,6 +70,46 @@
 #define DAMON_PERF_HAVE_LOCKLESS_PGTABLE_WALK
 #endif
 
+/*
+ * damon_perf_pgtables_held(mm): with interrupts disabled on this CPU, can
+ * none of @mm's page-table pages be freed until they are enabled again?
+ * What a lockless walk of @mm needs (perf_source.c). Callers include
+ * <linux/mm.h>.
+ *
+ * x86: 6.1 and 6.12 free page tables natively with tlb_remove_page()
+ * (native_tlb_remove_table(); MMU_GATHER_RCU_TABLE_FREE only with
+ * PARAVIRT, whose RCU path only Xen, Hyper-V and KVM's paravirtual TLB
+ * flush take), after
+ * the TLB-flush IPI to the CPUs of mm_cpumask(mm), so interrupts off hold
+ * off a free only on a CPU in that mask. switch_mm_irqs_off() takes the
+ * CPU out of the previous mm's mask (6.1, 6.12) before the switch to the
+ * next task sets current: an NMI there sees current->mm while no flush
+ * waits for it. 7.2 frees through RCU (MMU_GATHER_RCU_TABLE_FREE always),
+ * which NMIs and interrupts-off hold off, and trims the mask lazily; the
+ * test is then redundant, not wrong. nmi_uaccess_okay() covers the same
+ * window (loaded_mm is LOADED_MM_SWITCHING, then the next mm, until
+ * current changes), but reads cpu_tlbstate, which no kernel from 6.1 to
+ * 7.2 exports (only cpu_tlbstate_shared), and tests CR3 against
+ * current->mm, which a walk of an explicit mm does not need. The mask
+ * test is exact, exported and one bit: this CPU's bit is set only by
+ * this CPU (switch_mm_irqs_off()) and cleared only by this CPU (the
+ * switch, unuse_temporary_mm() or 7.2's flush IPI handler), none of which
+ * runs while this CPU has interrupts off in the walk.
+ *
+ * Elsewhere: arm64 (the only other architecture built for) selects
+ * MMU_GATHER_RCU_TABLE_FREE and frees every page table through
+ * tlb_remove_table(): an RCU grace period or an IPI to every CPU. An
+ * architecture with neither is not walked at all.
+ */
+#if defined(CONFIG_X86)
+#define damon_perf_pgtables_held(mm) \
+	cpumask_test_cpu(raw_smp_processor_id(), mm_cpumask(mm))
+#elif defined(CONFIG_MMU_GATHER_RCU_TABLE_FREE)
+#define damon_perf_pgtables_held(mm) true
+#else
+#define damon_perf_pgtables_held(mm) false
+#endif
+
 #ifdef DAMON_PERF_HAVE_GUP_VMAS
 #define damon_perf_pin_user_pages(start, nr, flags, pages) \
 	pin_user_pages(start, nr, flags, pages, NULL)
@@ -77,6 +117,17 @@
 #define damon_perf_pin_user_pages(start, nr, flags, pages) \
 	pin_user_pages(start, nr, flags, pages)
 #endif
+
+/*
+ * Page references behind a VM_PFNMAP range (perf's buffers since 6.15,
+ * which pin_user_pages() refuses); -EFAULT where the kernel has no
+ * follow_pfnmap_start() (its perf buffers are ordinary mappings).
+ */
+struct vm_area_struct;
+struct page;
+long damon_perf_get_pfnmap_pages(struct vm_area_struct *vma,
+				 unsigned long start, unsigned int nr,
+				 struct page **pages);
 
 #ifndef DAMON_PERF_HAVE_HRTIMER_SETUP
 #include <linux/hrtimer.h>
@@ -123,14 +174,27 @@ void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
 
 /*
  * perf_allow_kernel(): the perf_event_open() check for counting kernel
- * events. Exported where it takes no argument; 6.1 has only an inline
- * taking the attributes, whose LSM hook a module cannot reach, so nothing
- * is checked there (perf_source.c, may_open()).
+ * events and for physical addresses. Exported where it takes no argument
+ * (6.12, 7.2); 6.1 has only an inline taking the attributes, whose LSM
+ * hook a module cannot reach, so nothing is checked there (perf_source.c,
+ * may_open()).
  */
 #ifdef DAMON_PERF_HAVE_PERF_ALLOW_KERNEL
 #define damon_perf_allow_kernel() perf_allow_kernel()
 #else
 #define damon_perf_allow_kernel() 0
+#endif
+
+/*
+ * perf_paranoid_any(): Debian's perf_event_paranoid 3, under which
+ * perf_event_open() wants CAP_SYS_ADMIN (compat.c). Kernels without the
+ * patch have no such level: nothing to check.
+ */
+#ifdef DAMON_PERF_HAVE_PERF_PARANOID_ANY
+int damon_perf_compat_allow_any(void);
+#define damon_perf_allow_any() damon_perf_compat_allow_any()
+#else
+#define damon_perf_allow_any() 0
 #endif
 
 /*

@@ -1462,6 +1462,90 @@ static void walk_should_find_the_pages_gup_finds(struct kunit *test)
 	mmput(mm);
 }
 
+static struct mm_struct *mm_of(pid_t pid)
+{
+	struct task_struct *task;
+	struct mm_struct *mm = NULL;
+	struct pid *spid;
+
+	if (!pid)
+		return NULL;
+	spid = find_get_pid(pid);
+	task = get_pid_task(spid, PIDTYPE_PID);
+	put_pid(spid);
+	if (task) {
+		mm = get_task_mm(task);
+		put_task_struct(task);
+	}
+	return mm;
+}
+
+/*
+ * x86 before 7.2 frees page tables after a TLB-flush IPI to the CPUs of
+ * mm_cpumask() only, and switch_mm_irqs_off() takes this CPU out of the
+ * previous mm's mask before current changes: an NMI in between must not
+ * walk current->mm's page tables. Made here by switching this CPU from
+ * one process's mm to another's (kthread_use_mm()), then walking the
+ * first: refused while this CPU is out of its mask, found once back in.
+ */
+static void walk_should_refuse_an_mm_this_cpu_has_left(struct kunit *test)
+{
+	struct mm_struct *mm = mm_of(spawn_sleep("3"));
+	struct mm_struct *other = mm_of(spawn_sleep("3"));
+	struct damon_perf_range ranges[3];
+	unsigned long addr, flags, hit = 0;
+	phys_addr_t left, back;
+	struct page *page;
+	bool in_mask;
+	int nr, i;
+
+	if (!IS_ENABLED(CONFIG_X86))
+		kunit_skip(test, "mm_cpumask() decides only on x86");
+	if (!mm || !other) {
+		if (mm)
+			mmput(mm);
+		if (other)
+			mmput(other);
+		kunit_skip(test, "cannot run /bin/sleep");
+	}
+	nr = damon_perf_regions_vma_ranges(mm, ranges);
+	KUNIT_ASSERT_GT(test, nr, 0);
+	kthread_use_mm(mm);
+	for (i = 0; i < nr && !hit; i++) {
+		for (addr = ranges[i].start; addr < ranges[i].end && !hit;
+		     addr += PAGE_SIZE) {
+			if (get_user_page_fast_only(addr, 0, &page)) {
+				put_page(page);
+				hit = addr;
+			}
+		}
+	}
+	kthread_unuse_mm(mm);
+	KUNIT_ASSERT_NE(test, hit, 0UL);
+
+	migrate_disable();
+	/* this CPU leaves mm (lazily still loaded) for other */
+	kthread_use_mm(other);
+	kthread_unuse_mm(other);
+	local_irq_save(flags);
+	in_mask = cpumask_test_cpu(smp_processor_id(), mm_cpumask(mm));
+	left = damon_perf_walk_user(mm, hit);
+	local_irq_restore(flags);
+	kthread_use_mm(mm);
+	local_irq_save(flags);
+	back = damon_perf_walk_user(mm, hit);
+	local_irq_restore(flags);
+	kthread_unuse_mm(mm);
+	migrate_enable();
+	mmput(other);
+	mmput(mm);
+
+	KUNIT_EXPECT_NE(test, back, (phys_addr_t)0);
+	if (in_mask)	/* 7.2 trims the mask lazily, not at the switch */
+		kunit_skip(test, "this CPU stayed in the left mm's mask");
+	KUNIT_EXPECT_EQ(test, left, (phys_addr_t)0);
+}
+
 static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(ctx_new_should_validate_names),
 	KUNIT_CASE(ctx_new_should_refuse_beyond_the_limit),
@@ -1484,6 +1568,7 @@ static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(probe_add_should_bound_sample_period),
 	KUNIT_CASE(virt_to_phys_should_follow_perf_for_kernel_addresses),
 	KUNIT_CASE(walk_should_find_the_pages_gup_finds),
+	KUNIT_CASE(walk_should_refuse_an_mm_this_cpu_has_left),
 	{}
 };
 

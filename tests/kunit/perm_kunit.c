@@ -25,10 +25,15 @@
 #include "helpers.h"
 #include "perf_source.h"
 
-/* A paddr context over 64 pages with one page-fault probe. */
-static struct damon_perf_ctx *probe_ctx(struct kunit *test, const char *name)
+/*
+ * A paddr context over 64 pages with one page-fault probe, asking for
+ * physical addresses when @phys.
+ */
+static struct damon_perf_ctx *probe_ctx_phys(struct kunit *test,
+					     const char *name, bool phys)
 {
 	struct damon_perf_probe_attr pa = {
+		.sample_phys_addr = phys,
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_PAGE_FAULTS,
 		.sample_period = 1,
@@ -46,6 +51,11 @@ static struct damon_perf_ctx *probe_ctx(struct kunit *test, const char *name)
 	mutex_unlock(&damon_perf_lock);
 	KUNIT_ASSERT_EQ(test, ret, 1);
 	return ctx;
+}
+
+static struct damon_perf_ctx *probe_ctx(struct kunit *test, const char *name)
+{
+	return probe_ctx_phys(test, name, false);
 }
 
 /* Credentials like the current ones without any capability. */
@@ -176,25 +186,92 @@ cpu_online_should_create_counters_as_the_requester(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, paranoid_set(saved), 0);
 }
 
-/* With CAP_PERFMON alone (no CAP_SYS_ADMIN) it is allowed. */
-static void arm_should_allow_perfmon_alone(struct kunit *test)
+/*
+ * Start @ctx as a requester with CAP_PERFMON alone (no CAP_SYS_ADMIN),
+ * perf_event_paranoid @paranoid; stop it again if it started.
+ */
+static int start_as_perfmon(struct kunit *test, struct damon_perf_ctx *ctx,
+			    int paranoid)
 {
-	struct damon_perf_ctx *ctx = probe_ctx(test, "kunit-perfmon");
 	struct cred *c = (struct cred *)no_caps_cred(test);
 	const struct cred *old;
-	int ret;
+	int ret, saved;
 
+	KUNIT_ASSERT_EQ(test, paranoid_get(&saved), 0);
+	KUNIT_ASSERT_EQ(test, paranoid_set(paranoid), 0);
 	cap_raise(c->cap_effective, CAP_PERFMON);
 	cap_raise(c->cap_permitted, CAP_PERFMON);
 	old = override_creds(c);
 	ret = test_ctx_start(ctx);
 	revert_creds(old);
 	put_cred(c);
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	mutex_lock(&damon_perf_lock);
+	KUNIT_EXPECT_EQ(test, paranoid_set(saved), 0);
 	if (!ret)
-		KUNIT_EXPECT_EQ(test, damon_perf_ctx_stop(ctx), 0);
+		KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
+	return ret;
+}
+
+/* With CAP_PERFMON alone (no CAP_SYS_ADMIN) it is allowed. */
+static void arm_should_allow_perfmon_alone(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = probe_ctx(test, "kunit-perfmon");
+
+	KUNIT_EXPECT_EQ(test, start_as_perfmon(test, ctx, 2), 0);
+}
+
+/*
+ * Physical addresses: perf_event_open() asks perf_allow_kernel() for
+ * PERF_SAMPLE_PHYS_ADDR even with exclude_kernel. A requester without
+ * CAP_PERFMON at perf_event_paranoid 2 is refused (perf_allow_cpu()
+ * refuses it first), one with CAP_PERFMON is not.
+ */
+static void arm_should_refuse_phys_addr_without_perfmon(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = probe_ctx_phys(test, "kunit-phys", true);
+	const struct cred *nocaps = no_caps_cred(test);
+	struct netlink_ext_ack extack = {};
+	const struct cred *old;
+	int ret, saved;
+
+	KUNIT_ASSERT_TRUE(test, ctx->probes[0].attr.exclude_kernel);
+	KUNIT_ASSERT_EQ(test, paranoid_get(&saved), 0);
+	KUNIT_ASSERT_EQ(test, paranoid_set(2), 0);
+	old = override_creds(nocaps);
+	mutex_lock(&damon_perf_lock);
+	ret = damon_perf_ctx_start(ctx, &extack);
 	mutex_unlock(&damon_perf_lock);
+	revert_creds(old);
+	put_cred(nocaps);
+	KUNIT_EXPECT_EQ(test, paranoid_set(saved), 0);
+	KUNIT_EXPECT_EQ(test, ret, -EACCES);
+	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
+
+	KUNIT_EXPECT_EQ(test, start_as_perfmon(test, ctx, 2), 0);
+}
+
+/*
+ * Debian's perf_event_paranoid 3 (perf_paranoid_any()): perf_event_open()
+ * wants CAP_SYS_ADMIN, CAP_PERFMON is not enough; so does the start of a
+ * context. It used to start, perf_allow_cpu() taking CAP_PERFMON.
+ */
+static void arm_should_refuse_perfmon_alone_at_paranoid_3(struct kunit *test)
+{
+#ifdef DAMON_PERF_HAVE_PERF_PARANOID_ANY
+	struct damon_perf_ctx *ctx = probe_ctx(test, "kunit-paranoid3");
+	int saved;
+
+	KUNIT_EXPECT_EQ(test, start_as_perfmon(test, ctx, 3), -EACCES);
+	KUNIT_EXPECT_NE(test, READ_ONCE(ctx->state),
+			(u32)DAMON_PERF_CTX_STATE_RUNNING);
+	/* CAP_SYS_ADMIN (the test's own credentials) is */
+	KUNIT_ASSERT_EQ(test, paranoid_get(&saved), 0);
+	KUNIT_ASSERT_EQ(test, paranoid_set(3), 0);
+	KUNIT_EXPECT_EQ(test, test_ctx_start(ctx), 0);
+	KUNIT_EXPECT_EQ(test, paranoid_set(saved), 0);
+	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
+#else
+	kunit_skip(test, "kernel has no perf_event_paranoid 3");
+#endif
 }
 
 static int fake_release(struct inode *inode, struct file *file)
@@ -268,6 +345,8 @@ static void tid_filter_should_resolve_tids(struct kunit *test)
 static struct kunit_case perm_cases[] = {
 	KUNIT_CASE(arm_should_refuse_a_requester_without_perfmon),
 	KUNIT_CASE(arm_should_allow_perfmon_alone),
+	KUNIT_CASE(arm_should_refuse_phys_addr_without_perfmon),
+	KUNIT_CASE(arm_should_refuse_perfmon_alone_at_paranoid_3),
 	KUNIT_CASE(cpu_online_should_create_counters_as_the_requester),
 	KUNIT_CASE(aux_should_not_take_a_file_for_perf_by_its_name),
 	KUNIT_CASE(aux_attach_should_refuse_a_perf_probe_slot),

@@ -16,7 +16,8 @@
 #    message), none crashes or hangs;
 #  - fault injection: nlattack inject fails each allocation of context
 #    creation, target and probe add, filters and start (probe arm, rings,
-#    kdamond) in turn (fail-nth, task-local: failslab and fail_page_alloc);
+#    kdamond) in turn (fail-nth, task-local: failslab, fail_page_alloc and
+#    the module's own sites, kmod/fault.h);
 #    each fails with an error, nothing is left half-built, a retry succeeds.
 # The harness then checks the log (KASAN, lockdep) and kmemleak.
 # Fault injection needs the debug kernel.

@@ -8,6 +8,10 @@
 # where it cannot. Root, as the control, gets both. The same uid with only
 # CAP_PERFMON (tests/vm/capexec.c) may do everything: every command and
 # dump, monitoring by subscription; with only CAP_NET_ADMIN it gets EPERM.
+# At Debian's perf_event_paranoid 3 (the default of its kernels with
+# SECURITY_PERF_EVENTS_RESTRICT, Debian 12's stock one included) its start
+# is refused with EACCES, as its perf_event_open() would be; the rest runs
+# at 2.
 # The debugfs files are root-only by their own modes (checked with debugfs
 # mounted world-searchable), for the CAP_PERFMON user too.
 . /tests/lib.sh
@@ -112,6 +116,21 @@ allowed() {
 }
 check "capexec: uid 65534 with CAP_PERFMON only" sh -c \
 	'capexec 65534 perfmon cat /proc/self/status | grep -q "^CapEff:.*0000004000000000$"'
+PARANOID=/proc/sys/kernel/perf_event_paranoid
+saved_paranoid=$(cat $PARANOID)
+echo 3 > $PARANOID
+_out=$(pm damonctl start -n pm3 -p "$WORKLOAD_PID" 2>&1)
+_rc=$?
+diag "$_out"
+if [ $_rc -eq 1 ] && echo "$_out" | grep -q '(EACCES)'; then
+	ok "CAP_PERFMON at perf_event_paranoid 3: start refused (EACCES)"
+else
+	not_ok "CAP_PERFMON at perf_event_paranoid 3: start (exit $_rc, want 1 and EACCES)"
+fi
+check "perf_event_paranoid 3: the refused start left nothing running" sh -c \
+	"! damonctl status pm3 2>/dev/null | grep -q running"
+damonctl stop pm3 > /dev/null 2>&1
+echo 2 > $PARANOID
 check "CAP_PERFMON: status" pm damonctl status
 check "CAP_PERFMON: start" pm damonctl start -n pm -p "$WORKLOAD_PID" \
 	--sample-us 5000 --aggr-us 100000 --update-us 500000
@@ -146,6 +165,7 @@ else
 	skip "debugfs modes" "debugfs cannot be remounted"
 fi
 requests allowed "CAP_PERFMON: " "${PM:-0}" - STOP CTX_DEL
+echo "$saved_paranoid" > $PARANOID
 
 stop_workload
 unload_module damon_perf

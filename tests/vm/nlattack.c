@@ -123,7 +123,8 @@ typedef void (*msg_cb)(const struct nlmsghdr *h, void *arg);
 /*
  * Fault injection (mode inject): the inject_n-th fault site the kernel
  * passes while handling the next request fails (/proc/thread-self/fail-nth,
- * failslab and fail_page_alloc alike); inject_fired says whether it did.
+ * failslab, fail_page_alloc and the module's sites alike); inject_fired
+ * says whether it did.
  */
 static int inject_n, inject_fired, fail_nth_fd = -1;
 

@@ -100,6 +100,14 @@ fi
 # Frequency mode: the kernel adapts the period; rate must estimate the
 # faults per second (sum of periods), not the 100 samples per second.
 echo reset > "$PERF_STATS"
+# the samples' periods (the damon_perf_sample tracepoint), shown when the
+# check fails
+T=/sys/kernel/tracing
+[ -d $T/events/damon_perf ] || T=/sys/kernel/debug/tracing
+if [ -w $T/events/damon_perf/damon_perf_sample/enable ]; then
+	echo > $T/trace
+	echo 1 > $T/events/damon_perf/damon_perf_sample/enable
+fi
 check "damonctl start --freq 100" workload_paused damonctl start \
 	-n $CTX -p "$WORKLOAD_PID" -e page-faults --freq 100 --exclude-kernel \
 	--sample-us 10000 --aggr-us 1000000
@@ -146,6 +154,18 @@ then
 else
 	not_ok "freq 100: rate $1/s estimates the $fps faults/s" \
 		"(within 3x; $sps samples/s)"
+	diag "perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
+	diag "$(dmesg | grep -i 'perf: interrupt took too long' | tail -n 2)"
+	diag "samples (uptime s, period), the 40 before and after the largest period:"
+	diag "$(sed -n 's/^.* \([0-9]*\.[0-9]*\): damon_perf_sample:.* period=\([0-9]*\) .*/\1 \2/p' \
+		$T/trace 2>/dev/null | awk '{ t[NR] = $1; p[NR] = $2; if ($2 > m) { m = $2; k = NR } }
+		END { for (i = k - 40; i <= k + 40; i++) if (i in t) print t[i], p[i] }' | tr '\n' ' ')"
+fi
+if [ -w $T/events/damon_perf/damon_perf_sample/enable ]; then
+	echo 0 > $T/events/damon_perf/damon_perf_sample/enable
+	diag "freq 100: the samples' periods: $(sed -n 's/^.* damon_perf_sample:.* period=\([0-9]*\) .*/\1/p' \
+		$T/trace | sort -n | awk '{ p[NR] = $1 } END { if (NR) printf "%d samples, min %d median %d max %d",
+			NR, p[1], p[int((NR + 1) / 2)], p[NR] }')"
 fi
 
 stop_workload
