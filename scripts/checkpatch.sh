@@ -7,6 +7,8 @@
 #
 #   scripts/checkpatch.sh [FILE...]      default: every .c/.h of those dirs
 #
+# checkpatch.pl runs once a file, two at a time (STYLE_JOBS), each file's
+# result cached in $DAMON_PERF_STYLE_CACHE (scripts/lib/stylecache.sh).
 # checkpatch.pl comes from $CHECKPATCH, the debug kernel tree when it is
 # built, or is unpacked once from Debian's linux-source-6.1 tarball into
 # build/checkpatch/.
@@ -83,9 +85,42 @@ allowed() {
 	return 1
 }
 
+# checkpatch.pl once a file, two at a time, each result cached
+# (scripts/lib/stylecache.sh) under a hash of the file, checkpatch.pl, the
+# data files and configuration it reads, its options and perl's version;
+# the outputs are put together in the order of the files.
+. "$top/scripts/lib/stylecache.sh"
+cp_opts="--no-tree --terse ${STRICT:+--strict} --show-types --max-line-length=80"
+cp_opts+=" --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG"
+cpd=$(dirname "$cp")
+cp_base=$(stylecache_key "checkpatch $(perl -e 'print $^V') $cp_opts" "$cp" \
+	"$cpd/spelling.txt" "$cpd/const_structs.checkpatch" .checkpatch.conf \
+	"$HOME/.checkpatch.conf" .scripts/.checkpatch.conf)
+cp_tmp=$(mktemp -d)
+trap 'rm -rf "$cp_tmp"' EXIT
+# checkpatch_one INDEX FILE: FILE's result into $cp_tmp/INDEX
+checkpatch_one() {
+	local key log=$cp_tmp/$1 rc opts
+	key=$(stylecache_key "$cp_base $2" "$2")
+	stylecache_get checkpatch "$key" >"$log"
+	[ $? -eq 255 ] || return 0
+	read -ra opts <<<"$cp_opts"
+	perl "$cp" "${opts[@]}" -f "$2" >"$log" 2>&1
+	rc=$?
+	# stored when checkpatch came to its end: clean, or its summary line
+	if { [ $rc -eq 0 ] && [ ! -s "$log" ]; } ||
+		{ [ $rc -eq 1 ] && tail -n 1 "$log" | grep -q '^total: .* lines checked$'; }; then
+		stylecache_put checkpatch "$key" $rc "$log"
+	fi
+	return 0
+}
+export cp cp_opts cp_base cp_tmp
+export -f checkpatch_one stylecache_key stylecache_get stylecache_put
+for i in "${!files[@]}"; do printf '%s\0%s\0' "$i" "${files[$i]}"; done |
+	xargs -0 -n 2 -P "${STYLE_JOBS:-2}" bash -c 'checkpatch_one "$1" "$2"' checkpatch_one
+raw=$(for i in "${!files[@]}"; do cat "$cp_tmp/$i"; done)
+
 bad=0
-raw=$(perl "$cp" --no-tree --terse ${STRICT:+--strict} --show-types --max-line-length=80 \
-	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${files[@]}" 2>&1)
 out=$(echo "$raw" | while IFS= read -r l; do allowed "$l" || echo "$l"; done)
 echo "$out" | grep -E ': (ERROR|WARNING|CHECK):' || true
 n=$(echo "$out" | grep -cE ': (ERROR|WARNING|CHECK):')

@@ -4,6 +4,10 @@
 # and tests/user that build/tools compiles, with its compile_commands.json.
 # Prints the findings; exits 1 on any (warning or error), 2 when it cannot
 # run (no clang-tidy, or tools/ not configured and not configurable).
+# A file's clean result is cached in $DAMON_PERF_STYLE_CACHE
+# (scripts/lib/stylecache.sh) and the file is not checked again until it,
+# a header it includes, its compile command, .clang-tidy or clang-tidy
+# change.
 #
 #   scripts/clang-tidy.sh [BUILD_DIR]     (default build/tools; configured
 #                                          there first when missing)
@@ -41,14 +45,31 @@ if [ "${#files[@]}" -eq 0 ]; then
 fi
 # One clang-tidy a file, CLANG_TIDY_JOBS (default 2) at a time, each
 # finding an error (--warnings-as-errors) so that its exit status tells.
+# A clean result is cached (scripts/lib/stylecache.sh) under a hash of the
+# file and every header it includes, its compile command, .clang-tidy and
+# clang-tidy's version (scripts/lib/tidy-key.py); a file with findings is
+# checked again each time.
+. "$top/scripts/lib/stylecache.sh"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-export tidy bt out
-# shellcheck disable=SC2016 # $out, $tidy and $1 are the inner sh's
-printf '%s\n' "${files[@]}" | xargs -P "${CLANG_TIDY_JOBS:-2}" -I{} sh -c '
+tidy_tag="clang-tidy $("$tidy" --version | tr '\n' ' ') --quiet --warnings-as-errors=*"
+# tidy_one FILE
+tidy_one() {
+	local log key
 	log=$out/$(echo "$1" | tr / _).log
-	"$tidy" -p "$bt" --quiet --warnings-as-errors="*" "$1" >"$log" 2>&1 ||
-		echo "$1" >>"$out/failed"' sh {}
+	key=$(python3 "$top/scripts/lib/tidy-key.py" "$bt/compile_commands.json" "$1" "$tidy_tag")
+	if [ -n "$key" ] && stylecache_get clang-tidy "$key" >/dev/null; then
+		return 0
+	fi
+	if "$tidy" -p "$bt" --quiet --warnings-as-errors="*" "$1" >"$log" 2>&1; then
+		[ -z "$key" ] || stylecache_put clang-tidy "$key" 0 /dev/null
+	else
+		echo "$1" >>"$out/failed"
+	fi
+}
+export top tidy bt out tidy_tag
+export -f tidy_one stylecache_key stylecache_get stylecache_put
+printf '%s\n' "${files[@]}" | xargs -P "${CLANG_TIDY_JOBS:-2}" -I{} bash -c 'tidy_one "$1"' tidy_one {}
 if [ -s "$out/failed" ]; then
 	while read -r f; do
 		log=$out/$(echo "$f" | tr / _).log

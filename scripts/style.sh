@@ -19,9 +19,14 @@
 #                    at the top, the kernel's in tests/vm and tests/fuzz)
 #   5. clang-tidy    scripts/clang-tidy.sh (tools/ and tests/user/), when the
 #                    tree has it; a SKIP otherwise
+#
+# checkpatch and clang-tidy keep each file's result in a cache
+# (scripts/lib/stylecache.sh: $DAMON_PERF_STYLE_CACHE, default
+# ~/.cache/damon-perf/style; "off" for none).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
+. scripts/lib/stylecache.sh
 
 all="shellcheck checkpatch kernel-doc clang-format clang-tidy"
 checks=${*:-$all}
@@ -118,5 +123,6 @@ for c in $checks; do
 		;;
 	esac
 done
+stylecache_prune
 echo "style: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -123,6 +123,59 @@ else
 	not_ok "bench score: busybox installed (scripts/deps.sh)"
 fi
 
+# The style checks' result cache (scripts/lib/stylecache.sh) cannot hide a
+# finding: a file whose clean result is cached gets checked again once its
+# content (for clang-tidy: a header it includes) changes. On one small file
+# each, in a temporary cache.
+sc=$(mktemp -d)
+export DAMON_PERF_STYLE_CACHE=$sc/cache
+printf '// SPDX-License-Identifier: GPL-2.0\n\nstatic int f(int x)\n{\n\treturn x + 1;\n}\n' >"$sc/a.c"
+cp_check() { STRICT=1 "$top/scripts/checkpatch.sh" "$sc/a.c" 2>&1 | grep '^style: checkpatch:'; }
+c1=$(cp_check)
+c2=$(cp_check)
+entries=$(find "$sc/cache/checkpatch" -type f | wc -l)
+sed -i 's/return x + 1;/return x + 1; /' "$sc/a.c"
+c3=$(cp_check)
+if [ "$c1" = "style: checkpatch: 0 problems in 1 files" ] && [ "$c2" = "$c1" ] &&
+	[ "$entries" = 1 ] && [ "$c3" = "style: checkpatch: 1 problems in 1 files" ]; then
+	ok "checkpatch: a cached clean file is checked again once changed"
+else
+	not_ok "checkpatch: a cached clean file is checked again once changed"
+	echo "# clean: $c1; cached: $c2 ($entries entries); changed: $c3"
+fi
+# clang-tidy.sh on a tree of its own: tools/src/a.cpp including a.hpp
+if command -v clang-tidy >/dev/null && command -v c++ >/dev/null; then
+	t=$sc/tree
+	mkdir -p "$t/scripts/lib" "$t/tools/src" "$t/build"
+	cp "$top/scripts/clang-tidy.sh" "$t/scripts/"
+	cp "$top/scripts/lib/stylecache.sh" "$top/scripts/lib/tidy-key.py" "$t/scripts/lib/"
+	cp "$top/.clang-tidy" "$t/"
+	printf '#include "a.hpp"\nint g() { return f(nullptr); }\n' >"$t/tools/src/a.cpp"
+	printf '#pragma once\ninline int f(int *p) { return p != nullptr; }\n' >"$t/tools/src/a.hpp"
+	printf '[{"directory": "%s", "file": "%s", "command": "c++ -std=c++17 -o a.o -c %s"}]\n' \
+		"$t/build" "$t/tools/src/a.cpp" "$t/tools/src/a.cpp" >"$t/build/compile_commands.json"
+	"$t/scripts/clang-tidy.sh" "$t/build" >/dev/null 2>&1
+	r1=$?
+	"$t/scripts/clang-tidy.sh" "$t/build" >/dev/null 2>&1
+	r2=$?
+	entries=$(find "$sc/cache/clang-tidy" -type f | wc -l)
+	sed -i 's/p != nullptr/p != 0/' "$t/tools/src/a.hpp"
+	"$t/scripts/clang-tidy.sh" "$t/build" >"$sc/tidy.out" 2>&1
+	r3=$?
+	if [ $r1 = 0 ] && [ $r2 = 0 ] && [ "$entries" = 1 ] && [ $r3 = 1 ] &&
+		grep -q 'a.hpp:.*modernize-use-nullptr' "$sc/tidy.out"; then
+		ok "clang-tidy: a cached clean file is checked again once a header changes"
+	else
+		not_ok "clang-tidy: a cached clean file is checked again once a header changes"
+		echo "# clean: exit $r1; cached: exit $r2 ($entries entries); changed: exit $r3"
+		sed 's/^/#   /' "$sc/tidy.out"
+	fi
+else
+	not_ok "clang-tidy: clang-tidy and c++ installed (scripts/deps.sh)"
+fi
+unset DAMON_PERF_STYLE_CACHE
+rm -rf "$sc"
+
 # An unreadable log is a failure, not a silent skip.
 if "$logcheck" vm "$here/logs/does-not-exist.log" >/dev/null; then
 	not_ok "a missing log fails"
