@@ -52,14 +52,20 @@ load_module damon_perf_testpmu hot_start=$hs hot_len=$((he - hs)) \
 check "damonctl start" damonctl start -n $CTX -p "$WORKLOAD_PID" \
 	--exclude-kernel --sample-us 5000 --aggr-us 100000
 
+# wait_line FILE WORD PID: until FILE has a line starting with WORD or PID
+# exits, 10 s at most (a bound on a hang, not a measure).
+wait_line() {
+	_i=0
+	while [ $_i -lt 50 ] && ! grep -q "^$2" "$1"; do
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+}
+
 damonctl spe attach $CTX -e $EVENT --aux-pages 16 > /tmp/attach.out 2>&1 &
 apid=$!
-i=0
-while [ $i -lt 50 ] && ! grep -q '^attached' /tmp/attach.out; do
-	kill -0 $apid 2>/dev/null || break
-	sleep 0.2
-	i=$((i + 1))
-done
+wait_line /tmp/attach.out attached $apid
 diag "$(cat /tmp/attach.out)"
 check "spe attach: one AUX buffer per CPU" \
 	grep -q "^attached $(nproc) AUX buffer" /tmp/attach.out
@@ -77,12 +83,7 @@ check "reports flow before the hog" test "$r1" -gt "$r0"
 
 /bin/rthog 1 > /tmp/rthog.out 2>&1 &
 hog=$!
-i=0
-while [ $i -lt 50 ] && ! grep -q '^hogging' /tmp/rthog.out; do
-	kill -0 $hog 2>/dev/null || break
-	sleep 0.2
-	i=$((i + 1))
-done
+wait_line /tmp/rthog.out hogging $hog
 diag "$(cat /tmp/rthog.out)"
 check "an RT task spins on CPU 1" grep -q '^hogging CPU 1 ' /tmp/rthog.out
 
