@@ -8,7 +8,8 @@
  * 100 ms for SECONDS seconds, and prints the AUX head and tail of every
  * buffer as the module left them. Also checks that bad attach requests
  * fail, and that one buffer is attached once: the same buffer for a second
- * probe slot is refused (EBUSY) until the first attachment ends.
+ * probe slot is refused (EBUSY) until the first attachment ends, and so is
+ * a second event that writes into it (PERF_EVENT_IOC_SET_OUTPUT).
  *
  *   auxtest_user SECONDS [AUX_PAGES] [--no-detach] [--wraps=N]
  *   auxtest_user SECONDS [AUX_PAGES] --race=N
@@ -178,6 +179,43 @@ static void detach_all(void)
 			printf("error=detach\n");
 		close(fd);
 	}
+}
+
+/*
+ * Two events, one buffer: a second event of CPU 0 redirected into the
+ * first one's ring buffer (PERF_EVENT_IOC_SET_OUTPUT) and mapped through
+ * its own fd (perf maps it the shared buffer) has a buffer that is
+ * attached already while the first one is, and the other way round:
+ * either attachment refuses the other (EBUSY).
+ */
+static void check_set_output(int type, int fd, void *up, void *aux,
+			     size_t aux_size)
+{
+	struct auxbuf b;
+	int fd2;
+
+	fd2 = auxbuf_open(type, 0, 0);
+	if (fd2 < 0)
+		return;
+	if (ioctl(fd2, PERF_EVENT_IOC_SET_OUTPUT, fd)) {
+		printf("error=SET_OUTPUT: %s\n", strerror(errno));
+		close(fd2);
+		return;
+	}
+	if (auxbuf_map(&b, fd2, DATA_PAGES, aux_size / sysconf(_SC_PAGESIZE))) {
+		close(fd2);
+		return;
+	}
+	printf("setout_first=%d\n", attach_slot(0, fd, up, aux, aux_size, 1));
+	printf("neg_setout=%d\n",
+	       attach_slot(0, fd2, b.up, b.aux, b.aux_size, 2));
+	print_error("neg_setout_msg");
+	detach_all();
+	printf("setout_second_first=%d\n",
+	       attach_slot(0, fd2, b.up, b.aux, b.aux_size, 1));
+	printf("neg_setout_rev=%d\n", attach_slot(0, fd, up, aux, aux_size, 2));
+	detach_all();
+	auxbuf_free(&b);
 }
 
 /* VmLck of this process in kB, -1 if unknown. */
@@ -484,6 +522,7 @@ int main(int argc, char **argv)
 	ret = attach_slot(0, fds[0], ups[0], auxs[0], aux_size, 2);
 	printf("slot2_after_detach=%d\n", ret);
 	detach_all();
+	check_set_output(type, fds[0], ups[0], auxs[0], aux_size);
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		int err = attach(cpu, fds[cpu], ups[cpu], auxs[cpu], aux_size);
