@@ -84,7 +84,7 @@ std::string text(const json &v, const std::string &where)
 }
 
 // "1,024.5" -> 1024.5; nullopt unless the whole of @s is a number >= 0.
-std::optional<long double> number(std::string s)
+std::optional<long double> number(const std::string &s)
 {
 	std::string digits;
 

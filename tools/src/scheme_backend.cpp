@@ -162,6 +162,8 @@ private:
 			uint64_t b = std::min(end, a + BATCH * PAGE);
 			pages.clear();
 			for (uint64_t p = a; p < b; p += PAGE)
+				// the target's addresses, never dereferenced
+				// NOLINTNEXTLINE(performance-no-int-to-ptr)
 				pages.push_back(reinterpret_cast<void *>(p));
 			status.assign(pages.size(), 0);
 			// where each page is now
@@ -175,8 +177,12 @@ private:
 			for (size_t i = 0; i < pages.size(); i++) {
 				if (status[i] >= 0 && status[i] != node)
 					off_node.push_back(pages[i]);
-				// -ENOENT: not present, nothing to move
-				else if (status[i] < 0 && status[i] != -ENOENT)
+				// not present, nothing to move: -ENOENT, or
+				// -EFAULT for no page table entry (the range
+				// was in the mappings just read)
+				else if (status[i] < 0 &&
+					 status[i] != -ENOENT &&
+					 status[i] != -EFAULT)
 					res.failed[-status[i]]++;
 			}
 			if (off_node.empty())
@@ -217,6 +223,7 @@ private:
 		}
 		while (start < end) {
 			struct iovec iov = {
+				// NOLINTNEXTLINE(performance-no-int-to-ptr)
 				reinterpret_cast<void *>(start),
 				size_t(end - start),
 			};
