@@ -13,6 +13,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "errors.hpp"
 #include "fake_transport.hpp"
@@ -641,4 +644,33 @@ TEST(SchemeEngine, PhysicalRegionsOnlyStat)
 	e.apply(a);
 	EXPECT_TRUE(b.calls.empty());
 	EXPECT_EQ(e.stats(0).failed.at(EOPNOTSUPP), 256u);
+}
+
+// The real backend on this process: an untouched page of a mapping (no
+// page table entry: move_pages says -EFAULT) is absent, not a failure,
+// and a page already on the node is not moved.
+TEST(SchemeBackend, UntouchedPagesAreAbsentNotFailed)
+{
+	auto b = make_system_backend();
+	const size_t len = 4 * 4096;
+	void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(p, MAP_FAILED);
+	static_cast<volatile char *>(p)[0] = 1; // one page present
+	auto a = uint64_t(reinterpret_cast<uintptr_t>(p));
+	auto pid = uint32_t(getpid());
+	bool mapped = false;
+	for (const auto &m : b->mappings(pid))
+		mapped = mapped || (m.start <= a && a + len <= m.end && m.anon);
+	EXPECT_TRUE(mapped);
+	int node = -1;
+	if (syscall(SYS_getcpu, nullptr, &node, nullptr) || node < 0)
+		node = 0;
+
+	auto r = b->apply(pid, SchemeAction::migrate_hot, node, a, a + len);
+	munmap(p, len);
+	if (r.failed.count(ENOSYS))
+		GTEST_SKIP() << "no move_pages(2) here";
+	EXPECT_EQ(r.sz_applied, 0u);
+	EXPECT_EQ(r.failed, (std::map<int, uint64_t>{}));
 }
