@@ -15,6 +15,8 @@
 #   /lib/damon_perf/*.ko    every module of KO_DIR (+ deps/ from the
 #                           kernel's own modules when a .ko needs them,
 #                           under $DAMON_PERF_MODROOT/lib/modules, default /)
+#                           and extra/loop.ko when the kernel has it as a
+#                           module (tests load it themselves)
 #   /bin/damonctl           build/tools/damonctl when built, with what ldd
 #                           lists (and the loader) at the same paths
 #   /bin/workload           tests/vm/workload.c, static
@@ -86,6 +88,21 @@ add_deps() {
 	done
 }
 for m in "$ko"/*.ko; do add_deps "$m"; done
+
+# Modules of the kernel that tests load themselves when they need them
+# (loop: a swap device for schemes.sh), where the kernel has them as a
+# module without dependencies: /lib/damon_perf/extra/NAME.ko, which /init
+# does not load.
+for x in loop; do
+	f=$(modinfo -b "${DAMON_PERF_MODROOT:-/}" -k "$release" -n "$x" 2>/dev/null || true)
+	[ -f "$f" ] && [ -z "$(modinfo -F depends "$f" 2>/dev/null)" ] || continue
+	mkdir -p "$stage/lib/damon_perf/extra"
+	case "$f" in
+	*.xz) xz -dc "$f" > "$stage/lib/damon_perf/extra/$x.ko" ;;
+	*.zst) zstd -qdc "$f" > "$stage/lib/damon_perf/extra/$x.ko" ;;
+	*) cp "$f" "$stage/lib/damon_perf/extra/$x.ko" ;;
+	esac
+done
 
 # Test programs, static: tests/vm/*.c (workload.c is /bin/workload) and
 # tests/testpmu/*_user.c, each as /bin/<name> (they may include

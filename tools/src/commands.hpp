@@ -21,7 +21,7 @@ namespace damonctl {
 // notifications arrive on @t (a dump's replies may not interleave them).
 int run_main(int argc, const char *const *argv, Transport &t, Transport &dumps);
 
-// Stops long-running commands (record, monitor, spe attach) on
+// Stops long-running commands (record, monitor, schemes, spe attach) on
 // SIGINT/SIGTERM.
 bool interrupted();
 void install_interrupt_handler();
@@ -48,6 +48,7 @@ void setup_stats(CLI::App &app, Transport &t);
 void setup_events(CLI::App &app);
 void setup_convert(CLI::App &app);
 void setup_export(CLI::App &app, Transport &t);
+void setup_schemes(CLI::App &app, Transport &t, Transport &dumps);
 void setup_debug(CLI::App &app, Transport &t);
 
 } // namespace damonctl

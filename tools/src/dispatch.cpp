@@ -41,6 +41,7 @@ int run_main(int argc, const char *const *argv, Transport &t, Transport &dumps)
 	setup_events(app);
 	setup_convert(app);
 	setup_export(app, t);
+	setup_schemes(app, t, dumps);
 	setup_spe(app, t);
 	setup_debug(app, t);
 

@@ -242,7 +242,7 @@ std::string render_man(const CLI::App &app, const std::string &version)
 	for (const auto *s : subcommands(app))
 		command_section(out, f, *s, {"damonctl"});
 	out += ".SH SEE ALSO\n"
-	       "Documentation/damonctl.rst and "
+	       "Documentation/damonctl.rst, Documentation/schemes.rst and "
 	       "Documentation/admin-guide.rst in the damon-perf sources.\n";
 	return out;
 }

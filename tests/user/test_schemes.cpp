@@ -1,0 +1,676 @@
+// SPDX-License-Identifier: GPL-2.0
+// DAMOS-style schemes: the parser (damonctl's format and damo 3.3's JSON,
+// bounds, one clear error for bad input) and the engine over a fake
+// backend (matching, mappings and filters, priority under a quota, time
+// quota, watermarks, apply interval, stats and failures by errno).
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <map>
+#include <string>
+#include <system_error>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "errors.hpp"
+#include "fake_transport.hpp"
+#include "scheme.hpp"
+#include "scheme_engine.hpp"
+
+using namespace damonctl;
+using nlohmann::json;
+
+namespace {
+
+const uint64_t KiB = 1024;
+const uint64_t MiB = 1024 * KiB;
+
+std::string data(const std::string &name)
+{
+	return std::string(DAMONCTL_TEST_DATA) + "/schemes/" + name;
+}
+
+// The message parse_schemes throws for @doc ("" if it parses).
+std::string error_of(const std::string &doc)
+{
+	try {
+		parse_schemes(json::parse(doc));
+	} catch (const UsageError &e) {
+		return e.what();
+	}
+	return "";
+}
+
+Scheme one(const std::string &scheme)
+{
+	auto v = parse_schemes(json::parse("{\"schemes\": [" + scheme + "]}"));
+	EXPECT_EQ(v.size(), 1u);
+	return v.at(0);
+}
+
+struct Call {
+	uint32_t pid;
+	SchemeAction action;
+	int node;
+	uint64_t start;
+	uint64_t end;
+	bool operator==(const Call &o) const
+	{
+		return std::tie(pid, action, node, start, end) ==
+		       std::tie(o.pid, o.action, o.node, o.start, o.end);
+	}
+};
+
+std::ostream &operator<<(std::ostream &os, const Call &c)
+{
+	return os << c.pid << " " << to_string(c.action) << " " << c.node << " "
+		  << std::hex << c.start << "-" << c.end << std::dec;
+}
+
+// Mappings and outcomes as a test sets them; every call recorded; each
+// apply takes @ns_per_apply of the fake clock.
+class FakeBackend : public SchemeBackend {
+public:
+	std::map<uint32_t, std::vector<Mapping>> maps;
+	std::map<uint32_t, int> maps_err;
+	// pages of every apply that fail with this errno (0: none)
+	std::map<uint32_t, std::pair<int, uint64_t>> fail_pages;
+	std::vector<Call> calls;
+	uint32_t free_permil = 900;
+	uint64_t clock = 0;
+	uint64_t ns_per_apply = 0;
+	size_t map_reads = 0;
+	size_t wmark_reads = 0;
+
+	std::vector<Mapping> mappings(uint32_t pid) override
+	{
+		map_reads++;
+		if (maps_err.count(pid))
+			throw std::system_error(maps_err[pid],
+						std::generic_category());
+		return maps[pid];
+	}
+
+	ApplyResult apply(uint32_t pid, SchemeAction action, int node,
+			  uint64_t start, uint64_t end) override
+	{
+		ApplyResult r;
+
+		calls.push_back({pid, action, node, start, end});
+		clock += ns_per_apply;
+		uint64_t pages = (end - start) / 4096;
+		auto it = fail_pages.find(pid);
+		uint64_t bad = 0;
+		if (it != fail_pages.end()) {
+			bad = std::min(pages, it->second.second);
+			r.failed[it->second.first] = bad;
+		}
+		r.sz_applied = (pages - bad) * 4096;
+		return r;
+	}
+
+	uint32_t free_mem_permil() override
+	{
+		wmark_reads++;
+		return free_permil;
+	}
+
+	uint64_t now_ns() override { return clock; }
+};
+
+Region region(uint64_t start, uint64_t end, uint32_t nr, uint32_t age,
+	      uint32_t target = 1)
+{
+	Region r;
+
+	r.target_id = target;
+	r.start = start;
+	r.end = end;
+	r.nr_accesses = nr;
+	r.age = age;
+	return r;
+}
+
+// One aggregation of one target (pid 100, id 1) at @t_s seconds.
+Aggregation aggr(std::vector<Region> regions, uint64_t t_s = 0)
+{
+	Aggregation a;
+	Target t;
+
+	t.id = 1;
+	t.pid = 100;
+	a.targets.push_back(t);
+	a.ctx_id = 1;
+	a.aggr_us = 100000;
+	a.time_ns = t_s * 1000000000;
+	a.regions = std::move(regions);
+	a.nr_regions = uint32_t(a.regions.size());
+	return a;
+}
+
+// One anonymous mapping of pid 100 over [0x100000, 0x100000 + 64 MiB).
+FakeBackend backend_with_mapping()
+{
+	FakeBackend b;
+
+	b.maps[100] = {{0x100000, 0x100000 + 64 * MiB, true}};
+	return b;
+}
+
+const uint64_t B = 0x100000; // base of the mapping
+
+} // namespace
+
+TEST(SchemeParse, DamoMigrateCold)
+{
+	auto v = load_schemes_file(data("damo-migrate-cold.json"));
+
+	ASSERT_EQ(v.size(), 1u);
+	const Scheme &s = v[0];
+	EXPECT_EQ(s.name, "scheme0");
+	EXPECT_EQ(s.action, SchemeAction::migrate_cold);
+	EXPECT_EQ(s.node, 1);
+	EXPECT_EQ(s.pattern.sz.min, 4096u);
+	EXPECT_EQ(s.pattern.sz.max, UINT64_MAX);
+	EXPECT_EQ(s.pattern.nr_accesses_unit, AccessUnit::percent);
+	EXPECT_EQ(s.pattern.nr_accesses.min, 0u);
+	EXPECT_EQ(s.pattern.nr_accesses.max, 0u);
+	EXPECT_EQ(s.pattern.age_unit, AgeUnit::usec);
+	EXPECT_EQ(s.pattern.age.min, 5000000u);
+	EXPECT_EQ(s.pattern.age.max, UINT64_MAX);
+	EXPECT_EQ(s.apply_interval_us, 2000000u);
+	EXPECT_EQ(s.quota.ms, 100u);
+	EXPECT_EQ(s.quota.sz, 64 * MiB);
+	EXPECT_EQ(s.quota.reset_interval_ms, 1000u);
+	EXPECT_EQ(s.quota.weight_sz, 0u);
+	EXPECT_EQ(s.quota.weight_nr_accesses, 1u);
+	EXPECT_EQ(s.quota.weight_age, 1u);
+	EXPECT_EQ(s.wmarks.metric, WmarkMetric::free_mem_rate);
+	EXPECT_EQ(s.wmarks.interval_us, 5000000u);
+	EXPECT_EQ(s.wmarks.high, 500u);
+	EXPECT_EQ(s.wmarks.mid, 400u);
+	EXPECT_EQ(s.wmarks.low, 200u);
+	ASSERT_EQ(s.filters.size(), 2u);
+	EXPECT_EQ(s.filters[0].type, SchemeFilterType::anon);
+	EXPECT_FALSE(s.filters[0].allow);
+	EXPECT_TRUE(s.filters[0].matching);
+	EXPECT_EQ(s.filters[1].type, SchemeFilterType::addr);
+	EXPECT_TRUE(s.filters[1].allow);
+	EXPECT_EQ(s.filters[1].start, 4096u);
+	EXPECT_EQ(s.filters[1].end, 8192u);
+}
+
+TEST(SchemeParse, DamoThreeSchemes)
+{
+	auto v = load_schemes_file(data("damo-tiering.json"));
+
+	ASSERT_EQ(v.size(), 3u);
+	EXPECT_EQ(v[0].action, SchemeAction::migrate_hot);
+	EXPECT_EQ(v[0].node, 0);
+	// "18,446,744,073,709,551,615 %" is damo's max: 100 %
+	EXPECT_EQ(v[0].pattern.nr_accesses.min, 5u);
+	EXPECT_EQ(v[0].pattern.nr_accesses.max, 100u);
+	EXPECT_EQ(v[0].pattern.age.min, 10000000u);
+	EXPECT_EQ(v[0].quota.sz, 1024 * MiB);
+	EXPECT_EQ(v[0].quota.weight_nr_accesses, 3u);
+	EXPECT_EQ(v[0].quota.weight_age, 1u);
+	EXPECT_EQ(v[1].action, SchemeAction::pageout);
+	EXPECT_FALSE(v[1].node);
+	EXPECT_EQ(v[1].pattern.nr_accesses.max, 0u);
+	EXPECT_FALSE(v[1].quota.limited());
+	EXPECT_EQ(v[2].action, SchemeAction::stat);
+	EXPECT_EQ(v[2].name, "scheme2");
+}
+
+TEST(SchemeParse, OwnFormat)
+{
+	auto v = load_schemes_file(data("tiering.json"));
+
+	ASSERT_EQ(v.size(), 2u);
+	EXPECT_EQ(v[0].name, "promote");
+	EXPECT_EQ(v[0].pattern.nr_accesses_unit, AccessUnit::percent);
+	EXPECT_EQ(v[0].pattern.nr_accesses.min, 10u);
+	EXPECT_EQ(v[0].pattern.nr_accesses.max, 100u);
+	EXPECT_EQ(v[0].quota.sz, 256 * MiB);
+	EXPECT_EQ(v[0].quota.ms, 20u);
+	EXPECT_EQ(v[0].quota.reset_interval_ms, 1000u);
+	EXPECT_EQ(v[0].quota.weight_nr_accesses, 3u);
+	EXPECT_EQ(v[1].pattern.nr_accesses_unit, AccessUnit::count);
+	EXPECT_EQ(v[1].pattern.age_unit, AgeUnit::aggrs);
+	EXPECT_EQ(v[1].pattern.age.min, 5u);
+	EXPECT_EQ(v[1].apply_interval_us, 2000000u);
+	EXPECT_EQ(v[1].wmarks.low, 50u);
+	ASSERT_EQ(v[1].filters.size(), 2u);
+	EXPECT_EQ(v[1].filters[0].start, 0x10000u);
+	EXPECT_EQ(v[1].filters[1].type, SchemeFilterType::anon);
+	EXPECT_TRUE(v[1].filters[1].allow);
+}
+
+TEST(SchemeParse, DamoSchemeArray)
+{
+	auto v = parse_schemes(json::parse(
+		R"([{"action": "willneed", "access_pattern": {"nr_accesses":
+		    {"min": "3 samples", "max": "9 samples"}, "age":
+		    {"min": "2 aggr_intervals", "max": "4 aggr_intervals"}}}])"));
+
+	ASSERT_EQ(v.size(), 1u);
+	EXPECT_EQ(v[0].pattern.nr_accesses_unit, AccessUnit::count);
+	EXPECT_EQ(v[0].pattern.nr_accesses.min, 3u);
+	EXPECT_EQ(v[0].pattern.nr_accesses.max, 9u);
+	EXPECT_EQ(v[0].pattern.age_unit, AgeUnit::aggrs);
+	EXPECT_EQ(v[0].pattern.age.max, 4u);
+}
+
+TEST(SchemeParse, SizesAndTimes)
+{
+	EXPECT_EQ(parse_scheme_bytes("4096", "x"), 4096u);
+	EXPECT_EQ(parse_scheme_bytes("4 KiB", "x"), 4096u);
+	EXPECT_EQ(parse_scheme_bytes("4.000 KiB", "x"), 4096u);
+	EXPECT_EQ(parse_scheme_bytes("1,024", "x"), 1024u);
+	EXPECT_EQ(parse_scheme_bytes("1.5M", "x"), 3 * MiB / 2);
+	EXPECT_EQ(parse_scheme_bytes("2 GiB", "x"), 2048 * MiB);
+	EXPECT_EQ(parse_scheme_bytes("max", "x"), UINT64_MAX);
+	EXPECT_EQ(parse_scheme_time_us("5 s", 1, "x"), 5000000u);
+	EXPECT_EQ(parse_scheme_time_us("5s", 1, "x"), 5000000u);
+	EXPECT_EQ(parse_scheme_time_us("100 ms", 1, "x"), 100000u);
+	EXPECT_EQ(parse_scheme_time_us("1 m 3 s", 1, "x"), 63000000u);
+	EXPECT_EQ(parse_scheme_time_us("250", 1000, "x"), 250000u);
+	EXPECT_EQ(parse_scheme_time_us("0 ns", 1, "x"), 0u);
+	EXPECT_THROW(parse_scheme_bytes("4 KQ", "x"), UsageError);
+	EXPECT_THROW(parse_scheme_time_us("5 parsecs", 1, "x"), UsageError);
+}
+
+TEST(SchemeParse, BoundsAndBadInputOneClearError)
+{
+	const std::pair<const char *, const char *> cases[] = {
+		{R"({"schemes": [{"action": "migrate_fast", "node": 1}]})",
+		 "schemes: schemes[0].action: unknown action 'migrate_fast' "
+		 "(expected one of: migrate_hot, migrate_cold, pageout, cold, "
+		 "willneed, collapse, stat)"},
+		{R"({"schemes": [{"action": "migrate_cold"}]})",
+		 "schemes: schemes[0]: migrate_cold needs a node"},
+		{R"({"schemes": [{"action": "migrate_hot", "node": 1024}]})",
+		 "schemes: schemes[0].node: 1024 is above 1023"},
+		{R"({"schemes": [{"action": "migrate_hot", "node": -1}]})",
+		 "schemes: schemes[0].node: must not be negative"},
+		{R"({"schemes": [{"action": "pageout", "node": 1}]})",
+		 "schemes: schemes[0].node: is for migrate_hot and "
+		 "migrate_cold"},
+		{R"({"schemes": [{"action": "cold", "pattern":
+		      {"size": {"min": "8K", "max": "4K"}}}]})",
+		 "schemes: schemes[0].pattern.size: min is above max"},
+		{R"({"schemes": [{"action": "cold", "pattern":
+		      {"nr_accesses": {"min": "101%"}}}]})",
+		 "schemes: schemes[0].pattern.nr_accesses.min: 101% is above "
+		 "100 %"},
+		{R"({"schemes": [{"action": "cold", "pattern":
+		      {"nr_accesses": {"min": 1, "max": "50%"}}}]})",
+		 "schemes: schemes[0].pattern.nr_accesses: min and max must "
+		 "both be counts or both percentages"},
+		{R"({"schemes": [{"action": "cold", "pattern":
+		      {"age": {"min": 9, "max": 3}}}]})",
+		 "schemes: schemes[0].pattern.age: min is above max"},
+		{R"({"schemes": [{"action": "cold", "patern": {}}]})",
+		 "schemes: schemes[0]: unknown key 'patern' (expected one of: "
+		 "name, action, node, pattern, apply_interval_us, quota, "
+		 "watermarks, filters)"},
+		{R"({"schemes": [{"action": "cold", "quota": {"bytes": "1M"}}]})",
+		 "schemes: schemes[0].quota: a byte or time quota needs a "
+		 "reset interval"},
+		{R"({"schemes": [{"action": "cold", "watermarks": {"metric":
+		      "free_mem_rate", "high": 300, "mid": 400, "low": 100}}]})",
+		 "schemes: schemes[0].watermarks: must be low <= mid <= high"},
+		{R"({"schemes": [{"action": "cold", "watermarks":
+		      {"metric": "psi"}}]})",
+		 "schemes: schemes[0].watermarks.metric: unknown metric 'psi' "
+		 "(expected none or free_mem_rate)"},
+		{R"({"schemes": [{"action": "cold", "filters":
+		      [{"type": "addr", "start": 8192, "end": 4096}]}]})",
+		 "schemes: schemes[0].filters[0]: start must be below end"},
+		{R"({"schemes": [{"action": "cold", "filters":
+		      [{"type": "memcg"}]}]})",
+		 "schemes: schemes[0].filters[0].type: unknown filter type "
+		 "'memcg' (expected addr, anon or target)"},
+		{R"({"schemes": [{"action": "cold", "name": "a"},
+		      {"action": "stat", "name": "a"}]})",
+		 "schemes: schemes[1].name: 'a' is the name of schemes[0] "
+		 "too"},
+		{R"({"schemes": []})", "schemes: schemes: no scheme given"},
+		{R"({"rules": []})",
+		 "schemes: file: expected {\"schemes\": [...]}, damo's "
+		 "{\"kdamonds\": ...} or an array of damo schemes"},
+		{R"([{"action": "migrate_hot", "access_pattern": {}}])",
+		 "schemes: [0]: migrate_hot needs target_nid"},
+		{R"([{"action": "stat", "quotas": {"goals": [{"metric":
+		      "some_mem_psi_us"}]}}])",
+		 "schemes: [0].quotas.goals: quota goals are not supported"},
+		{R"([{"action": "stat", "filters": [{"filter_type":
+		      "memcg", "matching": true, "allow": false}]}])",
+		 "schemes: [0].filters[0].filter_type: filter type 'memcg' is "
+		 "not supported (addr, anon and target are)"},
+	};
+
+	for (const auto &[doc, msg] : cases)
+		EXPECT_EQ(error_of(doc), msg) << doc;
+}
+
+TEST(SchemeParse, CheckCommandAndBadFile)
+{
+	test::FakeTransport t;
+
+	auto ok = test::run_damonctl(
+		{"schemes", "--check", "-c", data("tiering.json")}, t);
+	EXPECT_EQ(ok.exit_code, EXIT_OK) << ok.err;
+	EXPECT_EQ(ok.out, "promote: migrate_hot 0\ndemote: migrate_cold 1\n");
+	EXPECT_TRUE(t.calls.empty());
+	auto bad = test::run_damonctl(
+		{"schemes", "-c", data("no-such-file.json")}, t);
+	EXPECT_EQ(bad.exit_code, EXIT_USAGE);
+	EXPECT_EQ(bad.err, "damonctl: cannot read schemes file '" +
+				   data("no-such-file.json") + "'\n");
+}
+
+TEST(SchemeEngine, MatchesCountsPercentsAndAges)
+{
+	Scheme s = one(R"({"action": "stat", "pattern": {"nr_accesses":
+			  {"min": "50%", "max": "100%"}, "age": {"min": 2}}})");
+
+	// max nr_accesses of the aggregation 20: 50 % is 10
+	EXPECT_TRUE(
+		SchemeEngine::matches(s, region(0, 4096, 10, 2), 20, 100000));
+	EXPECT_FALSE(
+		SchemeEngine::matches(s, region(0, 4096, 9, 2), 20, 100000));
+	EXPECT_FALSE(
+		SchemeEngine::matches(s, region(0, 4096, 10, 1), 20, 100000));
+	Scheme u = one(R"({"action": "stat", "pattern":
+			  {"age": {"min": "1 s", "max": "2 s"}}})");
+	// 100 ms aggregations: 1 s .. 2 s is 10 .. 20 aggregations
+	EXPECT_FALSE(
+		SchemeEngine::matches(u, region(0, 4096, 0, 9), 1, 100000));
+	EXPECT_TRUE(
+		SchemeEngine::matches(u, region(0, 4096, 0, 10), 1, 100000));
+	EXPECT_TRUE(
+		SchemeEngine::matches(u, region(0, 4096, 0, 20), 1, 100000));
+	EXPECT_FALSE(
+		SchemeEngine::matches(u, region(0, 4096, 0, 21), 1, 100000));
+	Scheme c = one(R"({"action": "stat", "pattern": {"size":
+			  {"min": "8K"}, "nr_accesses": {"min": 0, "max": 0}}})");
+	EXPECT_TRUE(SchemeEngine::matches(c, region(0, 8192, 0, 0), 5, 100000));
+	EXPECT_FALSE(
+		SchemeEngine::matches(c, region(0, 4096, 0, 0), 5, 100000));
+	EXPECT_FALSE(
+		SchemeEngine::matches(c, region(0, 8192, 1, 0), 5, 100000));
+}
+
+TEST(SchemeEngine, AppliesToMappedPiecesOnly)
+{
+	FakeBackend b;
+	b.maps[100] = {{0x1000, 0x3000, true}, {0x5000, 0x8000, false}};
+	SchemeEngine e({one(R"({"action": "pageout"})")}, b);
+
+	// one region over both mappings and the gap between them
+	e.apply(aggr({region(0x0, 0x9000, 0, 0)}));
+	std::vector<Call> want = {
+		{100, SchemeAction::pageout, -1, 0x1000, 0x3000},
+		{100, SchemeAction::pageout, -1, 0x5000, 0x8000},
+	};
+	EXPECT_EQ(b.calls, want);
+	EXPECT_EQ(e.stats(0).nr_tried, 2u);
+	EXPECT_EQ(e.stats(0).sz_tried, 0x5000u);
+	EXPECT_EQ(e.stats(0).nr_applied, 2u);
+	EXPECT_EQ(e.stats(0).sz_applied, 0x5000u);
+}
+
+TEST(SchemeEngine, FiltersFirstMatchDecides)
+{
+	FakeBackend b;
+	b.maps[100] = {{0x1000, 0x5000, true}, {0x5000, 0x9000, false}};
+	// reject the address range, then allow anonymous memory: file-backed
+	// memory matches no filter and is skipped (the last filter allows)
+	SchemeEngine e({one(R"({"action": "cold", "filters": [
+		{"type": "addr", "start": "0x2000", "end": "0x3000"},
+		{"type": "anon", "allow": true}]})")},
+		       b);
+
+	e.apply(aggr({region(0x0, 0xa000, 0, 0)}));
+	std::vector<Call> want = {
+		{100, SchemeAction::cold, -1, 0x1000, 0x2000},
+		{100, SchemeAction::cold, -1, 0x3000, 0x5000},
+	};
+	EXPECT_EQ(b.calls, want);
+	EXPECT_EQ(e.stats(0).sz_applied, 0x3000u);
+
+	// only reject filters (DAMOS 6.12): what matches none is applied
+	FakeBackend b2 = b;
+	b2.calls.clear();
+	SchemeEngine e2({one(R"({"action": "cold", "filters": [
+		{"type": "anon", "matching": false}]})")},
+			b2);
+	e2.apply(aggr({region(0x0, 0xa000, 0, 0)}));
+	std::vector<Call> want2 = {
+		{100, SchemeAction::cold, -1, 0x1000, 0x5000},
+	};
+	EXPECT_EQ(b2.calls, want2);
+}
+
+TEST(SchemeEngine, QuotaTakesTheColdestFirstAndCountsExceeds)
+{
+	FakeBackend b = backend_with_mapping();
+	// 2 MiB a second; four idle 1 MiB regions, the oldest coldest
+	SchemeEngine e({one(R"({"action": "migrate_cold", "node": 1,
+		"pattern": {"nr_accesses": {"max": 0}},
+		"quota": {"bytes": "2M", "reset_interval_ms": 1000,
+		"weights": {"nr_accesses": 1, "age": 1}}})")},
+		       b);
+	std::vector<Region> rs = {
+		region(B, B + MiB, 0, 20),                // 2 s old
+		region(B + MiB, B + 2 * MiB, 0, 400),     // 40 s
+		region(B + 2 * MiB, B + 3 * MiB, 0, 10),  // 1 s
+		region(B + 3 * MiB, B + 4 * MiB, 0, 100), // 10 s
+		region(B + 4 * MiB, B + 5 * MiB, 7, 100), // accessed
+	};
+
+	e.apply(aggr(rs, 0));
+	std::vector<Call> want = {
+		{100, SchemeAction::migrate_cold, 1, B + MiB, B + 2 * MiB},
+		{100, SchemeAction::migrate_cold, 1, B + 3 * MiB, B + 4 * MiB},
+	};
+	EXPECT_EQ(b.calls, want);
+	EXPECT_EQ(e.stats(0).sz_tried, 2 * MiB);
+	EXPECT_EQ(e.stats(0).sz_applied, 2 * MiB);
+	EXPECT_EQ(e.quota_left(0), 0u);
+	EXPECT_GT(SchemeEngine::score(e.scheme(0), rs[1], 7, 100000),
+		  SchemeEngine::score(e.scheme(0), rs[3], 7, 100000));
+
+	// the same window: nothing more
+	b.calls.clear();
+	e.apply(aggr(rs, 0));
+	EXPECT_TRUE(b.calls.empty());
+	EXPECT_EQ(e.stats(0).qt_exceeds, 0u);
+	// a new window: the full quota before counted as one exceed
+	e.apply(aggr(rs, 1));
+	EXPECT_EQ(e.stats(0).qt_exceeds, 1u);
+	EXPECT_EQ(b.calls.size(), 2u);
+	EXPECT_EQ(e.stats(0).sz_applied, 4 * MiB);
+	EXPECT_EQ(e.stats(0).nr_aggregations, 3u);
+}
+
+TEST(SchemeEngine, QuotaCutsTheLastRegion)
+{
+	FakeBackend b = backend_with_mapping();
+	SchemeEngine e({one(R"({"action": "pageout", "quota":
+		{"bytes": "1536K", "reset_interval_ms": 1000}})")},
+		       b);
+
+	e.apply(aggr({region(B, B + MiB, 0, 5),
+		      region(B + MiB, B + 2 * MiB, 0, 5)}));
+	std::vector<Call> want = {
+		{100, SchemeAction::pageout, -1, B, B + MiB},
+		{100, SchemeAction::pageout, -1, B + MiB, B + MiB + 512 * KiB},
+	};
+	EXPECT_EQ(b.calls, want);
+	EXPECT_EQ(e.stats(0).sz_tried, 1536 * KiB);
+}
+
+TEST(SchemeEngine, TimeQuotaFromMeasuredThroughput)
+{
+	FakeBackend b = backend_with_mapping();
+	// each apply takes 1 ms of the fake clock
+	b.ns_per_apply = 1000000;
+	SchemeEngine e({one(R"({"action": "cold", "quota":
+		{"ms": 2, "reset_interval_ms": 1000}})")},
+		       b);
+	std::vector<Region> rs;
+	for (uint64_t i = 0; i < 16; i++)
+		rs.push_back(region(B + i * MiB, B + (i + 1) * MiB, 0, 1));
+
+	// first window: DAMOS's initial 4 MiB per ms, 8 MiB
+	e.apply(aggr(rs, 0));
+	EXPECT_EQ(e.stats(0).sz_tried, 8 * MiB);
+	// measured 1 MiB per ms: 2 MiB a window from now on
+	e.apply(aggr(rs, 1));
+	EXPECT_EQ(e.stats(0).sz_tried, 10 * MiB);
+	EXPECT_EQ(e.stats(0).qt_exceeds, 1u);
+}
+
+TEST(SchemeEngine, WatermarksSwitchTheSchemeOffAndOn)
+{
+	FakeBackend b = backend_with_mapping();
+	SchemeEngine e({one(R"({"action": "pageout", "watermarks":
+		{"metric": "free_mem_rate", "interval_us": "1 s",
+		 "high": 500, "mid": 400, "low": 100}})")},
+		       b);
+	std::vector<Region> rs = {region(B, B + MiB, 0, 1)};
+
+	b.free_permil = 900; // above high: off
+	e.apply(aggr(rs, 0));
+	EXPECT_FALSE(e.active(0));
+	b.free_permil = 450; // between mid and high: stays off
+	e.apply(aggr(rs, 1));
+	EXPECT_FALSE(e.active(0));
+	EXPECT_TRUE(b.calls.empty());
+	EXPECT_EQ(b.map_reads, 0u); // an inactive scheme costs nothing
+	b.free_permil = 300;        // below mid: on
+	e.apply(aggr(rs, 2));
+	EXPECT_TRUE(e.active(0));
+	b.free_permil = 450; // back between mid and high: stays on
+	e.apply(aggr(rs, 3));
+	EXPECT_TRUE(e.active(0));
+	b.free_permil = 50; // below low: off
+	e.apply(aggr(rs, 4));
+	EXPECT_FALSE(e.active(0));
+	EXPECT_EQ(b.calls.size(), 2u);
+	EXPECT_EQ(e.stats(0).nr_inactive, 3u);
+	EXPECT_EQ(e.stats(0).nr_aggregations, 2u);
+	// checked at most once an interval
+	size_t reads = b.wmark_reads;
+	e.apply(aggr(rs, 4));
+	EXPECT_EQ(b.wmark_reads, reads);
+}
+
+TEST(SchemeEngine, ApplyInterval)
+{
+	FakeBackend b = backend_with_mapping();
+	SchemeEngine e({one(R"({"action": "willneed",
+		"apply_interval_us": "2 s"})")},
+		       b);
+
+	for (uint64_t t = 0; t < 6; t++)
+		e.apply(aggr({region(B, B + MiB, 3, 1)}, t));
+	EXPECT_EQ(b.calls.size(), 3u); // at 0, 2 and 4 s
+	EXPECT_EQ(e.stats(0).nr_aggregations, 3u);
+}
+
+TEST(SchemeEngine, StatAppliesNothingAndFailuresAreCountedByErrno)
+{
+	FakeBackend b = backend_with_mapping();
+	b.maps[200] = {{0x100000, 0x200000, true}};
+	b.maps_err[300] = ESRCH; // exited
+	b.fail_pages[200] = {EPERM, 1000};
+	SchemeEngine e({one(R"({"action": "stat"})"),
+			one(R"({"action": "migrate_hot", "node": 0,
+			     "name": "up"})")},
+		       b);
+	Aggregation a = aggr({region(B, B + MiB, 5, 1, 1),
+			      region(0x100000, 0x200000, 5, 1, 2),
+			      region(0x100000, 0x200000, 5, 1, 3)});
+	Target t2, t3;
+	t2.id = 2;
+	t2.pid = 200;
+	t3.id = 3;
+	t3.pid = 300;
+	a.targets.push_back(t2);
+	a.targets.push_back(t3);
+
+	e.apply(a);
+	// stat: tried everything it could map, applied nothing
+	EXPECT_EQ(e.stats(0).nr_tried, 3u);
+	EXPECT_EQ(e.stats(0).sz_tried, 3 * MiB);
+	EXPECT_EQ(e.stats(0).nr_applied, 0u);
+	EXPECT_EQ(e.stats(0).sz_applied, 0u);
+	// the migration: pid 100 fine, pid 200 EPERM on every page, pid 300
+	// gone; the other targets unaffected
+	const SchemeStats &st = e.stats(1);
+	EXPECT_EQ(st.nr_tried, 3u);
+	EXPECT_EQ(st.sz_tried, 3 * MiB);
+	EXPECT_EQ(st.nr_applied, 1u);
+	EXPECT_EQ(st.sz_applied, MiB);
+	std::map<int, uint64_t> failed = {{EPERM, 256}, {ESRCH, 256}};
+	EXPECT_EQ(st.failed, failed);
+	// tried = applied + failed
+	uint64_t failed_sz = 0;
+	for (const auto &[err, pages] : st.failed)
+		failed_sz += pages * 4096;
+	EXPECT_EQ(st.sz_tried, st.sz_applied + failed_sz);
+	// the mappings of each pid read once for both schemes
+	EXPECT_EQ(b.map_reads, 3u);
+	auto j = to_json(e.scheme(1), st);
+	EXPECT_EQ(j["failed_pages"]["EPERM"], 256);
+	EXPECT_EQ(j["node"], 0);
+}
+
+TEST(SchemeEngine, PhysicalRegionsOnlyStat)
+{
+	FakeBackend b;
+	SchemeEngine e({one(R"({"action": "pageout"})")}, b);
+	Aggregation a = aggr({region(0x100000, 0x200000, 0, 1)});
+	a.targets[0].pid.reset();
+
+	e.apply(a);
+	EXPECT_TRUE(b.calls.empty());
+	EXPECT_EQ(e.stats(0).failed.at(EOPNOTSUPP), 256u);
+}
+
+// The real backend on this process: an untouched page of a mapping (no
+// page table entry: move_pages says -EFAULT) is absent, not a failure,
+// and a page already on the node is not moved.
+TEST(SchemeBackend, UntouchedPagesAreAbsentNotFailed)
+{
+	auto b = make_system_backend();
+	const size_t len = 4 * 4096;
+	void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(p, MAP_FAILED);
+	static_cast<volatile char *>(p)[0] = 1; // one page present
+	auto a = uint64_t(reinterpret_cast<uintptr_t>(p));
+	auto pid = uint32_t(getpid());
+	bool mapped = false;
+	for (const auto &m : b->mappings(pid))
+		mapped = mapped || (m.start <= a && a + len <= m.end && m.anon);
+	EXPECT_TRUE(mapped);
+	int node = -1;
+	if (syscall(SYS_getcpu, nullptr, &node, nullptr) || node < 0)
+		node = 0;
+
+	auto r = b->apply(pid, SchemeAction::migrate_hot, node, a, a + len);
+	munmap(p, len);
+	if (r.failed.count(ENOSYS))
+		GTEST_SKIP() << "no move_pages(2) here";
+	EXPECT_EQ(r.sz_applied, 0u);
+	EXPECT_EQ(r.failed, (std::map<int, uint64_t>{}));
+}

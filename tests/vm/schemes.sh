@@ -1,0 +1,218 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kernels: debug stock
+# numa: yes
+# timeout: 900
+# damonctl schemes on real aggregations, with the ground truth of
+# move_pages(2) queries of every page (/bin/pagenodes).
+#
+# migrate_cold: the workload (64 MiB, a 4 MiB hot range faulted in again
+# on every pass, -f) runs on CPU 0, so every page starts on node 0 and the
+# hot range stays there. A scheme moves idle regions (nr_accesses 0, age
+# >= 3) of the mapping to node 1: at least 95 % of the cold pages reach
+# node 1 within a bounded number of aggregations, at most 5 % of the hot
+# pages sit there, and the scheme's sz_applied is at least the bytes found
+# moved and at most that plus the hot range (a hot page moved and dropped
+# by the next pass).
+#
+# pageout: with swap (a loop device on a tmpfs file; where the kernel has
+# no swap or no loop module the three checks are skipped) and NUMA
+# balancing's hinting faults as samples, a scheme pages out idle regions:
+# (nr_accesses 0, age >= 5) at least 90 % of the cold bytes leave the
+# workload's RSS, the hot range stays resident (VmRSS keeps 95 % of it,
+# at most 5 % of its pages paged out and swapped back in: pswpin, as only
+# the hot range is touched), nothing fails.
+. /tests/lib.sh
+
+CTX=schemes
+AGGR_US=200000
+# Each run of damonctl schemes takes RUN aggregations, at most RUNS runs.
+RUN=${SCHEMES_RUN:-10}
+RUNS=${SCHEMES_RUNS:-8}
+
+need_damonctl "damonctl schemes"
+diag_machine
+load_module damon_perf || finish
+
+# nodes PID START END: "NODE0 NODE1 ABSENT OTHER" pages of the range
+nodes() {
+	/bin/pagenodes "$1" "$2" "$3" |
+		sed -n 's/.*node0=\([0-9]*\) node1=\([0-9]*\) absent=\([0-9]*\) other=\([0-9]*\).*/\1 \2 \3 \4/p'
+}
+
+# jsum KEY FILE...: the sum of every "KEY": N in the files
+jsum() {
+	_k=$1
+	shift
+	cat "$@" | sed -n "s/.*\"$_k\": \([0-9]*\).*/\1/p" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# failed_sum FILE...: the pages of every failed_pages entry
+failed_sum() {
+	cat "$@" | awk '/"failed_pages"/ { f = 1; if ($0 ~ /\{\}/) f = 0; next }
+		f && /\}/ { f = 0; next }
+		f { gsub(/[^0-9]/, "", $2); s += $2 }
+		END { print s + 0 }'
+}
+
+# scheme_file FILE ACTION EXTRA AGE: idle regions of the mapping, at
+# least AGE aggregations old
+scheme_file() {
+	cat > "$1" <<EOF
+{"schemes": [{"name": "idle", "action": "$2"$3,
+  "pattern": {"nr_accesses": {"min": 0, "max": 0}, "age": {"min": $4}},
+  "filters": [{"type": "addr", "start": "$(printf '%#x' "$ms")",
+               "end": "$(printf '%#x' "$me")", "allow": true}]}]}
+EOF
+}
+
+# --- migrate_cold ---
+echo 0 > /proc/sys/kernel/numa_balancing
+taskset -p 1 $$ > /dev/null
+workload_started -s 64 -o 16 -h 4 -t 0 -n 2 -f
+taskset -p 3 $$ > /dev/null 2>&1
+hs=$((WORKLOAD_HOT_START))
+he=$((WORKLOAD_HOT_END))
+ms=$((WORKLOAD_BASE))
+me=$((WORKLOAD_BASE + WORKLOAD_SIZE))
+cold_pages=$(((me - ms - (he - hs)) / 4096))
+hot_pages=$(((he - hs) / 4096))
+# shellcheck disable=SC2046 # into $1..$4
+set -- $(nodes "$WORKLOAD_PID" $ms $me)
+n1_before=${2:-0}
+diag "before: node0=$1 node1=$2 absent=$3 other=$4 pages of the mapping"
+check "damonctl start: page-fault probe on the workload" \
+	damonctl start -n $CTX -p "$WORKLOAD_PID" -e page-faults --period 1 \
+	--exclude-kernel --aggr-us $AGGR_US --ring-size 4096
+scheme_file /tmp/cold.json migrate_cold ', "node": 1' 3
+rm -f /tmp/cold.*.out
+run=0 moved=0
+while [ $run -lt "$RUNS" ]; do
+	run=$((run + 1))
+	damonctl schemes -c /tmp/cold.json $CTX --json -n "$RUN" \
+		> /tmp/cold.$run.out 2> /tmp/cold.err
+	# shellcheck disable=SC2046
+	set -- $(nodes "$WORKLOAD_PID" $ms $hs) $(nodes "$WORKLOAD_PID" $he $me)
+	moved=$(($2 + $6))
+	[ $((moved * 100)) -ge $((cold_pages * 95)) ] && break
+done
+# shellcheck disable=SC2046
+set -- $(nodes "$WORKLOAD_PID" $hs $he)
+hot_n1=${2:-0}
+# shellcheck disable=SC2046
+set -- $(nodes "$WORKLOAD_PID" $ms $me)
+found=$((${2:-0} - n1_before))
+applied=$(jsum sz_applied /tmp/cold.*.out)
+tried=$(jsum sz_tried /tmp/cold.*.out)
+failed=$(failed_sum /tmp/cold.*.out)
+diag "after $((run * RUN)) aggregations: $moved of $cold_pages cold pages on" \
+	"node 1, $hot_n1 of $hot_pages hot pages; sz_tried=$tried" \
+	"sz_applied=$applied ($((applied / 4096)) pages), found moved" \
+	"$found pages, failed $failed pages"
+while read -r l; do diag "stderr: $l"; done < /tmp/cold.err
+if [ $((moved * 100)) -ge $((cold_pages * 95)) ]; then
+	ok "migrate_cold: $moved of $cold_pages cold pages on node 1 within $((run * RUN)) aggregations"
+else
+	not_ok "migrate_cold: $moved of $cold_pages cold pages on node 1 (want 95 %)"
+fi
+if [ $((hot_n1 * 100)) -le $((hot_pages * 5)) ]; then
+	ok "migrate_cold: $hot_n1 of $hot_pages hot pages on node 1 (at most 5 %)"
+else
+	not_ok "migrate_cold: $hot_n1 of $hot_pages hot pages on node 1 (want at most 5 %)"
+fi
+if [ "$applied" -ge $((found * 4096)) ] &&
+	[ "$applied" -le $((found * 4096 + he - hs)) ] &&
+	[ "$applied" -le "$tried" ] && [ "$failed" -eq 0 ]; then
+	ok "migrate_cold: sz_applied $applied matches the $found pages found moved"
+else
+	not_ok "migrate_cold: sz_applied $applied vs $found pages found moved" \
+		"(sz_tried $tried, failed $failed)"
+fi
+damonctl stop $CTX > /dev/null 2>&1
+stop_workload
+
+# --- pageout ---
+# setup_swap: a 128 MiB swap device, or a reason on stdout
+setup_swap() {
+	[ -e /proc/swaps ] || { echo "no swap in this kernel"; return 1; }
+	[ -f /lib/damon_perf/extra/loop.ko ] ||
+		{ echo "no loop module for this kernel"; return 1; }
+	insmod /lib/damon_perf/extra/loop.ko 2>/dev/null
+	[ -b /dev/loop0 ] || mknod /dev/loop0 b 7 0 2>/dev/null
+	dd if=/dev/zero of=/tmp/swapfile bs=1M count=128 2>/dev/null &&
+		losetup /dev/loop0 /tmp/swapfile &&
+		mkswap /dev/loop0 > /dev/null &&
+		swapon /dev/loop0 ||
+		{ echo "swap on /dev/loop0 failed"; return 1; }
+}
+# rss PID: VmRSS in KiB
+rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+if why=$(setup_swap); then
+	check "NUMA balancing on with fast scans" numa_balancing_fast
+	workload_started -s 64 -o 16 -h 4 -t 0 -n 2
+	hs=$((WORKLOAD_HOT_START))
+	he=$((WORKLOAD_HOT_END))
+	ms=$((WORKLOAD_BASE))
+	me=$((WORKLOAD_BASE + WORKLOAD_SIZE))
+	cold_kib=$(((me - ms - (he - hs)) / 1024))
+	rss0=$(rss "$WORKLOAD_PID")
+	swpin0=$(awk '/^pswpin / { print $2 }' /proc/vmstat)
+	check "damonctl start: page-fault probe (hinting faults)" \
+		damonctl start -n $CTX -p "$WORKLOAD_PID" -e page-faults \
+		--period 1 --exclude-kernel --aggr-us 1000000 --ring-size 4096
+	scheme_file /tmp/out.json pageout '' 5
+	rm -f /tmp/out.*.out
+	run=0
+	while [ $run -lt "$RUNS" ]; do
+		run=$((run + 1))
+		damonctl schemes -c /tmp/out.json $CTX --json -n "$RUN" \
+			> /tmp/out.$run.out 2> /tmp/out.err
+		[ $(((rss0 - $(rss "$WORKLOAD_PID")) * 100)) -ge \
+			$((cold_kib * 90)) ] && break
+	done
+	rss1=$(rss "$WORKLOAD_PID")
+	# shellcheck disable=SC2046
+	set -- $(nodes "$WORKLOAD_PID" $hs $he)
+	# (shown only: a PTE NUMA balancing made PROT_NONE for a hinting
+	# fault reads as absent to move_pages)
+	hot_present=$((${1:-0} + ${2:-0}))
+	# pages swapped back in: only the hot range is touched, so hot
+	# pages paged out during the run
+	swpin=$(($(awk '/^pswpin / { print $2 }' /proc/vmstat) - swpin0))
+	applied=$(jsum sz_applied /tmp/out.*.out)
+	failed=$(failed_sum /tmp/out.*.out)
+	diag "pageout: VmRSS $rss0 -> $rss1 KiB (cold $cold_kib KiB), hot" \
+		"pages present $hot_present of $hot_pages, $swpin pages" \
+		"swapped in, sz_applied $applied," \
+		"failed $failed pages, $(awk '/^SwapFree:/ { print $2 }' /proc/meminfo) KiB swap free"
+	while read -r l; do diag "stderr: $l"; done < /tmp/out.err
+	if [ $(((rss0 - rss1) * 100)) -ge $((cold_kib * 90)) ]; then
+		ok "pageout: RSS fell by $((rss0 - rss1)) KiB of $cold_kib KiB cold"
+	else
+		not_ok "pageout: RSS fell by $((rss0 - rss1)) KiB of $cold_kib KiB cold (want 90 %)"
+	fi
+	# the hot range stays resident: RSS keeps at least 95 % of it, and
+	# at most 5 % of its pages were paged out and faulted back in
+	if [ $((rss1 * 100)) -ge $(((he - hs) / 1024 * 95)) ] &&
+		[ $((swpin * 100)) -le $((hot_pages * 5)) ]; then
+		ok "pageout: the hot range stayed resident (VmRSS $rss1 KiB, $swpin of $hot_pages hot pages swapped in)"
+	else
+		not_ok "pageout: the hot range stayed resident (VmRSS $rss1 KiB of $(((he - hs) / 1024)) KiB hot, $swpin of $hot_pages hot pages swapped in; want 95 % and 5 %)"
+	fi
+	if [ "$applied" -ge $(((rss0 - rss1) * 1024)) ] && [ "$failed" -eq 0 ]; then
+		ok "pageout: sz_applied $applied covers the $(((rss0 - rss1) * 1024)) bytes paged out, no failure"
+	else
+		not_ok "pageout: sz_applied $applied vs $(((rss0 - rss1) * 1024)) bytes paged out, $failed pages failed"
+	fi
+	damonctl stop $CTX > /dev/null 2>&1
+	stop_workload
+	swapoff /dev/loop0 2>/dev/null
+else
+	skip "pageout: RSS fell" "$why"
+	skip "pageout: the hot range stayed resident" "$why"
+	skip "pageout: sz_applied covers the bytes paged out" "$why"
+fi
+unload_module damon_perf
+finish

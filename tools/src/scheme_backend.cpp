@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+// The system calls behind `damonctl schemes`: /proc/PID/maps for the
+// mappings, move_pages(2) for migrate_hot and migrate_cold (a status query
+// first, so only pages off the node move and each one's outcome is
+// counted) and process_madvise(2) on a pidfd for pageout, cold, willneed
+// and collapse. Raw syscall(): no libnuma.
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "scheme_engine.hpp"
+
+#ifndef MADV_COLD
+#define MADV_COLD 20
+#endif
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#ifndef MPOL_MF_MOVE
+#define MPOL_MF_MOVE (1 << 1)
+#endif
+
+namespace damonctl {
+
+namespace {
+
+const uint64_t PAGE = 4096;
+// pages per move_pages() call
+const size_t BATCH = 4096;
+
+// An owned pidfd: closed when it goes.
+class PidFd {
+public:
+	explicit PidFd(uint32_t pid)
+		: fd_(int(syscall(SYS_pidfd_open, pid_t(pid), 0)))
+		, err_(fd_ < 0 ? errno : 0)
+	{
+	}
+	~PidFd()
+	{
+		if (fd_ >= 0)
+			close(fd_);
+	}
+	PidFd(const PidFd &) = delete;
+	PidFd &operator=(const PidFd &) = delete;
+
+	int fd() const { return fd_; }
+	int err() const { return err_; }
+
+private:
+	int fd_;
+	int err_;
+};
+
+int advice_of(SchemeAction a)
+{
+	switch (a) {
+	case SchemeAction::pageout:
+		return MADV_PAGEOUT;
+	case SchemeAction::cold:
+		return MADV_COLD;
+	case SchemeAction::willneed:
+		return MADV_WILLNEED;
+	case SchemeAction::collapse:
+		return MADV_COLLAPSE;
+	default:
+		return -1;
+	}
+}
+
+class SystemBackend : public SchemeBackend {
+public:
+	std::vector<Mapping> mappings(uint32_t pid) override
+	{
+		std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
+		std::vector<Mapping> out;
+
+		if (!in)
+			throw std::system_error(errno ? errno : ESRCH,
+						std::generic_category());
+		for (std::string line; std::getline(in, line);) {
+			std::istringstream ls(line);
+			std::string range, perms, off, dev, path;
+			unsigned long inode = 0;
+			ls >> range >> perms >> off >> dev >> inode;
+			std::getline(ls >> std::ws, path);
+			Mapping m;
+			unsigned long start = 0, end = 0;
+			if (std::sscanf(range.c_str(), "%lx-%lx", &start,
+					&end) != 2)
+				continue;
+			m.start = start;
+			m.end = end;
+			// the kernel's own pages, and PROT_NONE guards
+			if (path == "[vdso]" || path == "[vvar]" ||
+			    path == "[vsyscall]" || path == "[vvar_vclock]" ||
+			    perms.compare(0, 3, "---") == 0)
+				continue;
+			m.anon = inode == 0 && (path.empty() || path[0] == '[');
+			out.push_back(m);
+		}
+		return out;
+	}
+
+	ApplyResult apply(uint32_t pid, SchemeAction action, int node,
+			  uint64_t start, uint64_t end) override
+	{
+		if (action == SchemeAction::migrate_hot ||
+		    action == SchemeAction::migrate_cold)
+			return migrate(pid, node, start, end);
+		return madvise(pid, advice_of(action), start, end);
+	}
+
+	uint32_t free_mem_permil() override
+	{
+		std::ifstream in("/proc/meminfo");
+		uint64_t total = 0, free = 0;
+
+		for (std::string key; in >> key;) {
+			uint64_t v = 0;
+			in >> v;
+			if (key == "MemTotal:")
+				total = v;
+			else if (key == "MemFree:")
+				free = v;
+			in.ignore(64, '\n');
+		}
+		return total ? uint32_t(free * 1000 / total) : 0;
+	}
+
+	uint64_t now_ns() override
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec);
+	}
+
+private:
+	ApplyResult migrate(uint32_t pid, int node, uint64_t start,
+			    uint64_t end)
+	{
+		ApplyResult res;
+		std::vector<void *> pages, off_node;
+		std::vector<int> status, nodes;
+
+		for (uint64_t a = start; a < end; a += BATCH * PAGE) {
+			uint64_t b = std::min(end, a + BATCH * PAGE);
+			pages.clear();
+			for (uint64_t p = a; p < b; p += PAGE)
+				// the target's addresses, never dereferenced
+				// NOLINTNEXTLINE(performance-no-int-to-ptr)
+				pages.push_back(reinterpret_cast<void *>(p));
+			status.assign(pages.size(), 0);
+			// where each page is now
+			if (syscall(SYS_move_pages, pid_t(pid), pages.size(),
+				    pages.data(), nullptr, status.data(),
+				    0) < 0) {
+				res.failed[errno] += pages.size();
+				continue;
+			}
+			off_node.clear();
+			for (size_t i = 0; i < pages.size(); i++) {
+				if (status[i] >= 0 && status[i] != node)
+					off_node.push_back(pages[i]);
+				// not present, nothing to move: -ENOENT, or
+				// -EFAULT for no page table entry (the range
+				// was in the mappings just read)
+				else if (status[i] < 0 &&
+					 status[i] != -ENOENT &&
+					 status[i] != -EFAULT)
+					res.failed[-status[i]]++;
+			}
+			if (off_node.empty())
+				continue;
+			nodes.assign(off_node.size(), node);
+			status.assign(off_node.size(), 0);
+			if (syscall(SYS_move_pages, pid_t(pid), off_node.size(),
+				    off_node.data(), nodes.data(),
+				    status.data(), MPOL_MF_MOVE) < 0) {
+				res.failed[errno] += off_node.size();
+				continue;
+			}
+			for (int st : status) {
+				if (st == node)
+					res.sz_applied += PAGE;
+				else if (st < 0)
+					res.failed[-st]++;
+				else
+					res.failed[EAGAIN]++;
+			}
+		}
+		return res;
+	}
+
+	ApplyResult madvise(uint32_t pid, int advice, uint64_t start,
+			    uint64_t end)
+	{
+		ApplyResult res;
+		auto it = pidfds_.find(pid);
+
+		if (it == pidfds_.end())
+			it = pidfds_.emplace(pid, std::make_unique<PidFd>(pid))
+				     .first;
+		if (it->second->fd() < 0) {
+			res.failed[it->second->err()] += (end - start) / PAGE;
+			pidfds_.erase(it);
+			return res;
+		}
+		while (start < end) {
+			struct iovec iov = {
+				// NOLINTNEXTLINE(performance-no-int-to-ptr)
+				reinterpret_cast<void *>(start),
+				size_t(end - start),
+			};
+			long n = syscall(SYS_process_madvise, it->second->fd(),
+					 &iov, 1UL, advice, 0U);
+			if (n <= 0) {
+				int err = n < 0 ? errno : EAGAIN;
+				res.failed[err] += (end - start) / PAGE;
+				if (err == ESRCH)
+					pidfds_.erase(it);
+				break;
+			}
+			res.sz_applied += uint64_t(n);
+			start += uint64_t(n);
+		}
+		return res;
+	}
+
+	std::map<uint32_t, std::unique_ptr<PidFd>> pidfds_;
+};
+
+} // namespace
+
+std::unique_ptr<SchemeBackend> make_system_backend()
+{
+	return std::make_unique<SystemBackend>();
+}
+
+} // namespace damonctl

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "scheme_engine.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+
+namespace damonctl {
+
+namespace {
+
+const uint64_t PAGE = 4096;
+// DAMON's constants (mm/damon/ops-common.c, include/linux/damon.h)
+const int MAX_SUBSCORE = 100;
+const int MAX_AGE_IN_LOG = 32;
+const int MAX_SCORE = 99;
+
+// @pct percent of @max, as DAMOS turns a percentage into a count.
+uint64_t pct_of(uint64_t pct, uint32_t max)
+{
+	return uint64_t((unsigned __int128)pct * max / 100);
+}
+
+// A usec age bound in aggregations, as DAMOS converts it.
+uint64_t age_bound(uint64_t v, AgeUnit unit, uint64_t aggr_us)
+{
+	if (unit == AgeUnit::aggrs || v == UINT64_MAX)
+		return v;
+	return v / (aggr_us ? aggr_us : 1);
+}
+
+// A piece of a region: in one mapping and on one side of every address
+// filter's bounds.
+struct Piece {
+	uint64_t start;
+	uint64_t end;
+	bool anon;
+};
+
+bool filter_matches(const SchemeFilter &f, const Piece &p, uint32_t target)
+{
+	bool prop = false;
+
+	switch (f.type) {
+	case SchemeFilterType::addr:
+		prop = f.start <= p.start && p.end <= f.end;
+		break;
+	case SchemeFilterType::anon:
+		prop = p.anon;
+		break;
+	case SchemeFilterType::target:
+		prop = target == f.target_id;
+		break;
+	}
+	return prop == f.matching;
+}
+
+// DAMOS (6.15): the first filter that matches decides; with none, the
+// opposite of the last filter's.
+bool filters_pass(const std::vector<SchemeFilter> &fs, const Piece &p,
+		  uint32_t target)
+{
+	for (const auto &f : fs)
+		if (filter_matches(f, p, target))
+			return f.allow;
+	return fs.empty() || !fs.back().allow;
+}
+
+// [start, end) cut at the address filters' bounds.
+void cut_at_filters(const std::vector<SchemeFilter> &fs, Piece p,
+		    std::vector<Piece> &out)
+{
+	std::vector<uint64_t> cuts;
+
+	for (const auto &f : fs) {
+		if (f.type != SchemeFilterType::addr)
+			continue;
+		for (uint64_t a : {f.start & ~(PAGE - 1), f.end & ~(PAGE - 1)})
+			if (a > p.start && a < p.end)
+				cuts.push_back(a);
+	}
+	std::sort(cuts.begin(), cuts.end());
+	cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+	for (uint64_t a : cuts) {
+		out.push_back({p.start, a, p.anon});
+		p.start = a;
+	}
+	out.push_back(p);
+}
+
+void add_failed(std::map<int, uint64_t> &to,
+		const std::map<int, uint64_t> &from)
+{
+	for (const auto &[err, n] : from)
+		to[err] += n;
+}
+
+} // namespace
+
+SchemeEngine::SchemeEngine(std::vector<Scheme> schemes, SchemeBackend &backend)
+	: backend_(backend)
+{
+	for (auto &s : schemes) {
+		State st;
+		st.scheme = std::move(s);
+		states_.push_back(std::move(st));
+	}
+}
+
+uint64_t SchemeEngine::quota_left(size_t i) const
+{
+	const State &st = states_[i];
+
+	if (!st.esz)
+		return UINT64_MAX;
+	return st.charged_sz >= st.esz ? 0 : st.esz - st.charged_sz;
+}
+
+bool SchemeEngine::matches(const Scheme &s, const Region &r,
+			   uint32_t max_nr_accesses, uint64_t aggr_us)
+{
+	const AccessPattern &p = s.pattern;
+	uint64_t nmin = p.nr_accesses.min, nmax = p.nr_accesses.max;
+
+	if (p.nr_accesses_unit == AccessUnit::percent) {
+		nmin = pct_of(nmin, max_nr_accesses);
+		nmax = pct_of(nmax, max_nr_accesses);
+	}
+	return p.sz.min <= r.size() && r.size() <= p.sz.max &&
+	       nmin <= r.nr_accesses && r.nr_accesses <= nmax &&
+	       age_bound(p.age.min, p.age_unit, aggr_us) <= r.age &&
+	       r.age <= age_bound(p.age.max, p.age_unit, aggr_us);
+}
+
+unsigned int SchemeEngine::score(const Scheme &s, const Region &r,
+				 uint32_t max_nr_accesses, uint64_t aggr_us)
+{
+	// damon_hot_score() of mm/damon/ops-common.c
+	int freq_weight = int(s.quota.weight_nr_accesses);
+	int age_weight = int(s.quota.weight_age);
+	int freq = int(uint64_t(r.nr_accesses) * MAX_SUBSCORE /
+		       (max_nr_accesses ? max_nr_accesses : 1));
+	uint64_t age_in_sec = uint64_t(r.age) * aggr_us / 1000000;
+	int age_in_log = 0;
+
+	freq = std::min(freq, MAX_SUBSCORE);
+	for (; age_in_log < MAX_AGE_IN_LOG && age_in_sec; age_in_log++)
+		age_in_sec >>= 1;
+	if (freq == 0)
+		age_in_log = -age_in_log;
+	age_in_log += MAX_AGE_IN_LOG;
+	int age_sub = age_in_log * MAX_SUBSCORE / MAX_AGE_IN_LOG / 2;
+	int64_t hot =
+		int64_t(freq_weight) * freq + int64_t(age_weight) * age_sub;
+	if (freq_weight + age_weight)
+		hot /= freq_weight + age_weight;
+	hot = hot * MAX_SCORE / MAX_SUBSCORE;
+	hot = std::max<int64_t>(std::min<int64_t>(hot, MAX_SCORE), 0);
+	if (action_prefers_hot(s.action))
+		return unsigned(hot);
+	return unsigned(MAX_SCORE - hot);
+}
+
+bool SchemeEngine::check_watermarks(State &st, uint64_t now)
+{
+	const Watermarks &w = st.scheme.wmarks;
+
+	if (w.metric == WmarkMetric::none)
+		return true;
+	if (st.wmark_checked && now < st.next_wmark_ns)
+		return st.active;
+	st.wmark_checked = true;
+	st.next_wmark_ns = now + w.interval_us * 1000;
+	uint32_t m = backend_.free_mem_permil();
+	// damos_wmark_wait_us() of mm/damon/core.c
+	if (m > w.high || m < w.low)
+		st.active = false;
+	else if (m >= w.mid && !st.active)
+		; // inactive until the metric comes down to mid
+	else
+		st.active = true;
+	return st.active;
+}
+
+void SchemeEngine::adjust_quota(State &st, uint64_t now)
+{
+	const Quota &q = st.scheme.quota;
+
+	if (!q.limited())
+		return;
+	bool reset = !st.window_open ||
+		     now >= st.window_start_ns + q.reset_interval_ms * 1000000;
+	if (!reset)
+		return;
+	if (st.window_open && st.esz && st.charged_sz >= st.esz)
+		st.stats.qt_exceeds++;
+	st.total_charged_sz += st.charged_sz;
+	st.total_charged_ns += st.charged_ns;
+	st.charged_sz = 0;
+	st.charged_ns = 0;
+	st.window_open = true;
+	st.window_start_ns = now;
+	// damos_set_effective_quota() without goals
+	if (!q.ms) {
+		st.esz = q.sz;
+		return;
+	}
+	uint64_t throughput =
+		st.total_charged_ns
+			? uint64_t((unsigned __int128)st.total_charged_sz *
+				   1000000 / st.total_charged_ns)
+			: PAGE * 1024; // bytes per ms
+	uint64_t esz = std::max<uint64_t>(throughput * q.ms, PAGE);
+	if (q.sz && q.sz < esz)
+		esz = q.sz;
+	st.esz = esz;
+}
+
+void SchemeEngine::apply(const Aggregation &agg)
+{
+	uint32_t max_nr = 1;
+
+	for (const auto &r : agg.regions)
+		max_nr = std::max(max_nr, r.nr_accesses);
+	maps_.clear();
+	maps_err_.clear();
+	for (auto &st : states_) {
+		uint64_t now = agg.time_ns;
+		if (st.applied_once && now < st.next_apply_ns)
+			continue;
+		if (!check_watermarks(st, now)) {
+			st.stats.nr_inactive++;
+			continue;
+		}
+		st.applied_once = true;
+		st.next_apply_ns = now + st.scheme.apply_interval_us * 1000;
+		adjust_quota(st, now);
+		apply_scheme(st, agg, max_nr);
+		st.stats.nr_aggregations++;
+	}
+}
+
+void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
+				uint32_t max_nr)
+{
+	const Scheme &s = st.scheme;
+	std::vector<const Region *> cands;
+	std::map<uint32_t, std::optional<uint32_t>> pids;
+
+	for (const auto &t : agg.targets)
+		pids[t.id] = t.pid;
+	for (const auto &r : agg.regions)
+		if (matches(s, r, max_nr, agg.aggr_us))
+			cands.push_back(&r);
+	// DAMOS applies in address order above a score threshold; here the
+	// highest score goes first, the address breaking ties
+	if (st.esz)
+		std::stable_sort(
+			cands.begin(), cands.end(),
+			[&](const Region *a, const Region *b) {
+				return score(s, *a, max_nr, agg.aggr_us) >
+				       score(s, *b, max_nr, agg.aggr_us);
+			});
+	for (const Region *r : cands) {
+		if (st.esz && st.charged_sz >= st.esz)
+			break;
+		auto pit = pids.find(r->target_id);
+		std::optional<uint32_t> pid =
+			pit == pids.end() ? std::nullopt : pit->second;
+		std::vector<Piece> mapped;
+		if (!pid) {
+			// a physical address range: no mappings, no actions
+			// but stat
+			mapped.push_back({r->start, r->end, false});
+		} else {
+			if (!maps_.count(*pid) && !maps_err_.count(*pid)) {
+				try {
+					maps_[*pid] = backend_.mappings(*pid);
+				} catch (const std::system_error &e) {
+					maps_err_[*pid] = e.code().value();
+				}
+			}
+			auto eit = maps_err_.find(*pid);
+			if (eit != maps_err_.end()) {
+				st.stats.nr_tried++;
+				st.stats.sz_tried += r->size();
+				st.stats.failed[eit->second] +=
+					r->size() / PAGE;
+				continue;
+			}
+			for (const auto &m : maps_[*pid]) {
+				uint64_t a = std::max(m.start, r->start);
+				uint64_t b = std::min(m.end, r->end);
+				if (a < b)
+					mapped.push_back({a, b, m.anon});
+			}
+		}
+		std::vector<Piece> pieces;
+		for (const auto &p : mapped)
+			cut_at_filters(s.filters, p, pieces);
+		for (auto p : pieces) {
+			if (!filters_pass(s.filters, p, r->target_id))
+				continue;
+			if (st.esz) {
+				if (st.charged_sz >= st.esz)
+					break;
+				uint64_t left =
+					(st.esz - st.charged_sz) & ~(PAGE - 1);
+				if (!left) {
+					st.charged_sz = st.esz;
+					break;
+				}
+				if (p.end - p.start > left)
+					p.end = p.start + left;
+			}
+			uint64_t sz = p.end - p.start;
+			st.stats.nr_tried++;
+			st.stats.sz_tried += sz;
+			ApplyResult res;
+			uint64_t t0 = backend_.now_ns();
+			if (s.action == SchemeAction::stat) {
+				// DAMOS's stat applies nothing
+			} else if (!pid) {
+				res.failed[EOPNOTSUPP] = sz / PAGE;
+			} else {
+				res = backend_.apply(*pid, s.action,
+						     s.node.value_or(-1),
+						     p.start, p.end);
+			}
+			uint64_t t1 = backend_.now_ns();
+			st.charged_ns += t1 > t0 ? t1 - t0 : 0;
+			st.charged_sz += sz;
+			if (res.sz_applied)
+				st.stats.nr_applied++;
+			st.stats.sz_applied += res.sz_applied;
+			add_failed(st.stats.failed, res.failed);
+		}
+	}
+}
+
+nlohmann::json to_json(const Scheme &s, const SchemeStats &st)
+{
+	nlohmann::json failed = nlohmann::json::object();
+
+	for (const auto &[err, n] : st.failed)
+		failed[errno_name(err)] = n;
+	nlohmann::json j = {
+		{"name", s.name},
+		{"action", to_string(s.action)},
+		{"nr_tried", st.nr_tried},
+		{"sz_tried", st.sz_tried},
+		{"nr_applied", st.nr_applied},
+		{"sz_applied", st.sz_applied},
+		{"qt_exceeds", st.qt_exceeds},
+		{"failed_pages", failed},
+		{"nr_aggregations", st.nr_aggregations},
+		{"nr_inactive", st.nr_inactive},
+	};
+	if (s.node)
+		j["node"] = *s.node;
+	return j;
+}
+
+} // namespace damonctl
