@@ -88,14 +88,21 @@ add_deps() {
 for m in "$ko"/*.ko; do add_deps "$m"; done
 
 # Test programs, static: tests/vm/*.c (workload.c is /bin/workload) and
-# tests/testpmu/*_user.c, each as /bin/<name>. One that does not build is
-# named in /etc/damon_perf_missing, which /init reports (a failure).
+# tests/testpmu/*_user.c, each as /bin/<name> (they may include
+# tests/vm/*.h). One that does not build is named in
+# /etc/damon_perf_missing, which /init reports (a failure).
 mkdir -p "$top/build/bin"
 for c in "$top"/tests/vm/*.c "$top"/tests/testpmu/*_user.c; do
 	[ -f "$c" ] || continue
 	b=$(basename "$c" .c)
 	bin=$top/build/bin/$b
-	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ]; then
+	# Rebuilt when its source or a header of tests/vm (shared by
+	# several programs, tests/vm/auxbuf.h) is newer than the binary.
+	stale=0
+	for d in "$c" "$top"/tests/vm/*.h; do
+		[ -f "$d" ] && [ "$d" -nt "$bin" ] && stale=1
+	done
+	if [ ! -x "$bin" ] || [ $stale = 1 ]; then
 		if ! gcc -O2 -Wall -Wextra -static -pthread -I"$top/include/uapi" \
 			-o "$bin" "$c" 2>"$bin.err"; then
 			cat "$bin.err" >&2

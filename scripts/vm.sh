@@ -14,7 +14,11 @@
 #              13's (6.12) and unstable's (7.2) stock kernels, fetched once
 #              and cached by scripts/kernel/stock.sh
 #   --numa     two NUMA nodes (one CPU and half the memory each)
-#   --timeout  seconds before the VM is killed (default 180 stock, 600 debug)
+#   --timeout  seconds before the VM is killed; default: a boot allowance
+#              (120 stock, 180 debug) plus each script's own time limit (its
+#              "# timeout:" header, else 120 stock, 300 debug, as /init
+#              applies them; DAMON_PERF_SCRIPT_TIMEOUT=N in --append replaces
+#              them all), at least 180 stock, 600 debug
 #   --mem      guest memory in MiB (default 1024 stock, 768 debug)
 #   --log      console log (default build/logs/NAME-KERNEL.log, or
 #              batch-KERNEL.log for several scripts)
@@ -50,8 +54,10 @@ done
 [ ${#scripts[@]} -gt 0 ] || usage
 case "$kernel" in stock|debug|trixie|sid) ;; *) echo "vm: --kernel stock|debug|trixie|sid" >&2; exit 2 ;; esac
 tests=
+paths=()
 for script in "${scripts[@]}"; do
 	[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
+	paths+=("$script")
 	[ -f "$script" ] || { echo "vm: no such test script $script" >&2; exit 2; }
 	# tests/vm/bench/ (make bench) goes into the image as /tests/bench/.
 	case "$(cd "$(dirname "$script")" && pwd)" in
@@ -66,7 +72,20 @@ if [ ${#scripts[@]} -eq 1 ]; then
 else
 	name='batch'
 fi
-[ -n "$timeout" ] || { [ "$kernel" = debug ] && timeout=600 || timeout=180; }
+# The VM's limit, unless given: the boot, plus each script's own limit as
+# /init applies it (scripts/initramfs.sh), so that /init, not this
+# timeout, stops a script that runs too long.
+if [ -z "$timeout" ]; then
+	if [ "$kernel" = debug ]; then boot=180 per=300 least=600
+	else boot=120 per=120 least=180; fi
+	all=$(echo "$append" | sed -nE 's/^(.* )?DAMON_PERF_SCRIPT_TIMEOUT=([0-9]+).*/\2/p')
+	timeout=$boot
+	for script in "${paths[@]}"; do
+		to=${all:-$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)}
+		timeout=$((timeout + ${to:-$per}))
+	done
+	[ "$timeout" -ge "$least" ] || timeout=$least
+fi
 # Less memory boots faster and makes kmemleak scans shorter on the debug
 # kernel (it walks every struct page).
 [ -n "$mem" ] || { [ "$kernel" = debug ] && mem=768 || mem=1024; }

@@ -81,10 +81,10 @@
 #include "perf_source.h"
 #include "ring.h"
 #include "stats.h"
+#include "../nmi/runfile.h"
 #include "../nmi/selfnmi.h"
 
 #define NAME		"damon_perf_conform"
-#define OUT_SIZE	(64 * 1024)
 #define NPAGES		64
 #define RING		512	/* per CPU; drained every BATCH records */
 #define BATCH		128
@@ -522,29 +522,6 @@ static const struct tcase {
 	  true, false, false, false },
 };
 
-struct out {
-	char *buf;
-	size_t len;
-	int errors;
-};
-
-static __printf(2, 3) void say(struct out *o, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	o->len += vscnprintf(o->buf + o->len, OUT_SIZE - o->len, fmt, args);
-	va_end(args);
-}
-
-#define fail(o, fmt, ...) do {						\
-	struct out *__fo = (o);						\
-									\
-	__fo->errors++;							\
-	if (__fo->errors <= 40)						\
-		say(__fo, "FAIL " fmt "\n", ##__VA_ARGS__);		\
-} while (0)
-
 struct fixture {
 	unsigned long ubuf;
 	struct page *upages[NPAGES];
@@ -967,57 +944,7 @@ static void run_all(struct out *o)
 /* ------------------------------------------------------------------ */
 /* debugfs                                                             */
 
-static DEFINE_MUTEX(run_lock);
 static struct dentry *dir;
-
-static int run_open(struct inode *inode, struct file *file)
-{
-	struct out *o;
-
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
-	if (!o)
-		return -ENOMEM;
-	o->buf = kvzalloc(OUT_SIZE, GFP_KERNEL);
-	if (!o->buf) {
-		kfree(o);
-		return -ENOMEM;
-	}
-	if (mutex_lock_interruptible(&run_lock)) {
-		kvfree(o->buf);
-		kfree(o);
-		return -EINTR;
-	}
-	run_all(o);
-	say(o, "errors %d\n", o->errors);
-	mutex_unlock(&run_lock);
-	file->private_data = o;
-	return 0;
-}
-
-static ssize_t run_read(struct file *file, char __user *ubuf, size_t len,
-			loff_t *ppos)
-{
-	struct out *o = file->private_data;
-
-	return simple_read_from_buffer(ubuf, len, ppos, o->buf, o->len);
-}
-
-static int run_release(struct inode *inode, struct file *file)
-{
-	struct out *o = file->private_data;
-
-	kvfree(o->buf);
-	kfree(o);
-	return 0;
-}
-
-static const struct file_operations run_fops = {
-	.owner		= THIS_MODULE,
-	.open		= run_open,
-	.read		= run_read,
-	.release	= run_release,
-	.llseek		= default_llseek,
-};
 
 static int __init conform_init(void)
 {
@@ -1033,7 +960,7 @@ static int __init conform_init(void)
 	if (ret)
 		goto out_ibs;
 	dir = debugfs_create_dir(NAME, NULL);
-	debugfs_create_file("run", 0400, dir, NULL, &run_fops);
+	debugfs_create_file("run", 0400, dir, run_all, &run_fops);
 	return 0;
 out_ibs:
 	perf_pmu_unregister(&ibs_pmu);

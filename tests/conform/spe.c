@@ -87,9 +87,9 @@
 #include "aux.h"
 #include "ring.h"
 #include "stats.h"
+#include "../nmi/runfile.h"
 
 #define NAME		"damon_perf_conform_spe"
-#define OUT_SIZE	(64 * 1024)
 #define NPAGES		64
 #define RING		4096	/* per CPU: more than a buffer holds */
 #define EXPECT		8192	/* records in flight per CPU, at most */
@@ -565,36 +565,12 @@ static const struct tcase {
 	{ "spe-full-ring-full", 1024, 0, 2, false, false, false, 0, true },
 };
 
-struct out {
-	char *buf;
-	size_t len;
-	int errors;
-};
-
-static __printf(2, 3) void say(struct out *o, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	o->len += vscnprintf(o->buf + o->len, OUT_SIZE - o->len, fmt, args);
-	va_end(args);
-}
-
-#define fail(o, fmt, ...) do {						\
-	struct out *__fo = (o);						\
-									\
-	__fo->errors++;							\
-	if (__fo->errors <= 40)						\
-		say(__fo, "FAIL " fmt "\n", ##__VA_ARGS__);		\
-} while (0)
-
 struct want {
 	unsigned long vaddr, paddr;
 	pid_t tid;
 	bool store;
 };
 
-static DEFINE_MUTEX(run_lock);
 static struct damon_perf_aux_event *aux_event;	/* run_lock */
 static struct damon_perf_rings rings;
 static bool have_rings;
@@ -1014,47 +990,6 @@ out:
 	return ret ? ret : len;
 }
 
-static int run_open(struct inode *inode, struct file *file)
-{
-	struct out *o;
-
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
-	if (!o)
-		return -ENOMEM;
-	o->buf = kvzalloc(OUT_SIZE, GFP_KERNEL);
-	if (!o->buf) {
-		kfree(o);
-		return -ENOMEM;
-	}
-	if (mutex_lock_interruptible(&run_lock)) {
-		kvfree(o->buf);
-		kfree(o);
-		return -EINTR;
-	}
-	run_all(o);
-	say(o, "errors %d\n", o->errors);
-	mutex_unlock(&run_lock);
-	file->private_data = o;
-	return 0;
-}
-
-static ssize_t run_read(struct file *file, char __user *ubuf, size_t len,
-			loff_t *ppos)
-{
-	struct out *o = file->private_data;
-
-	return simple_read_from_buffer(ubuf, len, ppos, o->buf, o->len);
-}
-
-static int run_release(struct inode *inode, struct file *file)
-{
-	struct out *o = file->private_data;
-
-	kvfree(o->buf);
-	kfree(o);
-	return 0;
-}
-
 static void detach(void)
 {
 	int cpu;
@@ -1084,14 +1019,6 @@ static const struct file_operations detach_fops = {
 	.write	= detach_write,
 };
 
-static const struct file_operations run_fops = {
-	.owner		= THIS_MODULE,
-	.open		= run_open,
-	.read		= run_read,
-	.release	= run_release,
-	.llseek		= default_llseek,
-};
-
 static int __init spe_conform_init(void)
 {
 	int ret;
@@ -1102,7 +1029,7 @@ static int __init spe_conform_init(void)
 	dir = debugfs_create_dir(NAME, NULL);
 	debugfs_create_file("attach", 0200, dir, NULL, &attach_fops);
 	debugfs_create_file("detach", 0200, dir, NULL, &detach_fops);
-	debugfs_create_file("run", 0400, dir, NULL, &run_fops);
+	debugfs_create_file("run", 0400, dir, run_all, &run_fops);
 	return 0;
 }
 

@@ -61,11 +61,11 @@
 #include "perf_source.h"
 #include "ring.h"
 #include "stats.h"
+#include "runfile.h"
 #include "selfnmi.h"
 
 #define NMI_NAME	"damon_perf_nmitest"
 #define CTX_NAME	"nmitest"
-#define OUT_SIZE	(64 * 1024)
 
 /* fields: samples per case per online CPU; below the ring's watermark */
 #define PER_CPU		40
@@ -408,32 +408,6 @@ static int nmi_handler(unsigned int type, struct pt_regs *regs)
 	selfnmi_done(&nt.nmi);
 	return NMI_HANDLED;
 }
-
-/* ------------------------------------------------------------------ */
-/* Output                                                              */
-
-struct out {
-	char *buf;
-	size_t len;
-	int errors;
-};
-
-static __printf(2, 3) void say(struct out *o, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	o->len += vscnprintf(o->buf + o->len, OUT_SIZE - o->len, fmt, args);
-	va_end(args);
-}
-
-#define fail(o, fmt, ...) do {						\
-	struct out *__fo = (o);						\
-									\
-	__fo->errors++;							\
-	if (__fo->errors <= 40)						\
-		say(__fo, "FAIL " fmt "\n", ##__VA_ARGS__);		\
-} while (0)
 
 /* ------------------------------------------------------------------ */
 /* fields                                                              */
@@ -1078,58 +1052,7 @@ out:
 /* ------------------------------------------------------------------ */
 /* debugfs                                                             */
 
-static DEFINE_MUTEX(run_lock);
 static struct dentry *dir;
-
-static int run_open(struct inode *inode, struct file *file)
-{
-	void (*run)(struct out *o) = inode->i_private;
-	struct out *o;
-
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
-	if (!o)
-		return -ENOMEM;
-	o->buf = kvzalloc(OUT_SIZE, GFP_KERNEL);
-	if (!o->buf) {
-		kfree(o);
-		return -ENOMEM;
-	}
-	if (mutex_lock_interruptible(&run_lock)) {
-		kvfree(o->buf);
-		kfree(o);
-		return -EINTR;
-	}
-	run(o);
-	say(o, "errors %d\n", o->errors);
-	mutex_unlock(&run_lock);
-	file->private_data = o;
-	return 0;
-}
-
-static ssize_t run_read(struct file *file, char __user *ubuf, size_t len,
-			loff_t *ppos)
-{
-	struct out *o = file->private_data;
-
-	return simple_read_from_buffer(ubuf, len, ppos, o->buf, o->len);
-}
-
-static int run_release(struct inode *inode, struct file *file)
-{
-	struct out *o = file->private_data;
-
-	kvfree(o->buf);
-	kfree(o);
-	return 0;
-}
-
-static const struct file_operations run_fops = {
-	.owner		= THIS_MODULE,
-	.open		= run_open,
-	.read		= run_read,
-	.release	= run_release,
-	.llseek		= default_llseek,
-};
 
 static int __init nmitest_init(void)
 {

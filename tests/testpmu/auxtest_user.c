@@ -8,7 +8,8 @@
  * 100 ms for SECONDS seconds, and prints the AUX head and tail of every
  * buffer as the module left them. Also checks that bad attach requests
  * fail, and that one buffer is attached once: the same buffer for a second
- * probe slot is refused (EBUSY) until the first attachment ends.
+ * probe slot is refused (EBUSY) until the first attachment ends, and so is
+ * a second event that writes into it (PERF_EVENT_IOC_SET_OUTPUT).
  *
  *   auxtest_user SECONDS [AUX_PAGES] [--no-detach] [--wraps=N]
  *   auxtest_user SECONDS [AUX_PAGES] --race=N
@@ -55,6 +56,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../vm/auxbuf.h"
+
 #define DBG "/sys/kernel/debug/damon_perf_auxtest/"
 #define DATA_PAGES 1
 #define WRAPS_MAX_S 120
@@ -77,17 +80,10 @@ static int attach_pid(int cpu, int fd, void *up, void *aux, size_t size,
 		      int pid)
 {
 	char line[200];
-	int dfd, n, err = 0;
+	int n = auxbuf_line(line, sizeof(line), cpu, fd, up, aux, size, "%d",
+			    pid);
 
-	dfd = open(DBG "attach", O_WRONLY);
-	if (dfd < 0)
-		return -errno;
-	n = snprintf(line, sizeof(line), "%d %d %lx %lx %zx %d", cpu, fd,
-		     (unsigned long)up, (unsigned long)aux, size, pid);
-	if (write(dfd, line, n) != n)
-		err = -errno;
-	close(dfd);
-	return err;
+	return auxbuf_attach(DBG "attach", line, n);
 }
 
 static int attach(int cpu, int fd, void *up, void *aux, size_t size)
@@ -100,17 +96,10 @@ static int attach_slot(int cpu, int fd, void *up, void *aux, size_t size,
 		       int slot)
 {
 	char line[200];
-	int dfd, n, err = 0;
+	int n = auxbuf_line(line, sizeof(line), cpu, fd, up, aux, size,
+			    "0 %d", slot);
 
-	dfd = open(DBG "attach", O_WRONLY);
-	if (dfd < 0)
-		return -errno;
-	n = snprintf(line, sizeof(line), "%d %d %lx %lx %zx 0 %d", cpu, fd,
-		     (unsigned long)up, (unsigned long)aux, size, slot);
-	if (write(dfd, line, n) != n)
-		err = -errno;
-	close(dfd);
-	return err;
+	return auxbuf_attach(DBG "attach", line, n);
 }
 
 /* The extack message of the last refused attach_slot(). */
@@ -142,8 +131,7 @@ static int attach_injected(int nth_fd, int n, int fd, void *up, void *aux,
 	dfd = open(DBG "attach", O_WRONLY);
 	if (dfd < 0)
 		return -errno;
-	len = snprintf(line, sizeof(line), "%d %d %lx %lx %zx %d", 0, fd,
-		       (unsigned long)up, (unsigned long)aux, size, 0);
+	len = auxbuf_line(line, sizeof(line), 0, fd, up, aux, size, "%d", 0);
 	sl = snprintf(s, sizeof(s), "%d", n);
 	if (pwrite(nth_fd, s, (size_t)sl, 0) != sl) {
 		close(dfd);
@@ -191,6 +179,43 @@ static void detach_all(void)
 			printf("error=detach\n");
 		close(fd);
 	}
+}
+
+/*
+ * Two events, one buffer: a second event of CPU 0 redirected into the
+ * first one's ring buffer (PERF_EVENT_IOC_SET_OUTPUT) and mapped through
+ * its own fd (perf maps it the shared buffer) has a buffer that is
+ * attached already while the first one is, and the other way round:
+ * either attachment refuses the other (EBUSY).
+ */
+static void check_set_output(int type, int fd, void *up, void *aux,
+			     size_t aux_size)
+{
+	struct auxbuf b;
+	int fd2;
+
+	fd2 = auxbuf_open(type, 0, 0);
+	if (fd2 < 0)
+		return;
+	if (ioctl(fd2, PERF_EVENT_IOC_SET_OUTPUT, fd)) {
+		printf("error=SET_OUTPUT: %s\n", strerror(errno));
+		close(fd2);
+		return;
+	}
+	if (auxbuf_map(&b, fd2, DATA_PAGES, aux_size / sysconf(_SC_PAGESIZE))) {
+		close(fd2);
+		return;
+	}
+	printf("setout_first=%d\n", attach_slot(0, fd, up, aux, aux_size, 1));
+	printf("neg_setout=%d\n",
+	       attach_slot(0, fd2, b.up, b.aux, b.aux_size, 2));
+	print_error("neg_setout_msg");
+	detach_all();
+	printf("setout_second_first=%d\n",
+	       attach_slot(0, fd2, b.up, b.aux, b.aux_size, 1));
+	printf("neg_setout_rev=%d\n", attach_slot(0, fd, up, aux, aux_size, 2));
+	detach_all();
+	auxbuf_free(&b);
 }
 
 /* VmLck of this process in kB, -1 if unknown. */
@@ -418,21 +443,17 @@ int main(int argc, char **argv)
 	int aux_pages = argc > 2 ? atoi(argv[2]) : 4;
 	int detach = 1, wraps = 0, race_n = 0, inject_n = 0;
 	long memlock = -1;
-	long ps = sysconf(_SC_PAGESIZE);
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t data_size = (1 + DATA_PAGES) * ps, aux_size = aux_pages * ps;
-	struct perf_event_attr attr;
 	int type, cpu, i, ret, fds[64];
-	unsigned long long want;
+	size_t data_size = 0, aux_size = 0;
 	void *ups[64], *auxs[64];
-	FILE *f;
+	unsigned long long want;
 
-	f = fopen("/sys/bus/event_source/devices/arm_spe_test/type", "r");
-	if (!f || fscanf(f, "%d", &type) != 1) {
-		printf("error=no arm_spe_test PMU\n");
+	type = auxbuf_pmu_type("arm_spe_test");
+	if (type < 0)
 		return 1;
-	}
-	fclose(f);
+	if (ncpu < 1)
+		ncpu = 1;
 	if (ncpu > 64)
 		ncpu = 64;
 	for (i = 3; i < argc; i++) {
@@ -449,34 +470,15 @@ int main(int argc, char **argv)
 	}
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
-		struct perf_event_mmap_page *up;
+		struct auxbuf b;
 
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = type;
-		attr.disabled = 1;
-		fds[cpu] = syscall(SYS_perf_event_open, &attr, -1, cpu, -1,
-				   PERF_FLAG_FD_CLOEXEC);
-		if (fds[cpu] < 0) {
-			printf("error=perf_event_open cpu %d: %s\n", cpu,
-			       strerror(errno));
+		if (auxbuf_new(&b, type, cpu, 0, DATA_PAGES, aux_pages))
 			return 1;
-		}
-		up = mmap(NULL, data_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			  fds[cpu], 0);
-		if (up == MAP_FAILED) {
-			printf("error=mmap data: %s\n", strerror(errno));
-			return 1;
-		}
-		up->aux_offset = data_size;
-		up->aux_size = aux_size;
-		auxs[cpu] = mmap(NULL, aux_size, PROT_READ | PROT_WRITE,
-				 MAP_SHARED, fds[cpu], data_size);
-		if (auxs[cpu] == MAP_FAILED) {
-			printf("error=mmap aux: %s\n", strerror(errno));
-			return 1;
-		}
-		ups[cpu] = up;
+		fds[cpu] = b.fd;
+		ups[cpu] = b.up;
+		auxs[cpu] = b.aux;
+		data_size = b.data_size;
+		aux_size = b.aux_size;
 	}
 
 	if (race_n)
@@ -520,6 +522,7 @@ int main(int argc, char **argv)
 	ret = attach_slot(0, fds[0], ups[0], auxs[0], aux_size, 2);
 	printf("slot2_after_detach=%d\n", ret);
 	detach_all();
+	check_set_output(type, fds[0], ups[0], auxs[0], aux_size);
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		int err = attach(cpu, fds[cpu], ups[cpu], auxs[cpu], aux_size);

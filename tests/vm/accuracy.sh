@@ -31,7 +31,7 @@
 # ACCURACY_FULL=1 (tests/vm/bench/accuracy.sh, make bench: its timeout
 # fits them all) it runs the scenarios of the benchmark table
 # (ACCURACY_ONLY=name,name: some of them) and asserts nothing:
-#   scripts/vm.sh --kernel stock --numa --mem 2048 --timeout 1800 \
+#   scripts/vm.sh --kernel stock --numa --mem 2048 \
 #       --append "ACCURACY_ONLY=512M-1M,1G-1M" tests/vm/bench/accuracy.sh
 . /tests/lib.sh
 

@@ -7,7 +7,8 @@
 # them and queues reports (via the damon_perf_auxtest harness, which
 # stands in for a monitoring context). The hot range must come out
 # hottest, every buffer must be consumed up to its head, and bad attach
-# requests must fail. Needs /bin/auxtest_user (tests/testpmu/auxtest_user.c).
+# requests must fail, among them a buffer attached twice, through its own
+# event or through a second one writing into it (PERF_EVENT_IOC_SET_OUTPUT). Needs /bin/auxtest_user (tests/testpmu/auxtest_user.c).
 . /tests/lib.sh
 
 if [ ! -x /bin/auxtest_user ]; then
@@ -50,6 +51,19 @@ else
 fi
 expect "the same slot and CPU again is refused (EEXIST)" neg_sameslot -17
 expect "once detached, the buffer attaches to slot 2" slot2_after_detach 0
+# A second event of CPU 0 redirected into the first one's buffer
+# (PERF_EVENT_IOC_SET_OUTPUT) shares its ring buffer: it is the same buffer.
+expect "attach to slot 1 before a SET_OUTPUT event succeeds" setout_first 0
+expect "an event writing into that buffer (SET_OUTPUT), slot 2, is refused (EBUSY)" \
+	neg_setout -16
+if echo "$out" | grep -q '^neg_setout_msg=.*attached already'; then
+	ok "the SET_OUTPUT refusal says the buffer is attached already"
+else
+	not_ok "the SET_OUTPUT refusal says the buffer is attached already ($(echo "$out" | grep '^neg_setout_msg='))"
+fi
+expect "the SET_OUTPUT event's own attach succeeds once the first is detached" \
+	setout_second_first 0
+expect "then the first event for slot 2 is refused (EBUSY)" neg_setout_rev -16
 expect "attach of CPU 0 succeeds" attach_cpu0 0
 expect "attach of CPU 1 succeeds" attach_cpu1 0
 expect "a second buffer for CPU 0 is refused (EEXIST)" neg_twice -17
