@@ -18,7 +18,10 @@
 #             lines plus one "clean kernel log" test per script. Scripts
 #             with the same kernel and NUMA setting share one boot (a batch;
 #             CHECK_BATCH=0: one boot each), and a batch adds one test for
-#             the log outside the scripts (boot, kmemleak scan)
+#             the log outside the scripts (boot, kmemleak scan). Batches
+#             of different kernels run side by side; a VM that ends before
+#             its batch's last script (crash, stuck script) is followed by
+#             a new boot for the scripts it never reached
 #
 # Ends with exactly one line "N passed, N failed" summing every tier; exits
 # non-zero when anything failed. A step that cannot run because an earlier
@@ -29,6 +32,7 @@
 #   CHECK_KERNELS="stock sid" ...   only these kernels (debug stock trixie sid)
 #   TALLY_VERBOSE=1                 print every test line, not only failures
 #   CHECK_BATCH=0                   one VM boot per script
+#   CHECK_VM_JOBS=N                 batches in N lanes side by side (2)
 #
 # A VM script can restrict or configure its runs with header comments:
 #   # kernels: debug           (default: debug stock; "stock" means
@@ -252,17 +256,17 @@ fi
 
 # vm_run SCRIPT KERNEL [--ktap]: one VM run, counted.
 vm_run() {
-	local script=$1 k=$2 ktap=${3:-} name numa='' to='' log t0
+	local script=$1 k=$2 ktap=${3:-} name numa='' log t0
 	name=$(basename "$script" .sh)
 	grep -qiE '^# *numa: *yes' "$script" && numa=--numa
-	to=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)
 	log=$logs/$name-$k.log
 	if [ -z "${ko[$k]:-}" ]; then
 		tally_test fail "$name-$k: not run, no modules for the $k kernel"
 		return
 	fi
 	t0=$(date +%s)
-	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" $numa ${to:+--timeout $to} \
+	# (the VM's time limit: vm.sh's default, the boot plus the script's own)
+	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" $numa \
 		--log "$log" "$script" 2>"$logs/$name-$k.vm.err"
 	tally_logcheck vm "$log" $ktap --name "$name-$k"
 	echo "  $name on $k: $TALLY_LAST ($(( $(date +%s) - t0 )) s, log ${log#$top/})"
@@ -274,34 +278,62 @@ if want kunit && want_kernel debug; then
 	vm_run tests/vm/kunit.sh debug --ktap
 fi
 
-# vm_batch KERNEL NUMA(0|1) SCRIPT...: the scripts one after the other in one
-# boot (a debug boot plus its kmemleak scan cost about a minute), each
-# counted on its own part of the console log.
-vm_batch() {
-	local k=$1 numa=$2 to t0 s n log numa_opt=()
-	shift 2
+# vm_batch_run KERNEL NUMA(0|1) PART SCRIPT...: the scripts one after the
+# other in one boot (a debug boot plus its kmemleak scan cost about a
+# minute). When the VM ends before the last one (a crash, or /init's
+# watchdog powered off on a script stuck in the kernel), those not reached
+# run in a new boot, PART + 1 (log batch-KERNEL[-numa]-PART.log). Each boot
+# adds a line "LOG SECONDS UNRUN SCRIPT..." to the batch's list of boots
+# (batch-KERNEL[-numa].boots), which vm_batch_count reads. Prints nothing,
+# so batches can run side by side.
+vm_batch_run() {
+	local k=$1 numa=$2 part=$3 t0 s base log numa_opt=() rest=() unrun=0
+	shift 3
 	[ "$numa" = 1 ] && numa_opt=(--numa)
+	base=$logs/batch-$k$([ "$numa" = 1 ] && echo -numa)
+	[ "$part" -gt 1 ] || : > "$base.boots"
+	[ -n "${ko[$k]:-}" ] || return 0
+	# (the VM's time limit: vm.sh's default, the boot plus the scripts' own)
+	log=$base$([ "$part" -gt 1 ] && echo "-$part").log
+	t0=$(date +%s)
+	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" "${numa_opt[@]}" \
+		--log "$log" "$@" 2>"${log%.log}.vm.err"
+	if ! grep -aq '^DAMON_PERF_EXIT=' "$log"; then
+		for s in "$@"; do
+			grep -aqx "DAMON_PERF_BEGIN test=$(basename "$s")" "$log" || rest+=("$s")
+		done
+		# a new boot only when this one ran at least one script
+		[ ${#rest[@]} -gt 0 ] && [ ${#rest[@]} -lt $# ] && unrun=1
+	fi
+	echo "$log $(( $(date +%s) - t0 )) $unrun $*" >> "$base.boots"
+	[ $unrun = 0 ] || vm_batch_run "$k" "$numa" $((part + 1)) "${rest[@]}"
+}
+
+# vm_batch_count KERNEL NUMA(0|1) SCRIPT...: the verdicts of the batch's
+# boots, each script counted on its own part of the console log.
+vm_batch_count() {
+	local k=$1 numa=$2 s log secs unrun list where
+	shift 2
 	if [ -z "${ko[$k]:-}" ]; then
 		for s in "$@"; do
 			tally_test fail "$(basename "$s" .sh)-$k: not run, no modules for the $k kernel"
 		done
 		return
 	fi
-	# Timeout: boot, plus each script's own (header) or a default.
-	[ "$k" = debug ] && to=180 || to=90
-	for s in "$@"; do
-		n=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$s" | head -n 1)
-		[ -n "$n" ] || { [ "$k" = debug ] && n=300 || n=120; }
-		to=$((to + n))
-	done
-	log=$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).log
-	t0=$(date +%s)
-	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" \
-		"${numa_opt[@]}" --timeout "$to" \
-		--log "$log" "$@" 2>"${log%.log}.vm.err"
-	tally_logcheck vm "$log" --kernel "$k"
-	sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"
-	echo "  batch of $# on $k$([ "$numa" = 1 ] && echo ', 2 NUMA nodes'): $TALLY_LAST ($(( $(date +%s) - t0 )) s, log ${log#$top/})"
+	where="$k$([ "$numa" = 1 ] && echo ', 2 NUMA nodes')"
+	while read -r log secs unrun list; do
+		if [ "$unrun" = 1 ]; then
+			tally_logcheck vm "$log" --kernel "$k" --unrun-ok
+		else
+			tally_logcheck vm "$log" --kernel "$k"
+		fi
+		sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"
+		grep -a '^vm: HUNG\|^DAMON_PERF_HUNG' "$log" | sed 's/^/  /'
+		# shellcheck disable=SC2086 # a list of script paths
+		echo "  batch of $(echo $list | wc -w) on $where: $TALLY_LAST ($secs s, log ${log#"$top"/})"
+		[ "$unrun" = 0 ] ||
+			echo "  the VM ended before the batch's last script: the rest run in a new boot"
+	done < "$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).boots"
 }
 
 # --- end-to-end VM scripts ----------------------------------------------
@@ -328,10 +360,48 @@ if want vm; then
 			fi
 		done
 	done
+	# Batches run in CHECK_VM_JOBS lanes side by side (default 2, one per
+	# core: a VM waits for its guest's timers much of the time), each
+	# kernel's batches in one lane, a kernel to the lane with the fewest
+	# scripts so far; then they are counted in the usual order.
+	jobs=${CHECK_VM_JOBS:-2}
+	declare -a lane=() load=()
+	for ((i = 0; i < jobs; i++)); do lane[i]=''; load[i]=0; done
+	for k in debug stock trixie sid; do
+		n=0
+		for numa in 0 1; do
+			# a debug script costs about three stock ones (KASAN, lockdep)
+			# shellcheck disable=SC2086
+			n=$((n + $(echo ${batch[$k:$numa]:-} | wc -w) * ($([ $k = debug ] && echo 3 || echo 1))))
+		done
+		[ "$n" -gt 0 ] || continue
+		best=0
+		for ((i = 1; i < jobs; i++)); do
+			[ "${load[i]}" -lt "${load[best]}" ] && best=$i
+		done
+		lane[best]+="$k "
+		load[best]=$((load[best] + n))
+	done
+	pids=()
+	for ((i = 0; i < jobs; i++)); do
+		[ -n "${lane[i]}" ] || continue
+		(
+			for k in ${lane[i]}; do
+				for numa in 0 1; do
+					[ -n "${batch[$k:$numa]:-}" ] || continue
+					# shellcheck disable=SC2086
+					vm_batch_run "$k" "$numa" 1 ${batch[$k:$numa]}
+				done
+			done
+		) &
+		pids+=($!)
+		echo "  lane $((i + 1)): ${lane[i]}"
+	done
+	wait "${pids[@]}"
 	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1; do
 		[ -n "${batch[$key]:-}" ] || continue
 		# shellcheck disable=SC2086
-		vm_batch "${key%:*}" "${key#*:}" ${batch[$key]}
+		vm_batch_count "${key%:*}" "${key#*:}" ${batch[$key]}
 	done
 fi
 stage_end

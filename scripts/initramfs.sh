@@ -103,8 +103,10 @@ for c in "$top"/tests/vm/*.c "$top"/tests/testpmu/*_user.c; do
 		[ -f "$d" ] && [ "$d" -nt "$bin" ] && stale=1
 	done
 	if [ ! -x "$bin" ] || [ $stale = 1 ]; then
+		# built aside and renamed: two images may be made at once
 		if ! gcc -O2 -Wall -Wextra -static -pthread -I"$top/include/uapi" \
-			-o "$bin" "$c" 2>"$bin.err"; then
+			-o "$bin.$$" "$c" 2>"$bin.err" || ! mv -f "$bin.$$" "$bin"; then
+			rm -f "$bin.$$"
 			cat "$bin.err" >&2
 			echo "initramfs: $c does not build; /bin/$b missing" >&2
 			echo "$b" >> "$stage/etc/damon_perf_missing"
@@ -172,6 +174,37 @@ for m in $(cat /etc/damon_perf_missing 2>/dev/null); do
 	echo "DAMON_PERF_MISSING $m (did not build)"
 done
 ours=$(for m in /lib/damon_perf/*.ko; do basename "$m" .ko; done)
+# Hang watchdog. timeout(1) below kills a script at its limit, but a task
+# stuck in the kernel (uninterruptible sleep) does not die, and the clean-up
+# after a script (damonctl stop, rmmod) may block the same way; the rest of
+# the batch would then wait for the host's limit, the sum of all the
+# scripts' limits. WATCH_GRACE seconds after a script's own limit the
+# watchdog prints DAMON_PERF_HUNG, the blocked tasks with their kernel
+# stacks, and powers off; the host runs the scripts not yet run in a new
+# boot. /.deadline holds "TEST DEADLINE" (uptime seconds) while one runs.
+WATCH_GRACE=180
+watchdog() {
+	# (the clean-up below kills every process but init and this one, so
+	# also this one's sleep: the loop must not end with it)
+	while :; do
+		sleep 5
+		[ -s /.deadline ] || continue
+		read -r wtest wdl < /.deadline
+		[ "$(cut -d. -f1 /proc/uptime)" -gt "$wdl" ] || continue
+		echo "DAMON_PERF_HUNG test=$wtest grace=${WATCH_GRACE}s"
+		for p in /proc/[0-9]*; do
+			st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "$p/status" 2>/dev/null)
+			[ "$st" = D ] || continue
+			echo "# blocked: pid ${p#/proc/} $(cat "$p/comm" 2>/dev/null)"
+			sed 's/^/#   /' "$p/stack" 2>/dev/null
+		done
+		[ -w /proc/sysrq-trigger ] && echo w > /proc/sysrq-trigger
+		sync
+		poweroff -f
+	done
+}
+watchdog &
+wpid=$!
 worst=0
 for test in $tests; do
 	echo "DAMON_PERF_BEGIN test=$test"
@@ -181,6 +214,7 @@ for test in $tests; do
 	[ -n "$to" ] || { [ "$DAMON_PERF_KERNEL" = debug ] && to=300 || to=120; }
 	# DAMON_PERF_SCRIPT_TIMEOUT on the kernel command line: for long runs
 	[ -z "${DAMON_PERF_SCRIPT_TIMEOUT:-}" ] || to=$DAMON_PERF_SCRIPT_TIMEOUT
+	echo "$test $((start + to + WATCH_GRACE))" > /.deadline
 	(cd /tests && exec timeout -s KILL "$to" /bin/sh "/tests/$test")
 	rc=$?
 	[ $rc -eq 137 ] && echo "DAMON_PERF_TIMEOUT test=$test after ${to}s"
@@ -188,7 +222,7 @@ for test in $tests; do
 	# command line).
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
-		[ "$p" -eq 1 ] || [ "$p" -eq $$ ] && continue
+		[ "$p" -eq 1 ] || [ "$p" -eq $$ ] || [ "$p" -eq "$wpid" ] && continue
 		[ -s /proc/$p/cmdline ] && kill -9 "$p" 2>/dev/null
 	done
 	# A test must unload what it loaded; say so, and clean up for the next
@@ -203,9 +237,11 @@ for test in $tests; do
 			rmmod "$m" 2>/dev/null
 		done
 	done
+	: > /.deadline
 	echo "DAMON_PERF_END test=$test rc=$rc took=$(( $(cut -d. -f1 /proc/uptime) - start ))s"
 	[ $rc -eq 0 ] || worst=$rc
 done
+kill "$wpid" 2>/dev/null
 # kmemleak only reports objects older than 5 s (measured at scan start):
 # wait that long after the tests, so a leak of their last step shows here.
 if [ -w /sys/kernel/debug/kmemleak ]; then
