@@ -136,14 +136,28 @@ fi
 if want userland; then
 	stage userland "tools/ with CMake, GoogleTest via ctest"
 	bt=$top/build/tools
+	# ccache (scripts/deps.sh installs it) keeps what a build compiled in
+	# ~/.cache/damon-perf/ccache, keyed by content, with the tree's own
+	# location taken out of the key (CCACHE_BASEDIR, CCACHE_NOHASHDIR), so
+	# a clean clone compiles only what changed.
+	launch=()
+	if command -v ccache > /dev/null; then
+		export CCACHE_DIR=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}/ccache
+		export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=2G
+		launch=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+	fi
 	if [ ! -f tools/CMakeLists.txt ]; then
 		tally_test fail "userland: tools/CMakeLists.txt missing"
-	elif ! run "$logs/cmake-configure.log" cmake -S tools -B "$bt" -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
+	elif ! run "$logs/cmake-configure.log" cmake -S tools -B "$bt" \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo "${launch[@]}"; then
 		tally_test fail "userland: cmake configure"
 	else
 		tally_test ok "userland: cmake configure"
+		[ ${#launch[@]} -eq 0 ] || ccache -z > /dev/null 2>&1
 		if run "$logs/cmake-build.log" cmake --build "$bt" -j2; then
 			tally_test ok "userland: build"
+			[ ${#launch[@]} -eq 0 ] ||
+				echo "  ccache: $(ccache -s 2>/dev/null | grep -m1 -E '^ *Hits:' | sed 's/^ *//')"
 			[ -x "$bt/damonctl" ] && tally_test ok "userland: damonctl built" ||
 				tally_test fail "userland: damonctl built"
 			ctest --test-dir "$bt" --output-on-failure -j2 > "$logs/ctest.log" 2>&1

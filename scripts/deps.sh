@@ -15,7 +15,7 @@ PKGS=(
 	libgtest-dev libgmock-dev libbenchmark-dev valgrind
 	zlib1g-dev file libpng-dev librsvg2-bin
 	gcc-aarch64-linux-gnu
-	dkms man-db
+	dkms man-db ccache
 )
 
 missing=()
