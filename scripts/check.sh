@@ -294,9 +294,11 @@ fi
 
 # vm_batch_run KERNEL NUMA(0|1) PART SCRIPT...: the scripts one after the
 # other in one boot (a debug boot plus its kmemleak scan cost about a
-# minute). When the VM ends before the last one (a crash, or /init's
-# watchdog powered off on a script stuck in the kernel), those not reached
-# run in a new boot, PART + 1 (log batch-KERNEL[-numa]-PART.log). Each boot
+# minute). When the VM ends before the last one (a crash, /init's watchdog
+# powered off on a script stuck in the kernel, or /init abandoned the
+# batch after a script killed at its limit or modules that would not
+# unload), those not reached run in a new boot, PART + 1 (log
+# batch-KERNEL[-numa]-PART.log). Each boot
 # adds a line "LOG SECONDS UNRUN SCRIPT..." to the batch's list of boots
 # (batch-KERNEL[-numa].boots), which vm_batch_count reads. Prints nothing,
 # so batches can run side by side.
@@ -312,13 +314,12 @@ vm_batch_run() {
 	t0=$(date +%s)
 	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" "${numa_opt[@]}" \
 		--log "$log" "$@" 2>"${log%.log}.vm.err"
-	if ! grep -aq '^DAMON_PERF_EXIT=' "$log"; then
-		for s in "$@"; do
-			grep -aqx "DAMON_PERF_BEGIN test=$(basename "$s")" "$log" || rest+=("$s")
-		done
-		# a new boot only when this one ran at least one script
-		[ ${#rest[@]} -gt 0 ] && [ ${#rest[@]} -lt $# ] && unrun=1
-	fi
+	# scripts never begun: the VM died, or /init abandoned the batch
+	for s in "$@"; do
+		grep -aqx "DAMON_PERF_BEGIN test=$(basename "$s")" "$log" || rest+=("$s")
+	done
+	# a new boot only when this one ran at least one script
+	[ ${#rest[@]} -gt 0 ] && [ ${#rest[@]} -lt $# ] && unrun=1
 	echo "$log $(( $(date +%s) - t0 )) $unrun $*" >> "$base.boots"
 	[ $unrun = 0 ] || vm_batch_run "$k" "$numa" $((part + 1)) "${rest[@]}"
 }

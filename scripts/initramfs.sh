@@ -240,6 +240,16 @@ for test in $tests; do
 	: > /.deadline
 	echo "DAMON_PERF_END test=$test rc=$rc took=$(( $(cut -d. -f1 /proc/uptime) - start ))s"
 	[ $rc -eq 0 ] || worst=$rc
+	# A script killed at its limit, or one whose modules would not
+	# unload, may leave the kernel in a state every later script would
+	# inherit (and wait out its own limit in): the rest of the batch is
+	# not run here, and the host runs it in a new boot.
+	left=
+	for m in $ours; do grep -q "^$m " /proc/modules && left="$left $m"; done
+	if [ $rc -eq 137 ] || [ -n "$left" ]; then
+		echo "DAMON_PERF_ABANDON after=$test${left:+ loaded=${left# }}"
+		break
+	fi
 done
 kill "$wpid" 2>/dev/null
 # kmemleak only reports objects older than 5 s (measured at scan start):
