@@ -10,6 +10,9 @@
 #   sid    Debian unstable's newest stock kernel (7.2 when written): the
 #          image and a matching module tree from scripts/kernel/stock.sh
 #          (fetched and prepared on first use, cached after)
+#   arm64  Debian 12's arm64 stock kernel (6.1), a module tree of its
+#          headers and an arm64 userland sysroot from scripts/kernel/arm64.sh
+#          (fetched on first use, cached after); cross builds, qemu-system-aarch64
 
 kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -33,6 +36,26 @@ suite_dir() {
 	"$kernels_top/scripts/kernel/stock.sh" "$1" | tail -n 1
 }
 
+# arm64_dir: the cached arm64 image, module tree and sysroot.
+arm64_dir() {
+	"$kernels_top/scripts/kernel/arm64.sh" | tail -n 1
+}
+
+# kernel_arch KERNEL: the architecture it runs on (uname -m).
+kernel_arch() {
+	case "$1" in arm64) echo aarch64 ;; *) echo x86_64 ;; esac
+}
+
+# kernel_cross KERNEL: the cross-compiler prefix for it, empty for the host's.
+kernel_cross() {
+	case "$1" in arm64) echo aarch64-linux-gnu- ;; *) echo ;; esac
+}
+
+# kernel_make_args KERNEL: what make -C KDIR needs besides M= for it.
+kernel_make_args() {
+	case "$1" in arm64) echo "ARCH=arm64 CROSS_COMPILE=$(kernel_cross arm64)" ;; *) echo ;; esac
+}
+
 # suite_release DIR: the kernel release of a suite_dir.
 suite_release() {
 	local f
@@ -48,6 +71,7 @@ kernel_kdir() {
 		echo "/usr/src/linux-headers-$(stock_version)"; fi ;;
 	debug) debug_tree ;;
 	trixie|sid) echo "$(suite_dir "$1")/build" ;;
+	arm64) echo "$(arm64_dir)/build" ;;
 	*) echo "unknown kernel '$1'" >&2; return 1 ;;
 	esac
 }
@@ -60,6 +84,7 @@ kernel_image() {
 		echo "/boot/vmlinuz-$(stock_version)"; fi ;;
 	debug) echo "$(debug_tree)/arch/x86/boot/bzImage" ;;
 	trixie|sid) d=$(suite_dir "$1") && echo "$d/image/boot/vmlinuz-$(suite_release "$d")" ;;
+	arm64) d=$(arm64_dir) && echo "$d/image/boot/vmlinuz-$(cat "$d/release")" ;;
 	*) echo "unknown kernel '$1'" >&2; return 1 ;;
 	esac
 }
@@ -71,6 +96,7 @@ kernel_modroot() {
 	case "$1" in
 	trixie|sid) d=$(suite_dir "$1") || return 1
 		if [ -d "$d/image/usr/lib/modules" ]; then echo "$d/image/usr"; else echo "$d/image"; fi ;;
+	arm64) echo "$(arm64_dir)/image" ;;
 	*) echo / ;;
 	esac
 }
@@ -81,7 +107,8 @@ kernel_has() {
 		grep -qE "^#define $2(_MODULE)? 1" "$1/include/generated/autoconf.h" 2>/dev/null
 }
 
-# kernel_boot_image KERNEL: what qemu -kernel gets. An uncompressed
+# kernel_boot_image KERNEL: what qemu -kernel gets. arm64: the Image
+# (scripts/kernel/arm64.sh). x86: an uncompressed
 # vmlinux with a PVH entry point boots directly, skipping the decompressor,
 # which is slow under TCG (about 8 s of a 16 s stock boot); the bzImage
 # otherwise.
@@ -112,5 +139,6 @@ kernel_boot_image() {
 		else
 			echo "$tree/arch/x86/boot/bzImage"
 		fi ;;
+	arm64) echo "$(arm64_dir)/image/boot/Image" ;;
 	esac
 }
