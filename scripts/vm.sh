@@ -4,7 +4,7 @@
 # test script (or several, one after the other, in one boot) as the
 # payload of /init.
 #
-#   scripts/vm.sh [--kernel debug|stock|trixie|sid] [--numa] [--timeout SECS]
+#   scripts/vm.sh [--kernel debug|stock|trixie|sid|arm64] [--numa] [--timeout SECS]
 #                 [--log FILE] [--ko DIR] [--mem MB] [--append ARGS]
 #                 [--quiet|--payload] tests/vm/NAME.sh [tests/vm/NAME2.sh...]
 #
@@ -12,7 +12,10 @@
 #              debug test kernel (KASAN, lockdep, KUnit, kmemleak; built once
 #              and cached by scripts/kernel/build.sh); trixie, sid: Debian
 #              13's (6.12) and unstable's (7.2) stock kernels, fetched once
-#              and cached by scripts/kernel/stock.sh
+#              and cached by scripts/kernel/stock.sh; arm64: Debian 12's
+#              arm64 kernel (6.1, scripts/kernel/arm64.sh) under
+#              qemu-system-aarch64 -M virt -cpu max, the module, damonctl
+#              and the test programs cross-built
 #   --numa     two NUMA nodes (one CPU and half the memory each)
 #   --timeout  seconds before the VM is killed (default 180 stock, 600 debug)
 #   --mem      guest memory in MiB (default 1024 stock, 768 debug)
@@ -48,7 +51,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#scripts[@]} -gt 0 ] || usage
-case "$kernel" in stock|debug|trixie|sid) ;; *) echo "vm: --kernel stock|debug|trixie|sid" >&2; exit 2 ;; esac
+case "$kernel" in stock|debug|trixie|sid|arm64) ;; *) echo "vm: --kernel stock|debug|trixie|sid|arm64" >&2; exit 2 ;; esac
+arch=$(kernel_arch "$kernel")
 tests=
 for script in "${scripts[@]}"; do
 	[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
@@ -77,10 +81,28 @@ image=$(kernel_boot_image "$kernel")
 [ -r "$image" ] || { echo "vm: kernel image $image not readable" >&2; exit 1; }
 [ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" "$kernel" | tail -n 1)
 initrd=$top/build/vm/$name-$kernel.cpio
+if [ "$arch" = aarch64 ] && [ -z "${DAMONCTL:-}" ]; then
+	# damonctl for arm64: cross-built against the sysroot's libraries
+	# (scripts/arm64-toolchain.cmake), incrementally.
+	sysroot=$(arm64_dir)/sysroot
+	if [ ! -f "$top/build/tools-arm64/CMakeCache.txt" ] ||
+		! grep -q "^DAMON_PERF_SYSROOT:[A-Z]*=$sysroot\$" "$top/build/tools-arm64/CMakeCache.txt"; then
+		rm -rf "$top/build/tools-arm64"
+		cmake -S "$top/tools" -B "$top/build/tools-arm64" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+			-DCMAKE_TOOLCHAIN_FILE="$top/scripts/arm64-toolchain.cmake" \
+			-DDAMON_PERF_SYSROOT="$sysroot" >"$top/build/logs/cmake-arm64.log" 2>&1 ||
+			{ tail -n 20 "$top/build/logs/cmake-arm64.log" >&2; exit 1; }
+	fi
+	cmake --build "$top/build/tools-arm64" -j"${JOBS:-2}" --target damonctl \
+		>"$top/build/logs/damonctl-arm64.log" 2>&1 ||
+		{ tail -n 20 "$top/build/logs/damonctl-arm64.log" >&2; exit 1; }
+fi
 DAMON_PERF_MODROOT=$(kernel_modroot "$kernel") \
-	"$top/scripts/initramfs.sh" --ko "$ko" --out "$initrd"
+	"$top/scripts/initramfs.sh" --arch "$arch" --ko "$ko" --out "$initrd"
 
-cmdline="console=ttyS0,115200 panic=-1 printk.time=1 loglevel=7"
+console=ttyS0
+[ "$arch" = aarch64 ] && console=ttyAMA0
+cmdline="console=$console,115200 panic=-1 printk.time=1 loglevel=7"
 cmdline+=" DAMON_PERF_TEST=$tests DAMON_PERF_KERNEL=$kernel"
 [ -z "$append" ] || cmdline+=" $append"
 # The VM's console is a terminal, so tools inside would colour it and
@@ -110,8 +132,17 @@ smp=2
 # thread for both vCPUs makes code modification and execution ordered.
 accel=tcg
 case "$kernel" in trixie|sid) accel=tcg,thread=single ;; esac
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,la57=off" -smp "$smp" -m "${mem}M"
-	-nographic -nodefaults -monitor none -serial stdio -no-reboot
+if [ "$arch" = aarch64 ]; then
+	# -M virt with a GICv3 (the arm64 kernel's default, and what pseudo-NMI
+	# would need); -cpu max, pointer authentication with QEMU's own cheap
+	# algorithm instead of QARMA (the kernel uses it on every function
+	# return; QARMA under TCG makes the boot several times slower).
+	qemu=(qemu-system-aarch64 -M "virt,gic-version=3" -accel "$accel"
+		-cpu "max,pauth-impdef=on" -smp "$smp" -m "${mem}M")
+else
+	qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,la57=off" -smp "$smp" -m "${mem}M")
+fi
+qemu+=(-nographic -nodefaults -monitor none -serial stdio -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$cmdline")
 if [ $numa -eq 1 ]; then
 	half=$((mem / 2))

@@ -19,13 +19,16 @@
 #      module tree: .config, Module.symvers, headers), linux-kbuild-SERIES
 #      for amd64 (the kbuild helpers, which run on the build host), and the
 #      arm64 userland: busybox-static, libc6(-dev), libstdc++6, libgcc-s1,
-#      libnl-3(-dev), libnl-genl-3(-dev) of the same suite
+#      libnl-3(-dev), libnl-genl-3(-dev) and what else damonctl links
+#      (zlib, libpng, fmt; nlohmann-json and CLI11 headers) of the same suite
 #   3. unpacks the image into image/ (image/boot/Image: the gzip-packed
 #      vmlinuz decompressed, which qemu -kernel boots), the headers into
 #      build/ (the KDIR, its scripts/ and tools/ from the amd64 kbuild
 #      package) and the userland into sysroot/
 # Nothing is installed system-wide. Prints the cache directory on the last
-# line of stdout.
+# line of stdout. sysroot/ is a Debian arm64 root (multiarch paths) for
+# aarch64-linux-gnu-gcc --sysroot, scripts/arm64-toolchain.cmake and the
+# VM's initramfs (busybox, damonctl's shared libraries and loader).
 #
 # Why the amd64 linux-kbuild drives an arm64 build: its helpers (fixdep,
 # modpost, genksyms, sign-file) are host programs that read any ELF target;
@@ -34,7 +37,7 @@
 set -euo pipefail
 cache=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}
 # Bump when a change here changes what gets prepared: part of the cache key.
-recipe=1
+recipe=2
 apt_dir=$cache/apt/arm64
 mkdir -p "$apt_dir"/{lists/partial,archives/partial,debs}
 
@@ -114,9 +117,11 @@ echo "arm64: bookworm arm64 Linux $release ($pkgver); downloading image, headers
 kpkgs=("linux-image-$release:arm64" "linux-headers-$release:arm64"
 	"linux-headers-$abi-common:all" "linux-kbuild-$series:amd64=$pkgver")
 upkgs=(busybox-static libc6 libc6-dev libstdc++6 libgcc-s1 libnl-3-200 libnl-3-dev
-	libnl-genl-3-200 libnl-genl-3-dev linux-libc-dev libstdc++-12-dev libgcc-12-dev)
+	libnl-genl-3-200 libnl-genl-3-dev linux-libc-dev libstdc++-12-dev libgcc-12-dev
+	zlib1g zlib1g-dev libpng16-16 libpng-dev libfmt9 libfmt-dev
+	nlohmann-json3-dev libcli11-dev)
 (cd "$apt_dir/debs" && rm -f ./*.deb &&
-	apt-get "${apt_opts[@]}" download "${kpkgs[@]}" "${upkgs[@]/%/:arm64}" \
+	apt-get "${apt_opts[@]}" download "${kpkgs[@]}" "${upkgs[@]}" \
 		>"$apt_dir/download.log" 2>&1) || {
 	cat "$apt_dir/download.log" >&2
 	echo "arm64: apt-get download failed" >&2
@@ -129,13 +134,15 @@ for d in "$cache"/arm64-stock-*; do
 done
 rm -rf "$dir"
 mkdir -p "$dir/image" "$dir/hdr" "$dir/sysroot"
-deb() { ls "$apt_dir"/debs/"$1"_*"$2".deb | head -n 1; }
+deb() { find "$apt_dir/debs" -name "$1_*$2.deb" | head -n 1; }
 dpkg-deb -x "$(deb "linux-image-$release" _arm64)" "$dir/image"
 dpkg-deb -x "$(deb "linux-headers-$release" _arm64)" "$dir/hdr"
 dpkg-deb -x "$(deb "linux-headers-$abi-common" _all)" "$dir/hdr"
 dpkg-deb -x "$(deb "linux-kbuild-$series" _amd64)" "$dir/hdr"
 for p in "${upkgs[@]}"; do
-	dpkg-deb -x "$(deb "$p" _arm64)" "$dir/sysroot"
+	f=$(deb "$p" _arm64)
+	[ -n "$f" ] || f=$(deb "$p" _all)
+	dpkg-deb -x "$f" "$dir/sysroot"
 done
 
 # The kernel: qemu -kernel wants an arm64 Image. Debian 12's vmlinuz is
