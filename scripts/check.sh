@@ -19,6 +19,11 @@
 #             with the same kernel and NUMA setting share one boot (a batch;
 #             CHECK_BATCH=0: one boot each), and a batch adds one test for
 #             the log outside the scripts (boot, kmemleak scan)
+#   arm64     Debian 12's arm64 kernel (6.1) and a matching module tree
+#             (scripts/kernel/arm64.sh, fetched once, then cached), the
+#             module cross-built for it (W=1, modpost against the image's
+#             Module.symvers), and the VM scripts whose "# arches:" header
+#             names arm64 in qemu-system-aarch64 (one batch per NUMA setting)
 #
 # Ends with exactly one line "N passed, N failed" summing every tier; exits
 # non-zero when anything failed. A step that cannot run because an earlier
@@ -26,7 +31,8 @@
 #
 #   scripts/check.sh [TIER...]      only these tiers (default: all)
 #   CHECK_VM="basic ctl_nl" ...     only these VM scripts
-#   CHECK_KERNELS="stock sid" ...   only these kernels (debug stock trixie sid)
+#   CHECK_KERNELS="stock sid" ...   only these kernels (debug stock trixie sid
+#                                   arm64; arm64 is the arm64 tier's)
 #   TALLY_VERBOSE=1                 print every test line, not only failures
 #   CHECK_BATCH=0                   one VM boot per script
 #
@@ -36,6 +42,8 @@
 #                              "bookworm" Debian 12's 6.1 alone)
 #   # numa: yes                (boot with two NUMA nodes)
 #   # timeout: 300             (seconds, per run)
+#   # arches: x86_64 arm64     (default: x86_64; arm64: also in the arm64
+#                              tier, on Debian 12's arm64 kernel)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # the damo interop test (ctest damo_interop) runs the real damo: damo from
@@ -57,9 +65,9 @@ mkdir -p "$logs"
 TALLY_RESULTS=$logs/results.txt
 . "$top/scripts/lib/tally.sh"
 
-tiers=${*:-deps harness style userland kernel modules kunit vm}
+tiers=${*:-deps harness style userland kernel modules kunit vm arm64}
 want() { case " $tiers " in *" $1 "*) return 0 ;; esac; return 1; }
-check_kernels=${CHECK_KERNELS:-debug stock trixie sid}
+check_kernels=${CHECK_KERNELS:-debug stock trixie sid arm64}
 want_kernel() { case " $check_kernels " in *" $1 "*) return 0 ;; esac; return 1; }
 check_start=$(date +%s)
 timings=()
@@ -206,6 +214,7 @@ declare -A ko=()
 if want modules || want kunit || want vm; then
 	stage modules "damon_perf.ko (+ test modules) for each kernel, W=1"
 	for k in $check_kernels; do
+		[ $k = arm64 ] && continue
 		if [ $k = debug ] && [ -z "$debug_tree" ]; then
 			tally_test fail "modules: $k build (no debug kernel)"
 			continue
@@ -274,6 +283,16 @@ if want kunit && want_kernel debug; then
 	vm_run tests/vm/kunit.sh debug --ktap
 fi
 
+# The name a kernel goes by in the batch lines (arm64: arm64-SERIES).
+declare -A klabel=()
+
+# arches SCRIPT: the architectures its "# arches:" header names (x86_64).
+arches() {
+	local a
+	a=$(sed -nE 's/^# *arches: *(.*)/\1/p' "$1" | head -n 1)
+	echo "${a:-x86_64}"
+}
+
 # vm_batch KERNEL NUMA(0|1) SCRIPT...: the scripts one after the other in one
 # boot (a debug boot plus its kmemleak scan cost about a minute), each
 # counted on its own part of the console log.
@@ -289,6 +308,8 @@ vm_batch() {
 	fi
 	# Timeout: boot, plus each script's own (header) or a default.
 	[ "$k" = debug ] && to=180 || to=90
+	# The arm64 VM (-cpu max under TCG) runs the scripts slower.
+	[ "$k" = arm64 ] && to=$((to * 2))
 	for s in "$@"; do
 		n=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$s" | head -n 1)
 		[ -n "$n" ] || { [ "$k" = debug ] && n=300 || n=120; }
@@ -301,7 +322,7 @@ vm_batch() {
 		--log "$log" "$@" 2>"${log%.log}.vm.err"
 	tally_logcheck vm "$log" --kernel "$k"
 	sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"
-	echo "  batch of $# on $k$([ "$numa" = 1 ] && echo ', 2 NUMA nodes'): $TALLY_LAST ($(( $(date +%s) - t0 )) s, log ${log#$top/})"
+	echo "  batch of $# on ${klabel[$k]:-$k}$([ "$numa" = 1 ] && echo ', 2 NUMA nodes'): $TALLY_LAST ($(( $(date +%s) - t0 )) s, log ${log#$top/})"
 }
 
 # --- end-to-end VM scripts ----------------------------------------------
@@ -311,6 +332,7 @@ if want vm; then
 	for s in tests/vm/*.sh; do
 		n=$(basename "$s" .sh)
 		case "$n" in lib|kunit) continue ;; esac
+		case " $(arches "$s") " in *" x86_64 "*) ;; *) continue ;; esac
 		if [ -n "${CHECK_VM:-}" ]; then
 			case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
 		fi
@@ -333,6 +355,50 @@ if want vm; then
 		# shellcheck disable=SC2086
 		vm_batch "${key%:*}" "${key#*:}" ${batch[$key]}
 	done
+fi
+
+# --- arm64 --------------------------------------------------------------
+if want arm64 && want_kernel arm64; then
+	stage arm64 "Debian 12's arm64 kernel in qemu-system-aarch64 (# arches: arm64)"
+	if d=$(scripts/kernel/arm64.sh 2>"$logs/arm64-kernel.log" | tail -n 1) &&
+		[ -f "$d/.damon-perf-built" ]; then
+		export DAMON_PERF_ARM64_DIR=$d
+		rel=$(cat "$d/release")
+		klabel[arm64]=arm64-$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
+		tally_test ok "arm64: kernel $rel"
+		tail -n 1 "$logs/arm64-kernel.log" | sed 's/^/  /'
+		if kd=$(scripts/kbuild.sh arm64 2>"$logs/kbuild-arm64.err" | tail -n 1) &&
+			[ -f "$kd/damon_perf.ko" ]; then
+			ko[arm64]=$kd
+			tally_test ok "arm64: module build ($(cd "$kd" && echo *.ko))"
+			w=$(grep -c 'warning:' "$top/build/logs/kbuild-arm64.log")
+			if [ "$w" -eq 0 ]; then
+				tally_test ok "arm64: module build has no W=1 warnings"
+			else
+				grep 'warning:' "$top/build/logs/kbuild-arm64.log" | head -n 10 | sed 's/^/  | /'
+				tally_test fail "arm64: module build has no W=1 warnings ($w warnings)"
+			fi
+		else
+			sed 's/^/  | /' "$logs/kbuild-arm64.err" | tail -n 20
+			tally_test fail "arm64: module build (log build/logs/kbuild-arm64.log)"
+		fi
+	else
+		tail -n 15 "$logs/arm64-kernel.log" | sed 's/^/  | /'
+		tally_test fail "arm64: kernel (log $logs/arm64-kernel.log)"
+	fi
+	a0='' a1=''
+	for s in tests/vm/*.sh; do
+		n=$(basename "$s" .sh)
+		case " $(arches "$s") " in *" arm64 "*) ;; *) continue ;; esac
+		if [ -n "${CHECK_VM:-}" ]; then
+			case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
+		fi
+		if grep -qiE '^# *numa: *yes' "$s"; then a1+="$s "; else a0+="$s "; fi
+	done
+	# shellcheck disable=SC2086
+	[ -z "$a0" ] || vm_batch arm64 0 $a0
+	# shellcheck disable=SC2086
+	[ -z "$a1" ] || vm_batch arm64 1 $a1
 fi
 stage_end
 

@@ -53,6 +53,11 @@ done
 [ ${#scripts[@]} -gt 0 ] || usage
 case "$kernel" in stock|debug|trixie|sid|arm64) ;; *) echo "vm: --kernel stock|debug|trixie|sid|arm64" >&2; exit 2 ;; esac
 arch=$(kernel_arch "$kernel")
+if [ "$arch" = aarch64 ]; then
+	DAMON_PERF_ARM64_DIR=$(arm64_dir)
+	DAMON_PERF_SYSROOT=$DAMON_PERF_ARM64_DIR/sysroot
+	export DAMON_PERF_ARM64_DIR DAMON_PERF_SYSROOT
+fi
 tests=
 for script in "${scripts[@]}"; do
 	[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
@@ -84,7 +89,7 @@ initrd=$top/build/vm/$name-$kernel.cpio
 if [ "$arch" = aarch64 ] && [ -z "${DAMONCTL:-}" ]; then
 	# damonctl for arm64: cross-built against the sysroot's libraries
 	# (scripts/arm64-toolchain.cmake), incrementally.
-	sysroot=$(arm64_dir)/sysroot
+	sysroot=$DAMON_PERF_SYSROOT
 	if [ ! -f "$top/build/tools-arm64/CMakeCache.txt" ] ||
 		! grep -q "^DAMON_PERF_SYSROOT:[A-Z]*=$sysroot\$" "$top/build/tools-arm64/CMakeCache.txt"; then
 		rm -rf "$top/build/tools-arm64"

@@ -89,13 +89,9 @@ if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
 fi
 
 # --- 2. resolve the release -------------------------------------------
-# field PKG FIELD: FIELD of the candidate version of PKG.
-field() {
-	apt-cache "${apt_opts[@]}" show "$1" 2>/dev/null |
-		awk -v f="$2:" '/^$/ { exit } $1 == f { sub(/^[^:]*: */, ""); print; exit }'
-}
-# apt-cache show lists every version; the candidate is policy's.
+# cand PKG: its candidate version (apt-cache show lists every version).
 cand() { apt-cache "${apt_opts[@]}" policy "$1" 2>/dev/null | awk '$1 == "Candidate:" { print $2; exit }'; }
+# fieldc PKG FIELD: FIELD of the candidate version of PKG.
 fieldc() { apt-cache "${apt_opts[@]}" show "$1=$(cand "$1")" 2>/dev/null |
 	awk -v f="$2:" '$1 == f { sub(/^[^:]*: */, ""); print; exit }'; }
 release=$(fieldc linux-image-arm64:arm64 Depends | grep -oE 'linux-image-[0-9][^ ,]*-arm64' | head -n 1)

@@ -37,7 +37,13 @@ suite_dir() {
 }
 
 # arm64_dir: the cached arm64 image, module tree and sysroot.
+# DAMON_PERF_ARM64_DIR (set by scripts/vm.sh and check.sh once) saves
+# asking scripts/kernel/arm64.sh again: its apt-cache lookups take seconds.
 arm64_dir() {
+	if [ -n "${DAMON_PERF_ARM64_DIR:-}" ] && [ -f "$DAMON_PERF_ARM64_DIR/.damon-perf-built" ]; then
+		echo "$DAMON_PERF_ARM64_DIR"
+		return 0
+	fi
 	"$kernels_top/scripts/kernel/arm64.sh" | tail -n 1
 }
 
