@@ -312,7 +312,7 @@ vm_batch() {
 	[ "$k" = arm64 ] && to=$((to * 2))
 	for s in "$@"; do
 		n=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$s" | head -n 1)
-		[ -n "$n" ] || { [ "$k" = debug ] && n=300 || n=120; }
+		[ -n "$n" ] || case "$k" in debug|arm64) n=300 ;; *) n=120 ;; esac
 		to=$((to + n))
 	done
 	log=$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).log
