@@ -17,7 +17,8 @@
 #              qemu-system-aarch64 -M virt -cpu max, the module, damonctl
 #              and the test programs cross-built
 #   --numa     two NUMA nodes (one CPU and half the memory each)
-#   --timeout  seconds before the VM is killed (default 180 stock, 600 debug)
+#   --timeout  seconds before the VM is killed (default 600 debug and
+#              arm64, 180 otherwise)
 #   --mem      guest memory in MiB (default 1024 stock, 768 debug)
 #   --log      console log (default build/logs/NAME-KERNEL.log, or
 #              batch-KERNEL.log for several scripts)
@@ -75,7 +76,7 @@ if [ ${#scripts[@]} -eq 1 ]; then
 else
 	name='batch'
 fi
-[ -n "$timeout" ] || { [ "$kernel" = debug ] && timeout=600 || timeout=180; }
+[ -n "$timeout" ] || case "$kernel" in debug|arm64) timeout=600 ;; *) timeout=180 ;; esac
 # Less memory boots faster and makes kmemleak scans shorter on the debug
 # kernel (it walks every struct page).
 [ -n "$mem" ] || { [ "$kernel" = debug ] && mem=768 || mem=1024; }
