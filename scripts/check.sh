@@ -22,6 +22,12 @@
 #             of different kernels run side by side; a VM that ends before
 #             its batch's last script (crash, stuck script) is followed by
 #             a new boot for the scripts it never reached
+#   arm64     Debian 12's arm64 kernel (6.1) and a matching module tree
+#             (scripts/kernel/arm64.sh, fetched once, then cached), the
+#             module cross-built for it (W=1, modpost against the image's
+#             Module.symvers), and the VM scripts whose "# arches:" header
+#             names arm64 in qemu-system-aarch64 (one batch per NUMA setting,
+#             in the vm tier's lanes when both run)
 #
 # Ends with exactly one line "N passed, N failed" summing every tier; exits
 # non-zero when anything failed. A step that cannot run because an earlier
@@ -29,7 +35,8 @@
 #
 #   scripts/check.sh [TIER...]      only these tiers (default: all)
 #   CHECK_VM="basic ctl_nl" ...     only these VM scripts
-#   CHECK_KERNELS="stock sid" ...   only these kernels (debug stock trixie sid)
+#   CHECK_KERNELS="stock sid" ...   only these kernels (debug stock trixie sid
+#                                   arm64; arm64 is the arm64 tier's)
 #   TALLY_VERBOSE=1                 print every test line, not only failures
 #   CHECK_BATCH=0                   one VM boot per script
 #   CHECK_VM_JOBS=N                 batches in N lanes side by side (2)
@@ -40,6 +47,8 @@
 #                              "bookworm" Debian 12's 6.1 alone)
 #   # numa: yes                (boot with two NUMA nodes)
 #   # timeout: 300             (seconds, per run)
+#   # arches: x86_64 arm64     (default: x86_64; arm64: also in the arm64
+#                              tier, on Debian 12's arm64 kernel)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # the damo interop test (ctest damo_interop) runs the real damo: damo from
@@ -61,9 +70,9 @@ mkdir -p "$logs"
 TALLY_RESULTS=$logs/results.txt
 . "$top/scripts/lib/tally.sh"
 
-tiers=${*:-deps harness style userland kernel modules kunit vm}
+tiers=${*:-deps harness style userland kernel modules kunit arm64 vm}
 want() { case " $tiers " in *" $1 "*) return 0 ;; esac; return 1; }
-check_kernels=${CHECK_KERNELS:-debug stock trixie sid}
+check_kernels=${CHECK_KERNELS:-debug stock trixie sid arm64}
 want_kernel() { case " $check_kernels " in *" $1 "*) return 0 ;; esac; return 1; }
 check_start=$(date +%s)
 timings=()
@@ -140,12 +149,9 @@ if want userland; then
 	# ~/.cache/damon-perf/ccache, keyed by content, with the tree's own
 	# location taken out of the key (CCACHE_BASEDIR, CCACHE_NOHASHDIR), so
 	# a clean clone compiles only what changed.
-	launch=()
-	if command -v ccache > /dev/null; then
-		export CCACHE_DIR=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}/ccache
-		export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=2G
-		launch=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-	fi
+	. scripts/lib/kernels.sh
+	ccache_env
+	launch=("${ccache_cmake[@]}")
 	if [ ! -f tools/CMakeLists.txt ]; then
 		tally_test fail "userland: tools/CMakeLists.txt missing"
 	elif ! run "$logs/cmake-configure.log" cmake -S tools -B "$bt" \
@@ -224,6 +230,7 @@ declare -A ko=()
 if want modules || want kunit || want vm; then
 	stage modules "damon_perf.ko (+ test modules) for each kernel, W=1"
 	for k in $check_kernels; do
+		[ $k = arm64 ] && continue
 		if [ $k = debug ] && [ -z "$debug_tree" ]; then
 			tally_test fail "modules: $k build (no debug kernel)"
 			continue
@@ -292,6 +299,16 @@ if want kunit && want_kernel debug; then
 	vm_run tests/vm/kunit.sh debug --ktap
 fi
 
+# The name a kernel goes by in the batch lines (arm64: arm64-SERIES).
+declare -A klabel=()
+
+# arches SCRIPT: the architectures its "# arches:" header names (x86_64).
+arches() {
+	local a
+	a=$(sed -nE 's/^# *arches: *(.*)/\1/p' "$1" | head -n 1)
+	echo "${a:-x86_64}"
+}
+
 # vm_batch_run KERNEL NUMA(0|1) PART SCRIPT...: the scripts one after the
 # other in one boot (a debug boot plus its kmemleak scan cost about a
 # minute). When the VM ends before the last one (a crash, /init's watchdog
@@ -335,7 +352,7 @@ vm_batch_count() {
 		done
 		return
 	fi
-	where="$k$([ "$numa" = 1 ] && echo ', 2 NUMA nodes')"
+	where="${klabel[$k]:-$k}$([ "$numa" = 1 ] && echo ', 2 NUMA nodes')"
 	while read -r log secs unrun list; do
 		if [ "$unrun" = 1 ]; then
 			tally_logcheck vm "$log" --kernel "$k" --unrun-ok
@@ -351,13 +368,57 @@ vm_batch_count() {
 	done < "$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).boots"
 }
 
+# --- arm64 --------------------------------------------------------------
+# Its kernel and module here; its batches run with the vm tier's, in its
+# lanes (or alone, when the vm tier is not asked for).
+if want arm64 && want_kernel arm64; then
+	stage arm64 "Debian 12's arm64 kernel and the module cross-built for it"
+	if d=$(scripts/kernel/arm64.sh 2>"$logs/arm64-kernel.log" | tail -n 1) &&
+		[ -f "$d/.damon-perf-built" ]; then
+		export DAMON_PERF_ARM64_DIR=$d
+		rel=$(cat "$d/release")
+		klabel[arm64]=arm64-$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
+		tally_test ok "arm64: kernel $rel"
+		tail -n 1 "$logs/arm64-kernel.log" | sed 's/^/  /'
+		if kd=$(scripts/kbuild.sh arm64 2>"$logs/kbuild-arm64.err" | tail -n 1) &&
+			[ -f "$kd/damon_perf.ko" ]; then
+			ko[arm64]=$kd
+			tally_test ok "arm64: module build ($(cd "$kd" && echo *.ko))"
+			w=$(grep -c 'warning:' "$top/build/logs/kbuild-arm64.log")
+			if [ "$w" -eq 0 ]; then
+				tally_test ok "arm64: module build has no W=1 warnings"
+			else
+				grep 'warning:' "$top/build/logs/kbuild-arm64.log" | head -n 10 | sed 's/^/  | /'
+				tally_test fail "arm64: module build has no W=1 warnings ($w warnings)"
+			fi
+		else
+			sed 's/^/  | /' "$logs/kbuild-arm64.err" | tail -n 20
+			tally_test fail "arm64: module build (log build/logs/kbuild-arm64.log)"
+		fi
+		# damonctl for arm64 before the batches start (vm.sh would
+		# build it there, while the other lane's VM runs)
+		if (. scripts/lib/kernels.sh && arm64_damonctl "$d/sysroot") 2> "$logs/arm64-damonctl.err"; then
+			tally_test ok "arm64: damonctl cross-built"
+		else
+			sed 's/^/  | /' "$logs/arm64-damonctl.err" | tail -n 20
+			tally_test fail "arm64: damonctl cross-built (log build/logs/damonctl-arm64.log)"
+			unset 'ko[arm64]'
+		fi
+	else
+		tail -n 15 "$logs/arm64-kernel.log" | sed 's/^/  | /'
+		tally_test fail "arm64: kernel (log $logs/arm64-kernel.log)"
+	fi
+fi
+
 # --- end-to-end VM scripts ----------------------------------------------
-if want vm; then
+if want vm || { want arm64 && want_kernel arm64; }; then
 	stage vm "tests/vm/*.sh on each kernel (+ clean kernel log per script)"
 	declare -A batch=()
 	for s in tests/vm/*.sh; do
+		want vm || break
 		n=$(basename "$s" .sh)
 		case "$n" in lib|kunit) continue ;; esac
+		case " $(arches "$s") " in *" x86_64 "*) ;; *) continue ;; esac
 		if [ -n "${CHECK_VM:-}" ]; then
 			case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
 		fi
@@ -375,6 +436,19 @@ if want vm; then
 			fi
 		done
 	done
+	# arm64: the scripts whose "# arches:" header names it
+	if want arm64 && want_kernel arm64; then
+		for s in tests/vm/*.sh; do
+			n=$(basename "$s" .sh)
+			case " $(arches "$s") " in *" arm64 "*) ;; *) continue ;; esac
+			if [ -n "${CHECK_VM:-}" ]; then
+				case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
+			fi
+			numa=0
+			grep -qiE '^# *numa: *yes' "$s" && numa=1
+			batch[arm64:$numa]+="$s "
+		done
+	fi
 	# Batches run in CHECK_VM_JOBS lanes side by side (default 2, one per
 	# core: a VM waits for its guest's timers much of the time), each
 	# kernel's batches in one lane, a kernel to the lane with the fewest
@@ -382,12 +456,15 @@ if want vm; then
 	jobs=${CHECK_VM_JOBS:-2}
 	declare -a lane=() load=()
 	for ((i = 0; i < jobs; i++)); do lane[i]=''; load[i]=0; done
-	for k in debug stock trixie sid; do
+	for k in debug stock trixie sid arm64; do
 		n=0
 		for numa in 0 1; do
-			# a debug script costs about three stock ones (KASAN, lockdep)
+			# a debug script costs about three stock ones (KASAN, lockdep),
+			# an arm64 one (-cpu max under TCG) about two
+			w=1
+			case $k in debug) w=3 ;; arm64) w=2 ;; esac
 			# shellcheck disable=SC2086
-			n=$((n + $(echo ${batch[$k:$numa]:-} | wc -w) * ($([ $k = debug ] && echo 3 || echo 1))))
+			n=$((n + $(echo ${batch[$k:$numa]:-} | wc -w) * w))
 		done
 		[ "$n" -gt 0 ] || continue
 		best=0
@@ -413,12 +490,13 @@ if want vm; then
 		echo "  lane $((i + 1)): ${lane[i]}"
 	done
 	wait "${pids[@]}"
-	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1; do
+	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1 arm64:0 arm64:1; do
 		[ -n "${batch[$key]:-}" ] || continue
 		# shellcheck disable=SC2086
 		vm_batch_count "${key%:*}" "${key#*:}" ${batch[$key]}
 	done
 fi
+
 stage_end
 
 echo

@@ -4,7 +4,7 @@
 # test script (or several, one after the other, in one boot) as the
 # payload of /init.
 #
-#   scripts/vm.sh [--kernel debug|stock|trixie|sid] [--numa] [--timeout SECS]
+#   scripts/vm.sh [--kernel debug|stock|trixie|sid|arm64] [--numa] [--timeout SECS]
 #                 [--log FILE] [--ko DIR] [--mem MB] [--append ARGS]
 #                 [--quiet|--payload] tests/vm/NAME.sh [tests/vm/NAME2.sh...]
 #
@@ -12,13 +12,17 @@
 #              debug test kernel (KASAN, lockdep, KUnit, kmemleak; built once
 #              and cached by scripts/kernel/build.sh); trixie, sid: Debian
 #              13's (6.12) and unstable's (7.2) stock kernels, fetched once
-#              and cached by scripts/kernel/stock.sh
+#              and cached by scripts/kernel/stock.sh; arm64: Debian 12's
+#              arm64 kernel (6.1, scripts/kernel/arm64.sh) under
+#              qemu-system-aarch64 -M virt -cpu max, the module, damonctl
+#              and the test programs cross-built
 #   --numa     two NUMA nodes (one CPU and half the memory each)
 #   --timeout  seconds before the VM is killed; default: a boot allowance
-#              (120 stock, 180 debug) plus each script's own time limit (its
-#              "# timeout:" header, else 120 stock, 300 debug, as /init
-#              applies them; DAMON_PERF_SCRIPT_TIMEOUT=N in --append replaces
-#              them all), at least 180 stock, 600 debug
+#              (120 stock, 180 debug and arm64) plus each script's own time
+#              limit (its "# timeout:" header, else 120 stock, 300 debug and
+#              arm64, as /init applies them; DAMON_PERF_SCRIPT_TIMEOUT=N in
+#              --append replaces them all), at least 180 stock, 600 debug
+#              and arm64
 #   --mem      guest memory in MiB (default 1024 stock, 768 debug)
 #   --log      console log (default build/logs/NAME-KERNEL.log, or
 #              batch-KERNEL.log for several scripts)
@@ -55,7 +59,13 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#scripts[@]} -gt 0 ] || usage
-case "$kernel" in stock|debug|trixie|sid) ;; *) echo "vm: --kernel stock|debug|trixie|sid" >&2; exit 2 ;; esac
+case "$kernel" in stock|debug|trixie|sid|arm64) ;; *) echo "vm: --kernel stock|debug|trixie|sid|arm64" >&2; exit 2 ;; esac
+arch=$(kernel_arch "$kernel")
+if [ "$arch" = aarch64 ]; then
+	DAMON_PERF_ARM64_DIR=$(arm64_dir)
+	DAMON_PERF_SYSROOT=$DAMON_PERF_ARM64_DIR/sysroot
+	export DAMON_PERF_ARM64_DIR DAMON_PERF_SYSROOT
+fi
 tests=
 limits=()
 for script in "${scripts[@]}"; do
@@ -70,7 +80,7 @@ for script in "${scripts[@]}"; do
 	tests+=${tests:+,}$sub$(basename "$script")
 	# the script's limit as /init computes it
 	n=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)
-	[ -n "$n" ] || { [ "$kernel" = debug ] && n=300 || n=120; }
+	[ -n "$n" ] || case "$kernel" in debug|arm64) n=300 ;; *) n=120 ;; esac
 	limits+=("$n")
 done
 # DAMON_PERF_SCRIPT_TIMEOUT=N on the command line replaces every limit.
@@ -88,8 +98,10 @@ fi
 # /init applies it (scripts/initramfs.sh), so that /init, not this
 # timeout, stops a script that runs too long.
 if [ -z "$timeout" ]; then
-	if [ "$kernel" = debug ]; then boot=180 least=600
-	else boot=120 least=180; fi
+	case "$kernel" in
+	debug|arm64) boot=180 least=600 ;;
+	*) boot=120 least=180 ;;
+	esac
 	timeout=$boot
 	for n in "${limits[@]}"; do timeout=$((timeout + n)); done
 	[ "$timeout" -ge "$least" ] || timeout=$least
@@ -104,10 +116,16 @@ image=$(kernel_boot_image "$kernel")
 [ -r "$image" ] || { echo "vm: kernel image $image not readable" >&2; exit 1; }
 [ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" "$kernel" | tail -n 1)
 initrd=$top/build/vm/$name-$kernel.cpio
+# damonctl for arm64 (scripts/lib/kernels.sh), incrementally
+if [ "$arch" = aarch64 ] && [ -z "${DAMONCTL:-}" ]; then
+	arm64_damonctl "$DAMON_PERF_SYSROOT" || exit 1
+fi
 DAMON_PERF_MODROOT=$(kernel_modroot "$kernel") \
-	"$top/scripts/initramfs.sh" --ko "$ko" --out "$initrd"
+	"$top/scripts/initramfs.sh" --arch "$arch" --ko "$ko" --out "$initrd"
 
-cmdline="console=ttyS0,115200 panic=-1 printk.time=1 loglevel=7"
+console=ttyS0
+[ "$arch" = aarch64 ] && console=ttyAMA0
+cmdline="console=$console,115200 panic=-1 printk.time=1 loglevel=7"
 cmdline+=" DAMON_PERF_TEST=$tests DAMON_PERF_KERNEL=$kernel"
 [ -z "$append" ] || cmdline+=" $append"
 # The VM's console is a terminal, so tools inside would colour it and
@@ -137,8 +155,17 @@ smp=2
 # thread for both vCPUs makes code modification and execution ordered.
 accel=tcg
 case "$kernel" in trixie|sid) accel=tcg,thread=single ;; esac
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,la57=off" -smp "$smp" -m "${mem}M"
-	-nographic -nodefaults -monitor none -serial stdio -no-reboot
+if [ "$arch" = aarch64 ]; then
+	# -M virt with a GICv3 (the arm64 kernel's default, and what pseudo-NMI
+	# would need); -cpu max, pointer authentication with QEMU's own cheap
+	# algorithm instead of QARMA (the kernel uses it on every function
+	# return; QARMA under TCG makes the boot several times slower).
+	qemu=(qemu-system-aarch64 -M "virt,gic-version=3" -accel "$accel"
+		-cpu "max,pauth-impdef=on" -smp "$smp" -m "${mem}M")
+else
+	qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,la57=off" -smp "$smp" -m "${mem}M")
+fi
+qemu+=(-nographic -nodefaults -monitor none -serial stdio -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$cmdline")
 if [ $numa -eq 1 ]; then
 	half=$((mem / 2))
