@@ -18,7 +18,16 @@
 #             lines plus one "clean kernel log" test per script. Scripts
 #             with the same kernel and NUMA setting share one boot (a batch;
 #             CHECK_BATCH=0: one boot each), and a batch adds one test for
-#             the log outside the scripts (boot, kmemleak scan)
+#             the log outside the scripts (boot, kmemleak scan). Batches
+#             of different kernels run side by side; a VM that ends before
+#             its batch's last script (crash, stuck script) is followed by
+#             a new boot for the scripts it never reached
+#   arm64     Debian 12's arm64 kernel (6.1) and a matching module tree
+#             (scripts/kernel/arm64.sh, fetched once, then cached), the
+#             module cross-built for it (W=1, modpost against the image's
+#             Module.symvers), and the VM scripts whose "# arches:" header
+#             names arm64 in qemu-system-aarch64 (one batch per NUMA setting,
+#             in the vm tier's lanes when both run)
 #
 # Ends with exactly one line "N passed, N failed" summing every tier; exits
 # non-zero when anything failed. A step that cannot run because an earlier
@@ -26,9 +35,11 @@
 #
 #   scripts/check.sh [TIER...]      only these tiers (default: all)
 #   CHECK_VM="basic ctl_nl" ...     only these VM scripts
-#   CHECK_KERNELS="stock sid" ...   only these kernels (debug stock trixie sid)
+#   CHECK_KERNELS="stock sid" ...   only these kernels (debug stock trixie sid
+#                                   arm64; arm64 is the arm64 tier's)
 #   TALLY_VERBOSE=1                 print every test line, not only failures
 #   CHECK_BATCH=0                   one VM boot per script
+#   CHECK_VM_JOBS=N                 batches in N lanes side by side (2)
 #
 # A VM script can restrict or configure its runs with header comments:
 #   # kernels: debug           (default: debug stock; "stock" means
@@ -36,6 +47,8 @@
 #                              "bookworm" Debian 12's 6.1 alone)
 #   # numa: yes                (boot with two NUMA nodes)
 #   # timeout: 300             (seconds, per run)
+#   # arches: x86_64 arm64     (default: x86_64; arm64: also in the arm64
+#                              tier, on Debian 12's arm64 kernel)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # the damo interop test (ctest damo_interop) runs the real damo: damo from
@@ -57,9 +70,9 @@ mkdir -p "$logs"
 TALLY_RESULTS=$logs/results.txt
 . "$top/scripts/lib/tally.sh"
 
-tiers=${*:-deps harness style userland kernel modules kunit vm}
+tiers=${*:-deps harness style userland kernel modules kunit arm64 vm}
 want() { case " $tiers " in *" $1 "*) return 0 ;; esac; return 1; }
-check_kernels=${CHECK_KERNELS:-debug stock trixie sid}
+check_kernels=${CHECK_KERNELS:-debug stock trixie sid arm64}
 want_kernel() { case " $check_kernels " in *" $1 "*) return 0 ;; esac; return 1; }
 check_start=$(date +%s)
 timings=()
@@ -132,14 +145,25 @@ fi
 if want userland; then
 	stage userland "tools/ with CMake, GoogleTest via ctest"
 	bt=$top/build/tools
+	# ccache (scripts/deps.sh installs it) keeps what a build compiled in
+	# ~/.cache/damon-perf/ccache, keyed by content, with the tree's own
+	# location taken out of the key (CCACHE_BASEDIR, CCACHE_NOHASHDIR), so
+	# a clean clone compiles only what changed.
+	. scripts/lib/kernels.sh
+	ccache_env
+	launch=("${ccache_cmake[@]}")
 	if [ ! -f tools/CMakeLists.txt ]; then
 		tally_test fail "userland: tools/CMakeLists.txt missing"
-	elif ! run "$logs/cmake-configure.log" cmake -S tools -B "$bt" -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
+	elif ! run "$logs/cmake-configure.log" cmake -S tools -B "$bt" \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo "${launch[@]}"; then
 		tally_test fail "userland: cmake configure"
 	else
 		tally_test ok "userland: cmake configure"
+		[ ${#launch[@]} -eq 0 ] || ccache -z > /dev/null 2>&1
 		if run "$logs/cmake-build.log" cmake --build "$bt" -j2; then
 			tally_test ok "userland: build"
+			[ ${#launch[@]} -eq 0 ] ||
+				echo "  ccache: $(ccache -s 2>/dev/null | grep -m1 -E '^ *Hits:' | sed 's/^ *//')"
 			[ -x "$bt/damonctl" ] && tally_test ok "userland: damonctl built" ||
 				tally_test fail "userland: damonctl built"
 			ctest --test-dir "$bt" --output-on-failure -j2 > "$logs/ctest.log" 2>&1
@@ -206,6 +230,7 @@ declare -A ko=()
 if want modules || want kunit || want vm; then
 	stage modules "damon_perf.ko (+ test modules) for each kernel, W=1"
 	for k in $check_kernels; do
+		[ $k = arm64 ] && continue
 		if [ $k = debug ] && [ -z "$debug_tree" ]; then
 			tally_test fail "modules: $k build (no debug kernel)"
 			continue
@@ -252,17 +277,17 @@ fi
 
 # vm_run SCRIPT KERNEL [--ktap]: one VM run, counted.
 vm_run() {
-	local script=$1 k=$2 ktap=${3:-} name numa='' to='' log t0
+	local script=$1 k=$2 ktap=${3:-} name numa='' log t0
 	name=$(basename "$script" .sh)
 	grep -qiE '^# *numa: *yes' "$script" && numa=--numa
-	to=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)
 	log=$logs/$name-$k.log
 	if [ -z "${ko[$k]:-}" ]; then
 		tally_test fail "$name-$k: not run, no modules for the $k kernel"
 		return
 	fi
 	t0=$(date +%s)
-	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" $numa ${to:+--timeout $to} \
+	# (the VM's time limit: vm.sh's default, the boot plus the script's own)
+	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" $numa \
 		--log "$log" "$script" 2>"$logs/$name-$k.vm.err"
 	tally_logcheck vm "$log" $ktap --name "$name-$k"
 	echo "  $name on $k: $TALLY_LAST ($(( $(date +%s) - t0 )) s, log ${log#$top/})"
@@ -274,43 +299,126 @@ if want kunit && want_kernel debug; then
 	vm_run tests/vm/kunit.sh debug --ktap
 fi
 
-# vm_batch KERNEL NUMA(0|1) SCRIPT...: the scripts one after the other in one
-# boot (a debug boot plus its kmemleak scan cost about a minute), each
-# counted on its own part of the console log.
-vm_batch() {
-	local k=$1 numa=$2 to t0 s n log numa_opt=()
-	shift 2
+# The name a kernel goes by in the batch lines (arm64: arm64-SERIES).
+declare -A klabel=()
+
+# arches SCRIPT: the architectures its "# arches:" header names (x86_64).
+arches() {
+	local a
+	a=$(sed -nE 's/^# *arches: *(.*)/\1/p' "$1" | head -n 1)
+	echo "${a:-x86_64}"
+}
+
+# vm_batch_run KERNEL NUMA(0|1) PART SCRIPT...: the scripts one after the
+# other in one boot (a debug boot plus its kmemleak scan cost about a
+# minute). When the VM ends before the last one (a crash, /init's watchdog
+# powered off on a script stuck in the kernel, or /init abandoned the
+# batch after a script killed at its limit or modules that would not
+# unload), those not reached run in a new boot, PART + 1 (log
+# batch-KERNEL[-numa]-PART.log). Each boot
+# adds a line "LOG SECONDS UNRUN SCRIPT..." to the batch's list of boots
+# (batch-KERNEL[-numa].boots), which vm_batch_count reads. Prints nothing,
+# so batches can run side by side.
+vm_batch_run() {
+	local k=$1 numa=$2 part=$3 t0 s base log numa_opt=() rest=() unrun=0
+	shift 3
 	[ "$numa" = 1 ] && numa_opt=(--numa)
+	base=$logs/batch-$k$([ "$numa" = 1 ] && echo -numa)
+	[ "$part" -gt 1 ] || : > "$base.boots"
+	[ -n "${ko[$k]:-}" ] || return 0
+	# (the VM's time limit: vm.sh's default, the boot plus the scripts' own)
+	log=$base$([ "$part" -gt 1 ] && echo "-$part").log
+	t0=$(date +%s)
+	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" "${numa_opt[@]}" \
+		--log "$log" "$@" 2>"${log%.log}.vm.err"
+	# scripts never begun: the VM died, or /init abandoned the batch
+	for s in "$@"; do
+		grep -aqx "DAMON_PERF_BEGIN test=$(basename "$s")" "$log" || rest+=("$s")
+	done
+	# a new boot only when this one ran at least one script
+	[ ${#rest[@]} -gt 0 ] && [ ${#rest[@]} -lt $# ] && unrun=1
+	echo "$log $(( $(date +%s) - t0 )) $unrun $*" >> "$base.boots"
+	[ $unrun = 0 ] || vm_batch_run "$k" "$numa" $((part + 1)) "${rest[@]}"
+}
+
+# vm_batch_count KERNEL NUMA(0|1) SCRIPT...: the verdicts of the batch's
+# boots, each script counted on its own part of the console log.
+vm_batch_count() {
+	local k=$1 numa=$2 s log secs unrun list where
+	shift 2
 	if [ -z "${ko[$k]:-}" ]; then
 		for s in "$@"; do
 			tally_test fail "$(basename "$s" .sh)-$k: not run, no modules for the $k kernel"
 		done
 		return
 	fi
-	# Timeout: boot, plus each script's own (header) or a default.
-	[ "$k" = debug ] && to=180 || to=90
-	for s in "$@"; do
-		n=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$s" | head -n 1)
-		[ -n "$n" ] || { [ "$k" = debug ] && n=300 || n=120; }
-		to=$((to + n))
-	done
-	log=$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).log
-	t0=$(date +%s)
-	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" \
-		"${numa_opt[@]}" --timeout "$to" \
-		--log "$log" "$@" 2>"${log%.log}.vm.err"
-	tally_logcheck vm "$log" --kernel "$k"
-	sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"
-	echo "  batch of $# on $k$([ "$numa" = 1 ] && echo ', 2 NUMA nodes'): $TALLY_LAST ($(( $(date +%s) - t0 )) s, log ${log#$top/})"
+	where="${klabel[$k]:-$k}$([ "$numa" = 1 ] && echo ', 2 NUMA nodes')"
+	while read -r log secs unrun list; do
+		if [ "$unrun" = 1 ]; then
+			tally_logcheck vm "$log" --kernel "$k" --unrun-ok
+		else
+			tally_logcheck vm "$log" --kernel "$k"
+		fi
+		sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"
+		grep -a '^vm: HUNG\|^DAMON_PERF_HUNG' "$log" | sed 's/^/  /'
+		# shellcheck disable=SC2086 # a list of script paths
+		echo "  batch of $(echo $list | wc -w) on $where: $TALLY_LAST ($secs s, log ${log#"$top"/})"
+		[ "$unrun" = 0 ] ||
+			echo "  the VM ended before the batch's last script: the rest run in a new boot"
+	done < "$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).boots"
 }
 
+# --- arm64 --------------------------------------------------------------
+# Its kernel and module here; its batches run with the vm tier's, in its
+# lanes (or alone, when the vm tier is not asked for).
+if want arm64 && want_kernel arm64; then
+	stage arm64 "Debian 12's arm64 kernel and the module cross-built for it"
+	if d=$(scripts/kernel/arm64.sh 2>"$logs/arm64-kernel.log" | tail -n 1) &&
+		[ -f "$d/.damon-perf-built" ]; then
+		export DAMON_PERF_ARM64_DIR=$d
+		rel=$(cat "$d/release")
+		klabel[arm64]=arm64-$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
+		tally_test ok "arm64: kernel $rel"
+		tail -n 1 "$logs/arm64-kernel.log" | sed 's/^/  /'
+		if kd=$(scripts/kbuild.sh arm64 2>"$logs/kbuild-arm64.err" | tail -n 1) &&
+			[ -f "$kd/damon_perf.ko" ]; then
+			ko[arm64]=$kd
+			tally_test ok "arm64: module build ($(cd "$kd" && echo *.ko))"
+			w=$(grep -c 'warning:' "$top/build/logs/kbuild-arm64.log")
+			if [ "$w" -eq 0 ]; then
+				tally_test ok "arm64: module build has no W=1 warnings"
+			else
+				grep 'warning:' "$top/build/logs/kbuild-arm64.log" | head -n 10 | sed 's/^/  | /'
+				tally_test fail "arm64: module build has no W=1 warnings ($w warnings)"
+			fi
+		else
+			sed 's/^/  | /' "$logs/kbuild-arm64.err" | tail -n 20
+			tally_test fail "arm64: module build (log build/logs/kbuild-arm64.log)"
+		fi
+		# damonctl for arm64 before the batches start (vm.sh would
+		# build it there, while the other lane's VM runs)
+		if (. scripts/lib/kernels.sh && arm64_damonctl "$d/sysroot") 2> "$logs/arm64-damonctl.err"; then
+			tally_test ok "arm64: damonctl cross-built"
+		else
+			sed 's/^/  | /' "$logs/arm64-damonctl.err" | tail -n 20
+			tally_test fail "arm64: damonctl cross-built (log build/logs/damonctl-arm64.log)"
+			unset 'ko[arm64]'
+		fi
+	else
+		tail -n 15 "$logs/arm64-kernel.log" | sed 's/^/  | /'
+		tally_test fail "arm64: kernel (log $logs/arm64-kernel.log)"
+	fi
+fi
+
 # --- end-to-end VM scripts ----------------------------------------------
-if want vm; then
+if want vm || { want arm64 && want_kernel arm64; }; then
 	stage vm "tests/vm/*.sh on each kernel (+ clean kernel log per script)"
 	declare -A batch=()
 	for s in tests/vm/*.sh; do
+		want vm || break
 		n=$(basename "$s" .sh)
 		case "$n" in lib|kunit) continue ;; esac
+		case " $(arches "$s") " in *" x86_64 "*) ;; *) continue ;; esac
 		if [ -n "${CHECK_VM:-}" ]; then
 			case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
 		fi
@@ -328,12 +436,67 @@ if want vm; then
 			fi
 		done
 	done
-	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1; do
+	# arm64: the scripts whose "# arches:" header names it
+	if want arm64 && want_kernel arm64; then
+		for s in tests/vm/*.sh; do
+			n=$(basename "$s" .sh)
+			case " $(arches "$s") " in *" arm64 "*) ;; *) continue ;; esac
+			if [ -n "${CHECK_VM:-}" ]; then
+				case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
+			fi
+			numa=0
+			grep -qiE '^# *numa: *yes' "$s" && numa=1
+			batch[arm64:$numa]+="$s "
+		done
+	fi
+	# Batches run in CHECK_VM_JOBS lanes side by side (default 2, one per
+	# core: a VM waits for its guest's timers much of the time), each
+	# kernel's batches in one lane, a kernel to the lane with the fewest
+	# scripts so far; then they are counted in the usual order.
+	jobs=${CHECK_VM_JOBS:-2}
+	declare -a lane=() load=()
+	for ((i = 0; i < jobs; i++)); do lane[i]=''; load[i]=0; done
+	for k in debug stock trixie sid arm64; do
+		n=0
+		for numa in 0 1; do
+			# a debug script costs about three stock ones (KASAN, lockdep),
+			# an arm64 one (-cpu max under TCG) about two
+			w=1
+			case $k in debug) w=3 ;; arm64) w=2 ;; esac
+			# shellcheck disable=SC2086
+			n=$((n + $(echo ${batch[$k:$numa]:-} | wc -w) * w))
+		done
+		[ "$n" -gt 0 ] || continue
+		best=0
+		for ((i = 1; i < jobs; i++)); do
+			[ "${load[i]}" -lt "${load[best]}" ] && best=$i
+		done
+		lane[best]+="$k "
+		load[best]=$((load[best] + n))
+	done
+	pids=()
+	for ((i = 0; i < jobs; i++)); do
+		[ -n "${lane[i]}" ] || continue
+		(
+			for k in ${lane[i]}; do
+				for numa in 0 1; do
+					[ -n "${batch[$k:$numa]:-}" ] || continue
+					# shellcheck disable=SC2086
+					vm_batch_run "$k" "$numa" 1 ${batch[$k:$numa]}
+				done
+			done
+		) &
+		pids+=($!)
+		echo "  lane $((i + 1)): ${lane[i]}"
+	done
+	wait "${pids[@]}"
+	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1 arm64:0 arm64:1; do
 		[ -n "${batch[$key]:-}" ] || continue
 		# shellcheck disable=SC2086
-		vm_batch "${key%:*}" "${key#*:}" ${batch[$key]}
+		vm_batch_count "${key%:*}" "${key#*:}" ${batch[$key]}
 	done
 fi
+
 stage_end
 
 echo

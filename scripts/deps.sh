@@ -14,8 +14,8 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
 	libgtest-dev libgmock-dev libbenchmark-dev valgrind
 	zlib1g-dev file libpng-dev librsvg2-bin
-	gcc-aarch64-linux-gnu
-	dkms man-db
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm
+	dkms man-db ccache
 )
 
 missing=()

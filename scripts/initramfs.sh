@@ -3,7 +3,12 @@
 # Build the VM's initramfs: busybox, an /init that runs one test script,
 # the modules, damonctl with its shared libraries, the workload, the tests.
 #
-#   scripts/initramfs.sh --ko KO_DIR --out FILE.cpio[.gz]
+#   scripts/initramfs.sh [--arch x86_64|aarch64] --ko KO_DIR --out FILE.cpio[.gz]
+#
+# --arch aarch64 (default: the host's, x86_64): an arm64 image from the
+# sysroot of scripts/kernel/arm64.sh (its busybox-static, damonctl's shared
+# libraries and loader); the test programs are cross-built static with
+# aarch64-linux-gnu-gcc, damonctl is build/tools-arm64/damonctl.
 #
 # Layout inside the image:
 #   /init                   mounts, runs each script of $DAMON_PERF_TEST
@@ -34,8 +39,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ko=
 out=
+arch=x86_64
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--arch) arch=$2; shift 2 ;;
 	--ko) ko=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	*) echo "usage: $0 --ko KO_DIR --out FILE.cpio[.gz]" >&2; exit 2 ;;
@@ -43,9 +50,22 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$ko" ] && [ -n "$out" ] || { echo "usage: $0 --ko KO_DIR --out FILE.cpio[.gz]" >&2; exit 2; }
 [ -f "$ko/damon_perf.ko" ] || { echo "initramfs: $ko/damon_perf.ko missing" >&2; exit 1; }
-busybox=$(command -v busybox || true)
-[ -n "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
+# is_static ELF: no program interpreter (runs without a loader).
+is_static() { ! readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'; }
+hostbox=$(command -v busybox || true)
+[ -n "$hostbox" ] && is_static "$hostbox" ||
 	{ echo "initramfs: need a static busybox (apt-get install busybox-static)" >&2; exit 1; }
+case "$arch" in
+x86_64) cross='' sysroot='' busybox=$hostbox bindir=$top/build/bin
+	ctl=${DAMONCTL:-$top/build/tools/damonctl} ;;
+aarch64) cross=aarch64-linux-gnu- bindir=$top/build/bin-aarch64
+	sysroot=${DAMON_PERF_SYSROOT:-$("$top/scripts/kernel/arm64.sh" | tail -n 1)/sysroot}
+	busybox=$sysroot/bin/busybox
+	ctl=${DAMONCTL:-$top/build/tools-arm64/damonctl}
+	[ -x "$busybox" ] && is_static "$busybox" ||
+		{ echo "initramfs: no static arm64 busybox in $sysroot" >&2; exit 1; } ;;
+*) echo "initramfs: --arch x86_64|aarch64" >&2; exit 2 ;;
+esac
 
 mkdir -p "$top/build" "$(dirname "$out")"
 stage=$(mktemp -d "$top/build/initramfs.XXXXXX")
@@ -56,7 +76,9 @@ ln -s ../bin "$stage/usr/bin"
 ln -s ../bin "$stage/usr/sbin"
 
 cp "$busybox" "$stage/bin/busybox"
-for a in $("$busybox" --list); do
+# The applet list from the host's busybox-static: the arm64 one does not
+# run here, and both are Debian 12's busybox-static, one configuration.
+for a in $("$hostbox" --list); do
 	[ "$a" = busybox ] || ln -s busybox "$stage/bin/$a"
 done
 
@@ -108,11 +130,11 @@ done
 # tests/testpmu/*_user.c, each as /bin/<name> (they may include
 # tests/vm/*.h). One that does not build is named in
 # /etc/damon_perf_missing, which /init reports (a failure).
-mkdir -p "$top/build/bin"
+mkdir -p "$bindir"
 for c in "$top"/tests/vm/*.c "$top"/tests/testpmu/*_user.c; do
 	[ -f "$c" ] || continue
 	b=$(basename "$c" .c)
-	bin=$top/build/bin/$b
+	bin=$bindir/$b
 	# Rebuilt when its source or a header of tests/vm (shared by
 	# several programs, tests/vm/auxbuf.h) is newer than the binary.
 	stale=0
@@ -120,8 +142,10 @@ for c in "$top"/tests/vm/*.c "$top"/tests/testpmu/*_user.c; do
 		[ -f "$d" ] && [ "$d" -nt "$bin" ] && stale=1
 	done
 	if [ ! -x "$bin" ] || [ $stale = 1 ]; then
-		if ! gcc -O2 -Wall -Wextra -static -pthread -I"$top/include/uapi" \
-			-o "$bin" "$c" 2>"$bin.err"; then
+		# built aside and renamed: two images may be made at once
+		if ! "${cross}gcc" -O2 -Wall -Wextra -static -pthread -I"$top/include/uapi" \
+			-o "$bin.$$" "$c" 2>"$bin.err" || ! mv -f "$bin.$$" "$bin"; then
+			rm -f "$bin.$$"
 			cat "$bin.err" >&2
 			echo "initramfs: $c does not build; /bin/$b missing" >&2
 			echo "$b" >> "$stage/etc/damon_perf_missing"
@@ -134,8 +158,31 @@ done
 # damonctl and its shared libraries at their host paths.
 # Stripped copies: a RelWithDebInfo damonctl and libstdc++ with symbols
 # make a 50 MB image that boots seconds slower.
-ctl=${DAMONCTL:-$top/build/tools/damonctl}
-if [ -x "$ctl" ]; then
+# needed_libs ELF: the shared libraries it needs, recursively, as paths in
+# the sysroot (arm64; the host's ldd cannot run an arm64 program).
+needed_libs() {
+	local n d f
+	for n in $(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		for d in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
+			f=$sysroot/$d/$n
+			[ -e "$f" ] || continue
+			case " $seen " in *" /$d/$n "*) break ;; esac
+			seen+=" /$d/$n"
+			echo "/$d/$n"
+			needed_libs "$f"
+			break
+		done
+	done
+}
+if [ -x "$ctl" ] && [ -n "$sysroot" ]; then
+	"${cross}strip" -o "$stage/bin/damonctl" "$ctl"
+	seen=''
+	for lib in $(needed_libs "$ctl") /lib/ld-linux-aarch64.so.1; do
+		mkdir -p "$stage$(dirname "$lib")"
+		"${cross}strip" --strip-unneeded -o "$stage$lib" "$(readlink -f "$sysroot$lib")" 2>/dev/null ||
+			cp -L "$sysroot$lib" "$stage$lib"
+	done
+elif [ -x "$ctl" ]; then
 	strip -o "$stage/bin/damonctl" "$ctl" 2>/dev/null || cp "$ctl" "$stage/bin/damonctl"
 	ldd "$ctl" | awk '/=> \// {print $3} /^[ \t]*\/[^ ]+ \(/ {print $1}' |
 	while read -r lib; do
@@ -189,15 +236,50 @@ for m in $(cat /etc/damon_perf_missing 2>/dev/null); do
 	echo "DAMON_PERF_MISSING $m (did not build)"
 done
 ours=$(for m in /lib/damon_perf/*.ko; do basename "$m" .ko; done)
+# Hang watchdog. timeout(1) below kills a script at its limit, but a task
+# stuck in the kernel (uninterruptible sleep) does not die, and the clean-up
+# after a script (damonctl stop, rmmod) may block the same way; the rest of
+# the batch would then wait for the host's limit, the sum of all the
+# scripts' limits. WATCH_GRACE seconds after a script's own limit the
+# watchdog prints DAMON_PERF_HUNG, the blocked tasks with their kernel
+# stacks, and powers off; the host runs the scripts not yet run in a new
+# boot. /.deadline holds "TEST DEADLINE" (uptime seconds) while one runs.
+WATCH_GRACE=180
+watchdog() {
+	# (the clean-up below kills every process but init and this one, so
+	# also this one's sleep: the loop must not end with it)
+	while :; do
+		sleep 5
+		[ -s /.deadline ] || continue
+		read -r wtest wdl < /.deadline
+		[ "$(cut -d. -f1 /proc/uptime)" -gt "$wdl" ] || continue
+		echo "DAMON_PERF_HUNG test=$wtest grace=${WATCH_GRACE}s"
+		for p in /proc/[0-9]*; do
+			st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "$p/status" 2>/dev/null)
+			[ "$st" = D ] || continue
+			echo "# blocked: pid ${p#/proc/} $(cat "$p/comm" 2>/dev/null)"
+			sed 's/^/#   /' "$p/stack" 2>/dev/null
+		done
+		[ -w /proc/sysrq-trigger ] && echo w > /proc/sysrq-trigger
+		sync
+		poweroff -f
+	done
+}
+watchdog &
+wpid=$!
 worst=0
 for test in $tests; do
 	echo "DAMON_PERF_BEGIN test=$test"
 	start=$(cut -d. -f1 /proc/uptime)
 	# Per-script time limit: its "# timeout: SECS" header, or a default.
 	to=$(sed -n 's/^# *timeout: *\([0-9][0-9]*\).*/\1/p' "/tests/$test" | head -n 1)
-	[ -n "$to" ] || { [ "$DAMON_PERF_KERNEL" = debug ] && to=300 || to=120; }
+	# (300 s on the debug kernel and on arm64, whose -cpu max TCG guest
+	# runs the control-plane scripts at about half the x86 speed)
+	case "$DAMON_PERF_KERNEL" in debug|arm64) d=300 ;; *) d=120 ;; esac
+	[ -n "$to" ] || to=$d
 	# DAMON_PERF_SCRIPT_TIMEOUT on the kernel command line: for long runs
 	[ -z "${DAMON_PERF_SCRIPT_TIMEOUT:-}" ] || to=$DAMON_PERF_SCRIPT_TIMEOUT
+	echo "$test $((start + to + WATCH_GRACE))" > /.deadline
 	(cd /tests && exec timeout -s KILL "$to" /bin/sh "/tests/$test")
 	rc=$?
 	[ $rc -eq 137 ] && echo "DAMON_PERF_TIMEOUT test=$test after ${to}s"
@@ -205,7 +287,7 @@ for test in $tests; do
 	# command line).
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
-		[ "$p" -eq 1 ] || [ "$p" -eq $$ ] && continue
+		[ "$p" -eq 1 ] || [ "$p" -eq $$ ] || [ "$p" -eq "$wpid" ] && continue
 		[ -s /proc/$p/cmdline ] && kill -9 "$p" 2>/dev/null
 	done
 	# A test must unload what it loaded; say so, and clean up for the next
@@ -220,9 +302,21 @@ for test in $tests; do
 			rmmod "$m" 2>/dev/null
 		done
 	done
+	: > /.deadline
 	echo "DAMON_PERF_END test=$test rc=$rc took=$(( $(cut -d. -f1 /proc/uptime) - start ))s"
 	[ $rc -eq 0 ] || worst=$rc
+	# A script killed at its limit, or one whose modules would not
+	# unload, may leave the kernel in a state every later script would
+	# inherit (and wait out its own limit in): the rest of the batch is
+	# not run here, and the host runs it in a new boot.
+	left=
+	for m in $ours; do grep -q "^$m " /proc/modules && left="$left $m"; done
+	if [ $rc -eq 137 ] || [ -n "$left" ]; then
+		echo "DAMON_PERF_ABANDON after=$test${left:+ loaded=${left# }}"
+		break
+	fi
 done
+kill "$wpid" 2>/dev/null
 # kmemleak only reports objects older than 5 s (measured at scan start):
 # wait that long after the tests, so a leak of their last step shows here.
 if [ -w /sys/kernel/debug/kmemleak ]; then

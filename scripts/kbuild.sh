@@ -7,21 +7,24 @@
 # module exports what tests/nmi calls on kernels without KUnit too
 # (kmod/compat/compat.h), and tests/nmi is built (x86).
 #
-#   scripts/kbuild.sh stock|debug|trixie|sid
+#   scripts/kbuild.sh stock|debug|trixie|sid|arm64
 #
 # stock:  Debian's installed kernel (the newest /boot/vmlinuz-*-amd64 whose
 #         headers are installed; override with KDIR_STOCK=).
 # debug:  the cached debug test kernel (scripts/kernel/build.sh).
 # trixie, sid: Debian 13's and unstable's stock kernels, with a module tree
 #         prepared to match each image (scripts/kernel/stock.sh).
+# arm64:  Debian 12's arm64 stock kernel, cross-built with
+#         gcc-aarch64-linux-gnu against its headers (scripts/kernel/arm64.sh),
+#         modpost checking against the image's Module.symvers.
 #
 # The log goes to build/logs/kbuild-<kernel>.log; the last line of stdout is
 # the directory holding the .ko files.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${1:-}
-case "$kernel" in stock|debug|trixie|sid) ;; *)
-	echo "usage: $0 stock|debug|trixie|sid" >&2; exit 2 ;;
+case "$kernel" in stock|debug|trixie|sid|arm64) ;; *)
+	echo "usage: $0 stock|debug|trixie|sid|arm64" >&2; exit 2 ;;
 esac
 . "$top/scripts/lib/kernels.sh"
 
@@ -56,7 +59,8 @@ grep -q 'testpmu' "$out/Kbuild" && [ ! -d "$out/tests/testpmu" ] &&
 jobs=${JOBS:-2}
 echo "kbuild: $kernel kernel, KDIR=$kdir, -j$jobs, log $log" >&2
 rc=0
-make -C "$kdir" M="$out" W=1 -j"$jobs" DAMON_PERF_TEST_EXPORTS=y modules >"$log" 2>&1 || rc=$?
+# shellcheck disable=SC2046
+make -C "$kdir" $(kernel_make_args "$kernel") M="$out" W=1 -j"$jobs" DAMON_PERF_TEST_EXPORTS=y modules >"$log" 2>&1 || rc=$?
 grep -E 'warning:|error:' "$log" >&2 || true
 if [ $rc -ne 0 ]; then
 	echo "kbuild: FAILED ($kernel), see $log" >&2

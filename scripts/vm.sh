@@ -4,7 +4,7 @@
 # test script (or several, one after the other, in one boot) as the
 # payload of /init.
 #
-#   scripts/vm.sh [--kernel debug|stock|trixie|sid] [--numa] [--timeout SECS]
+#   scripts/vm.sh [--kernel debug|stock|trixie|sid|arm64] [--numa] [--timeout SECS]
 #                 [--log FILE] [--ko DIR] [--mem MB] [--append ARGS]
 #                 [--quiet|--payload] tests/vm/NAME.sh [tests/vm/NAME2.sh...]
 #
@@ -12,13 +12,17 @@
 #              debug test kernel (KASAN, lockdep, KUnit, kmemleak; built once
 #              and cached by scripts/kernel/build.sh); trixie, sid: Debian
 #              13's (6.12) and unstable's (7.2) stock kernels, fetched once
-#              and cached by scripts/kernel/stock.sh
+#              and cached by scripts/kernel/stock.sh; arm64: Debian 12's
+#              arm64 kernel (6.1, scripts/kernel/arm64.sh) under
+#              qemu-system-aarch64 -M virt -cpu max, the module, damonctl
+#              and the test programs cross-built
 #   --numa     two NUMA nodes (one CPU and half the memory each)
 #   --timeout  seconds before the VM is killed; default: a boot allowance
-#              (120 stock, 180 debug) plus each script's own time limit (its
-#              "# timeout:" header, else 120 stock, 300 debug, as /init
-#              applies them; DAMON_PERF_SCRIPT_TIMEOUT=N in --append replaces
-#              them all), at least 180 stock, 600 debug
+#              (120 stock, 180 debug and arm64) plus each script's own time
+#              limit (its "# timeout:" header, else 120 stock, 300 debug and
+#              arm64, as /init applies them; DAMON_PERF_SCRIPT_TIMEOUT=N in
+#              --append replaces them all), at least 180 stock, 600 debug
+#              and arm64
 #   --mem      guest memory in MiB (default 1024 stock, 768 debug)
 #   --log      console log (default build/logs/NAME-KERNEL.log, or
 #              batch-KERNEL.log for several scripts)
@@ -28,7 +32,10 @@
 #
 # Exit status: the script's, from the DAMON_PERF_EXIT=<rc> marker /init
 # prints; 1 when the kernel log shows a splat (scripts/logcheck splat);
-# 124 on timeout; 125 when the VM ended without the marker (crash).
+# 124 on timeout; 125 when the VM ended without the marker (a crash, or a
+# script stuck in the kernel: /init's watchdog prints DAMON_PERF_HUNG and
+# powers off WATCH_GRACE s after the script's own limit; if the guest
+# cannot, this kills qemu HOST_GRACE s later, "vm: HUNG" in the log).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/kernels.sh"
@@ -52,12 +59,17 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#scripts[@]} -gt 0 ] || usage
-case "$kernel" in stock|debug|trixie|sid) ;; *) echo "vm: --kernel stock|debug|trixie|sid" >&2; exit 2 ;; esac
+case "$kernel" in stock|debug|trixie|sid|arm64) ;; *) echo "vm: --kernel stock|debug|trixie|sid|arm64" >&2; exit 2 ;; esac
+arch=$(kernel_arch "$kernel")
+if [ "$arch" = aarch64 ]; then
+	DAMON_PERF_ARM64_DIR=$(arm64_dir)
+	DAMON_PERF_SYSROOT=$DAMON_PERF_ARM64_DIR/sysroot
+	export DAMON_PERF_ARM64_DIR DAMON_PERF_SYSROOT
+fi
 tests=
-paths=()
+limits=()
 for script in "${scripts[@]}"; do
 	[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
-	paths+=("$script")
 	[ -f "$script" ] || { echo "vm: no such test script $script" >&2; exit 2; }
 	# tests/vm/bench/ (make bench) goes into the image as /tests/bench/.
 	case "$(cd "$(dirname "$script")" && pwd)" in
@@ -66,6 +78,16 @@ for script in "${scripts[@]}"; do
 	*) echo "vm: $script: only scripts in tests/vm/ and tests/vm/bench/ go into the image" >&2; exit 2 ;;
 	esac
 	tests+=${tests:+,}$sub$(basename "$script")
+	# the script's limit as /init computes it
+	n=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)
+	[ -n "$n" ] || case "$kernel" in debug|arm64) n=300 ;; *) n=120 ;; esac
+	limits+=("$n")
+done
+# DAMON_PERF_SCRIPT_TIMEOUT=N on the command line replaces every limit.
+for w in $append; do
+	case "$w" in DAMON_PERF_SCRIPT_TIMEOUT=*)
+		for i in "${!limits[@]}"; do limits[i]=${w#*=}; done ;;
+	esac
 done
 if [ ${#scripts[@]} -eq 1 ]; then
 	name=$(basename "${scripts[0]}" .sh)
@@ -76,14 +98,12 @@ fi
 # /init applies it (scripts/initramfs.sh), so that /init, not this
 # timeout, stops a script that runs too long.
 if [ -z "$timeout" ]; then
-	if [ "$kernel" = debug ]; then boot=180 per=300 least=600
-	else boot=120 per=120 least=180; fi
-	all=$(echo "$append" | sed -nE 's/^(.* )?DAMON_PERF_SCRIPT_TIMEOUT=([0-9]+).*/\2/p')
+	case "$kernel" in
+	debug|arm64) boot=180 least=600 ;;
+	*) boot=120 least=180 ;;
+	esac
 	timeout=$boot
-	for script in "${paths[@]}"; do
-		to=${all:-$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)}
-		timeout=$((timeout + ${to:-$per}))
-	done
+	for n in "${limits[@]}"; do timeout=$((timeout + n)); done
 	[ "$timeout" -ge "$least" ] || timeout=$least
 fi
 # Less memory boots faster and makes kmemleak scans shorter on the debug
@@ -96,10 +116,16 @@ image=$(kernel_boot_image "$kernel")
 [ -r "$image" ] || { echo "vm: kernel image $image not readable" >&2; exit 1; }
 [ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" "$kernel" | tail -n 1)
 initrd=$top/build/vm/$name-$kernel.cpio
+# damonctl for arm64 (scripts/lib/kernels.sh), incrementally
+if [ "$arch" = aarch64 ] && [ -z "${DAMONCTL:-}" ]; then
+	arm64_damonctl "$DAMON_PERF_SYSROOT" || exit 1
+fi
 DAMON_PERF_MODROOT=$(kernel_modroot "$kernel") \
-	"$top/scripts/initramfs.sh" --ko "$ko" --out "$initrd"
+	"$top/scripts/initramfs.sh" --arch "$arch" --ko "$ko" --out "$initrd"
 
-cmdline="console=ttyS0,115200 panic=-1 printk.time=1 loglevel=7"
+console=ttyS0
+[ "$arch" = aarch64 ] && console=ttyAMA0
+cmdline="console=$console,115200 panic=-1 printk.time=1 loglevel=7"
 cmdline+=" DAMON_PERF_TEST=$tests DAMON_PERF_KERNEL=$kernel"
 [ -z "$append" ] || cmdline+=" $append"
 # The VM's console is a terminal, so tools inside would colour it and
@@ -129,8 +155,17 @@ smp=2
 # thread for both vCPUs makes code modification and execution ordered.
 accel=tcg
 case "$kernel" in trixie|sid) accel=tcg,thread=single ;; esac
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,la57=off" -smp "$smp" -m "${mem}M"
-	-nographic -nodefaults -monitor none -serial stdio -no-reboot
+if [ "$arch" = aarch64 ]; then
+	# -M virt with a GICv3 (the arm64 kernel's default, and what pseudo-NMI
+	# would need); -cpu max, pointer authentication with QEMU's own cheap
+	# algorithm instead of QARMA (the kernel uses it on every function
+	# return; QARMA under TCG makes the boot several times slower).
+	qemu=(qemu-system-aarch64 -M "virt,gic-version=3" -accel "$accel"
+		-cpu "max,pauth-impdef=on" -smp "$smp" -m "${mem}M")
+else
+	qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,la57=off" -smp "$smp" -m "${mem}M")
+fi
+qemu+=(-nographic -nodefaults -monitor none -serial stdio -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$cmdline")
 if [ $numa -eq 1 ]; then
 	half=$((mem / 2))
@@ -140,21 +175,68 @@ if [ $numa -eq 1 ]; then
 		-numa "node,nodeid=1,cpus=1,memdev=m1")
 fi
 
+# Host watchdog, for a guest too wedged for its own (/init's): kill qemu
+# when a script has run WATCH_GRACE + HOST_GRACE s past its limit, or when
+# the boot, the steps between two scripts or the end (kmemleak scan, power
+# off) take more than OUTSIDE s. It reads the markers from the log, which
+# the pipeline below writes a line at a time.
+WATCH_GRACE=180 HOST_GRACE=120 OUTSIDE=600
+pidfile=$top/build/vm/$name-$kernel.pid
+hung=$log.hung
+rm -f "$pidfile" "$hung"
+qemu+=(-pidfile "$pidfile")
+host_watch() {
+	local cur='' since i lim last what
+	since=$(date +%s)
+	while sleep 10; do
+		last=$(grep -aE '^DAMON_PERF_(START|BEGIN|END) ' "$log" 2>/dev/null | tail -n 1 || true)
+		[ "$last" = "$cur" ] || { cur=$last; since=$(date +%s); }
+		# a script: its limit and the graces; the boot (before START),
+		# the steps between scripts and the end (kmemleak scan): OUTSIDE
+		lim=$OUTSIDE what="the boot or the steps between scripts"
+		case "$cur" in
+		DAMON_PERF_BEGIN*)
+			for i in "${!limits[@]}"; do
+				[ "$cur" = "DAMON_PERF_BEGIN test=$(echo "$tests" | cut -d, -f$((i + 1)))" ] &&
+					lim=$((limits[i] + WATCH_GRACE + HOST_GRACE))
+			done
+			what=${cur#DAMON_PERF_BEGIN test=} ;;
+		esac
+		if [ $(( $(date +%s) - since )) -gt "$lim" ]; then
+			echo "vm: HUNG: $what on $kernel made no progress in ${lim}s; qemu killed" > "$hung"
+			[ -s "$pidfile" ] && kill -9 "$(cat "$pidfile")" 2>/dev/null
+			return
+		fi
+	done
+}
+
 echo "vm: ${tests//,/ } on $kernel ($image), $([ $numa -eq 1 ] && echo '2 NUMA nodes, ')timeout ${timeout}s, log $log" >&2
 start=$(date +%s)
+: > "$log"
+host_watch &
+watch_pid=$!
 set +e
 if [ $quiet -eq 1 ]; then
-	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' > "$log"
+	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | stdbuf -oL tr -d '\r' > "$log"
 elif [ $quiet -eq 2 ]; then
-	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$log" |
+	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log" |
 		awk '/^DAMON_PERF_EXIT=/ {f = 0} f && !/^\[ *[0-9]+\.[0-9]+\]/ && !/^DAMON_PERF_/ {print; fflush()}
 			/^DAMON_PERF_START/ {f = 1}'
 else
-	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$log"
+	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log"
 fi
 qrc=${PIPESTATUS[0]}
 set -e
+kill "$watch_pid" 2>/dev/null || true
+wait "$watch_pid" 2>/dev/null || true
 took=$(( $(date +%s) - start ))
+if [ -s "$hung" ]; then
+	cat "$hung" >> "$log"
+	echo "$(cat "$hung") (log $log)" >&2
+	rm -f "$pidfile" "$hung"
+	exit 125
+fi
+rm -f "$pidfile" "$hung"
 
 if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 	msg="vm: TIMEOUT: $name on $kernel did not finish within ${timeout}s"

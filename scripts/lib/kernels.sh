@@ -10,6 +10,9 @@
 #   sid    Debian unstable's newest stock kernel (7.2 when written): the
 #          image and a matching module tree from scripts/kernel/stock.sh
 #          (fetched and prepared on first use, cached after)
+#   arm64  Debian 12's arm64 stock kernel (6.1), a module tree of its
+#          headers and an arm64 userland sysroot from scripts/kernel/arm64.sh
+#          (fetched on first use, cached after); cross builds, qemu-system-aarch64
 
 kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -33,6 +36,64 @@ suite_dir() {
 	"$kernels_top/scripts/kernel/stock.sh" "$1" | tail -n 1
 }
 
+# arm64_dir: the cached arm64 image, module tree and sysroot.
+# DAMON_PERF_ARM64_DIR (set by scripts/vm.sh and check.sh once) saves
+# asking scripts/kernel/arm64.sh again: its apt-cache lookups take seconds.
+arm64_dir() {
+	if [ -n "${DAMON_PERF_ARM64_DIR:-}" ] && [ -f "$DAMON_PERF_ARM64_DIR/.damon-perf-built" ]; then
+		echo "$DAMON_PERF_ARM64_DIR"
+		return 0
+	fi
+	"$kernels_top/scripts/kernel/arm64.sh" | tail -n 1
+}
+
+# ccache_env: when ccache is installed, exports its environment for the
+# project's builds (~/.cache/damon-perf/ccache, keyed by content without
+# the tree's location, so a clean clone compiles only what changed) and
+# sets ccache_cmake to the CMake options that use it (else empty).
+ccache_env() {
+	ccache_cmake=()
+	command -v ccache > /dev/null || return 0
+	export CCACHE_DIR=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}/ccache
+	export CCACHE_BASEDIR=$kernels_top CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=2G
+	ccache_cmake=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+}
+
+# arm64_damonctl SYSROOT: damonctl for arm64 in build/tools-arm64,
+# cross-built against the sysroot's libraries
+# (scripts/arm64-toolchain.cmake), incrementally.
+arm64_damonctl() {
+	local sysroot=$1 bt=$kernels_top/build/tools-arm64
+	ccache_env
+	mkdir -p "$kernels_top/build/logs"
+	if [ ! -f "$bt/CMakeCache.txt" ] ||
+		! grep -q "^DAMON_PERF_SYSROOT:[A-Z]*=$sysroot\$" "$bt/CMakeCache.txt"; then
+		rm -rf "$bt"
+		cmake -S "$kernels_top/tools" -B "$bt" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+			-DCMAKE_TOOLCHAIN_FILE="$kernels_top/scripts/arm64-toolchain.cmake" \
+			-DDAMON_PERF_SYSROOT="$sysroot" "${ccache_cmake[@]}" >"$kernels_top/build/logs/cmake-arm64.log" 2>&1 ||
+			{ tail -n 20 "$kernels_top/build/logs/cmake-arm64.log" >&2; return 1; }
+	fi
+	cmake --build "$bt" -j"${JOBS:-2}" --target damonctl \
+		>"$kernels_top/build/logs/damonctl-arm64.log" 2>&1 ||
+		{ tail -n 20 "$kernels_top/build/logs/damonctl-arm64.log" >&2; return 1; }
+}
+
+# kernel_arch KERNEL: the architecture it runs on (uname -m).
+kernel_arch() {
+	case "$1" in arm64) echo aarch64 ;; *) echo x86_64 ;; esac
+}
+
+# kernel_cross KERNEL: the cross-compiler prefix for it, empty for the host's.
+kernel_cross() {
+	case "$1" in arm64) echo aarch64-linux-gnu- ;; *) echo ;; esac
+}
+
+# kernel_make_args KERNEL: what make -C KDIR needs besides M= for it.
+kernel_make_args() {
+	case "$1" in arm64) echo "ARCH=arm64 CROSS_COMPILE=$(kernel_cross arm64)" ;; *) echo ;; esac
+}
+
 # suite_release DIR: the kernel release of a suite_dir.
 suite_release() {
 	local f
@@ -48,6 +109,7 @@ kernel_kdir() {
 		echo "/usr/src/linux-headers-$(stock_version)"; fi ;;
 	debug) debug_tree ;;
 	trixie|sid) echo "$(suite_dir "$1")/build" ;;
+	arm64) echo "$(arm64_dir)/build" ;;
 	*) echo "unknown kernel '$1'" >&2; return 1 ;;
 	esac
 }
@@ -60,6 +122,7 @@ kernel_image() {
 		echo "/boot/vmlinuz-$(stock_version)"; fi ;;
 	debug) echo "$(debug_tree)/arch/x86/boot/bzImage" ;;
 	trixie|sid) d=$(suite_dir "$1") && echo "$d/image/boot/vmlinuz-$(suite_release "$d")" ;;
+	arm64) d=$(arm64_dir) && echo "$d/image/boot/vmlinuz-$(cat "$d/release")" ;;
 	*) echo "unknown kernel '$1'" >&2; return 1 ;;
 	esac
 }
@@ -71,6 +134,7 @@ kernel_modroot() {
 	case "$1" in
 	trixie|sid) d=$(suite_dir "$1") || return 1
 		if [ -d "$d/image/usr/lib/modules" ]; then echo "$d/image/usr"; else echo "$d/image"; fi ;;
+	arm64) echo "$(arm64_dir)/image" ;;
 	*) echo / ;;
 	esac
 }
@@ -81,7 +145,8 @@ kernel_has() {
 		grep -qE "^#define $2(_MODULE)? 1" "$1/include/generated/autoconf.h" 2>/dev/null
 }
 
-# kernel_boot_image KERNEL: what qemu -kernel gets. An uncompressed
+# kernel_boot_image KERNEL: what qemu -kernel gets. arm64: the Image
+# (scripts/kernel/arm64.sh). x86: an uncompressed
 # vmlinux with a PVH entry point boots directly, skipping the decompressor,
 # which is slow under TCG (about 8 s of a 16 s stock boot); the bzImage
 # otherwise.
@@ -112,5 +177,6 @@ kernel_boot_image() {
 		else
 			echo "$tree/arch/x86/boot/bzImage"
 		fi ;;
+	arm64) echo "$(arm64_dir)/image/boot/Image" ;;
 	esac
 }

@@ -5,8 +5,9 @@
 # compile_commands.json, the name and content of the file and of every
 # header it includes (system headers too: the compile command run with -M),
 # the .clang-tidy files above it, and TAG (clang-tidy's version, its
-# options). Exits non-zero (no key: no caching) when a dependency list
-# cannot be made.
+# options). Paths inside the source tree count relative to its top, so
+# clones of the tree at different places share their results. Exits
+# non-zero (no key: no caching) when a dependency list cannot be made.
 #
 #   tidy-key.py COMPILE_COMMANDS_JSON FILE TAG
 import hashlib
@@ -44,10 +45,18 @@ def deps(entry):
             for f in files]
 
 
+TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def rel(text):
+    """TEXT with the tree's own location replaced by a placeholder."""
+    return text.replace(TOP + "/", "@TOP@/").replace(TOP, "@TOP@")
+
+
 def main():
     db, path, tag = sys.argv[1], os.path.realpath(sys.argv[2]), sys.argv[3]
     h = hashlib.sha256()
-    h.update(("tidy-key 1\n%s\n%s\n" % (tag, path)).encode())
+    h.update(("tidy-key 2\n%s\n%s\n" % (tag, rel(path))).encode())
     entries = [e for e in json.load(open(db))
                if os.path.realpath(os.path.join(e["directory"], e["file"]))
                == path]
@@ -55,7 +64,7 @@ def main():
         sys.exit(1)
     files = {path}
     for e in entries:
-        h.update(json.dumps(e, sort_keys=True).encode() + b"\n")
+        h.update(rel(json.dumps(e, sort_keys=True)).encode() + b"\n")
         files.update(deps(e))
     d = os.path.dirname(path)
     while True:
@@ -69,7 +78,7 @@ def main():
                 digest = hashlib.sha256(fp.read()).hexdigest()
         except FileNotFoundError:
             digest = "-"
-        h.update(("%s %s\n" % (f, digest)).encode())
+        h.update(("%s %s\n" % (rel(f), digest)).encode())
     print(h.hexdigest())
 
 

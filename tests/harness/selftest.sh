@@ -48,7 +48,7 @@ run_tally() {
 }
 for l in ktap-fail.log ktap-truncated.log kasan.log lockdep.log warning.log \
 	kmemleak.log tap-fail.log timeout.log batch-splat.log batch-crash.log \
-	batch-kmemleak.log; do
+	batch-kmemleak.log batch-hung.log; do
 	if line=$(run_tally "$l"); then
 		not_ok "make check fails when a run looks like $l (got: $(echo "$line" | tail -n 1))"
 	else

@@ -166,10 +166,18 @@ done
 # A hang shows as the workers never finishing: after 300 s, list the
 # blocked tasks (sysrq w) so the log says where.
 (sleep 300; [ -f /tmp/conc.done ] || { echo "# concurrency: still running after 300 s";
+	echo "# exit codes so far: $(cut -d' ' -f2 /tmp/conc.rc | sort | uniq -c | tr '\n' ' ')"
 	for t in /proc/[0-9]*; do
-		grep -q '^State:.*D' $t/status 2>/dev/null || continue
-		echo "# blocked: $(cat $t/comm) ${t#/proc/}"; sed 's/^/#   /' $t/stack 2>/dev/null
-	done; }) &
+		_st=$(sed -n 's/^State:[[:space:]]*//p' $t/status 2>/dev/null)
+		case "$_st:$(cat $t/comm 2>/dev/null)" in
+		D*) ;;
+		*:damonctl | *:kdamond* | *:damon_perf*) ;;
+		*) continue ;;
+		esac
+		echo "# task ${t#/proc/} $(cat $t/comm) [$_st] $(tr '\0' ' ' < $t/cmdline)"
+		sed 's/^/#   /' $t/stack 2>/dev/null
+	done
+	sed 's/^/# /' "$PERF_STATS" 2>/dev/null | head -n 4; }) &
 WD=$!
 for p in $pids; do wait "$p"; done
 touch /tmp/conc.done

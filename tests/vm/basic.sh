@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# arches: x86_64 arm64
 # The module loads, shows its debugfs directory and generic netlink family,
 # and unloads without leaving anything behind.
 . /tests/lib.sh

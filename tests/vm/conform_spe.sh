@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# arches: x86_64 arm64
 # kernels: debug stock
 # timeout: 600
 # ARM SPE conformance PMU: damon_perf_conform_spe (tests/conform/spe.c)

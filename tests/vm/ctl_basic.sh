@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# arches: x86_64 arm64
 # kernels: stock debug
 # timeout: 900
 # Every damonctl subcommand against the module: start (flags and config
@@ -84,9 +85,13 @@ if [ -n "${1:-}" ] && [ "$1" != "0x00000000" ]; then
 else
 	start=0x100000
 fi
+# 128 MiB of RAM: up to 0x8000000 where RAM starts low (x86), else from
+# where it starts (arm64 virt: 0x40000000).
+end=0x8000000
+[ $((start)) -lt $((end)) ] || end=$(printf '0x%x' $((start + 0x8000000)))
 cat > /tmp/paddr.json <<JSON
 {"contexts": [{"name": "phys", "ops": "paddr",
-  "targets": [{"start": "$start", "end": "0x8000000"}],
+  "targets": [{"start": "$start", "end": "$end"}],
   "intervals": {"sample_us": 5000, "aggr_us": 100000, "update_us": 1000000},
   "nr_regions": {"min": 10, "max": 100},
   "probes": [{"event": "page-faults", "phys_addr": true}],

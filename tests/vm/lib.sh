@@ -457,14 +457,18 @@ workload_progress() {
 }
 
 # ram_ranges: "-r START-END" for every top-level System RAM range of at
-# least 1 MiB, page aligned (/proc/iomem ends are inclusive).
+# least 1 MiB, page aligned (/proc/iomem ends are inclusive). awk prints
+# the numbers in decimal and the shell (64-bit arithmetic) in hex: busybox
+# awk's %x converts to a 32-bit int, so 0x80000000 came out as 0x7fffffff
+# on arm64 (the conversion saturates there; on x86 it happens to give
+# 0x80000000, and anything above it would be wrong too).
 ram_ranges() {
 	awk -F' : ' '$2 == "System RAM" && $1 !~ /^ / {
 		split($1, a, "-")
 		s = int((hex(a[1]) + 4095) / 4096) * 4096
 		e = int((hex(a[2]) + 1) / 4096) * 4096
 		if (e - s >= 1048576)
-			printf "-r 0x%x-0x%x ", s, e
+			printf "%.0f %.0f\n", s, e
 	}
 	function hex(s,   i, v) {
 		s = tolower(s)
@@ -472,7 +476,9 @@ ram_ranges() {
 		for (i = 1; i <= length(s); i++)
 			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v
-	}' /proc/iomem
+	}' /proc/iomem | while read -r _s _e; do
+		printf -- '-r 0x%x-0x%x ' "$_s" "$_e"
+	done
 }
 
 # workload_paused CMD...: run CMD with the workload stopped. Creating the

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# arches: x86_64 arm64
 # numa: yes
 # timeout: 600
 # End to end with real samples: the software page-fault event (period 1,

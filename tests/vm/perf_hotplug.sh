@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# arches: x86_64 arm64
 # timeout: 600
 # CPU hotplug while a page-fault probe samples: cpu1 goes offline and
 # comes back several times. Its counter is released and re-created each
