@@ -24,166 +24,10 @@
 #include "netlink_internal.h"
 #include "perf_source.h"
 
-#define MAX_PID		DAMON_PERF_PID_MAX
-#define CPULIST_MAX	1023
-
-/* ---- policies ---- */
-
-static struct netlink_range_validation sample_us_range = {
-	.min = DAMON_PERF_SAMPLE_US_MIN, .max = DAMON_PERF_SAMPLE_US_MAX,
-};
-
-static struct netlink_range_validation interval_us_range = {
-	.min = DAMON_PERF_INTERVAL_US_MIN, .max = DAMON_PERF_INTERVAL_US_MAX,
-};
-
-static struct netlink_range_validation ring_size_range = {
-	.min = DAMON_PERF_RING_SIZE_MIN, .max = DAMON_PERF_RING_SIZE_MAX,
-};
-
-static struct netlink_range_validation pid_range = {
-	.min = 1, .max = MAX_PID,
-};
-
-static struct netlink_range_validation weight_range = {
-	.min = 1, .max = 65535,
-};
-
-static const struct nla_policy attrs_policy[DAMON_PERF_ATTRS_A_MAX + 1] = {
-	[DAMON_PERF_ATTRS_A_SAMPLE_US] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &sample_us_range),
-	[DAMON_PERF_ATTRS_A_AGGR_US] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &interval_us_range),
-	[DAMON_PERF_ATTRS_A_UPDATE_US] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &interval_us_range),
-	[DAMON_PERF_ATTRS_A_MIN_NR_REGIONS] =
-		NLA_POLICY_RANGE(NLA_U32, DAMON_PERF_NR_REGIONS_MIN,
-				 DAMON_PERF_NR_REGIONS_MAX),
-	[DAMON_PERF_ATTRS_A_MAX_NR_REGIONS] =
-		NLA_POLICY_RANGE(NLA_U32, DAMON_PERF_NR_REGIONS_MIN,
-				 DAMON_PERF_NR_REGIONS_MAX),
-	[DAMON_PERF_ATTRS_A_MODE] =
-		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_MODE_COUNT),
-	[DAMON_PERF_ATTRS_A_RING_SIZE] =
-		NLA_POLICY_FULL_RANGE(NLA_U32, &ring_size_range),
-	[DAMON_PERF_ATTRS_A_SPLIT] =
-		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_SPLIT_RANDOM),
-	[DAMON_PERF_ATTRS_A_CPU_BUDGET] =
-		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_CPU_BUDGET_MAX),
-};
-
-static const struct nla_policy target_policy[DAMON_PERF_TARGET_A_MAX + 1] = {
-	[DAMON_PERF_TARGET_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &pid_range),
-	[DAMON_PERF_TARGET_A_START] = { .type = NLA_U64 },
-	[DAMON_PERF_TARGET_A_END] = NLA_POLICY_MIN(NLA_U64, 1),
-};
-
-static const struct nla_policy probe_policy[DAMON_PERF_PROBE_A_MAX + 1] = {
-	[DAMON_PERF_PROBE_A_TYPE] = { .type = NLA_U32 },
-	[DAMON_PERF_PROBE_A_CONFIG] = { .type = NLA_U64 },
-	[DAMON_PERF_PROBE_A_CONFIG1] = { .type = NLA_U64 },
-	[DAMON_PERF_PROBE_A_CONFIG2] = { .type = NLA_U64 },
-	[DAMON_PERF_PROBE_A_SAMPLE_PERIOD] = NLA_POLICY_MIN(NLA_U64, 1),
-	[DAMON_PERF_PROBE_A_FREQ] = { .type = NLA_FLAG },
-	[DAMON_PERF_PROBE_A_WAKEUP_EVENTS] = { .type = NLA_U32 },
-	[DAMON_PERF_PROBE_A_WEIGHT] =
-		NLA_POLICY_FULL_RANGE(NLA_U32, &weight_range),
-	[DAMON_PERF_PROBE_A_PRECISE_IP] = NLA_POLICY_MAX(NLA_U8, 3),
-	[DAMON_PERF_PROBE_A_SAMPLE_PHYS_ADDR] = { .type = NLA_FLAG },
-	[DAMON_PERF_PROBE_A_SAMPLE_WEIGHT_STRUCT] = { .type = NLA_FLAG },
-	[DAMON_PERF_PROBE_A_EXCLUDE_KERNEL] = { .type = NLA_FLAG },
-	[DAMON_PERF_PROBE_A_EXCLUDE_HV] = { .type = NLA_FLAG },
-	[DAMON_PERF_PROBE_A_EXCLUDE_USER] = { .type = NLA_FLAG },
-};
-
-static const struct nla_policy filter_policy[DAMON_PERF_FILTER_A_MAX + 1] = {
-	[DAMON_PERF_FILTER_A_TYPE] =
-		NLA_POLICY_MAX(NLA_U32, DAMON_PERF_FILTER_WRITE),
-	[DAMON_PERF_FILTER_A_ALLOW] = { .type = NLA_FLAG },
-	[DAMON_PERF_FILTER_A_CPUS] = { .type = NLA_NUL_STRING,
-				       .len = CPULIST_MAX },
-	[DAMON_PERF_FILTER_A_TID] = NLA_POLICY_FULL_RANGE(NLA_U32, &pid_range),
-};
-
-static const struct nla_policy filters_policy[DAMON_PERF_FILTERS_A_MAX + 1] = {
-	[DAMON_PERF_FILTERS_A_FILTER] = NLA_POLICY_NESTED(filter_policy),
-};
-
-static struct netlink_range_validation aux_pid_range = {
-	.min = 0, .max = MAX_PID,
-};
-
-static struct netlink_range_validation aux_size_range = {
-	.min = 1, .max = U64_MAX,
-};
-
-static const struct nla_policy aux_policy[DAMON_PERF_AUX_A_MAX + 1] = {
-	[DAMON_PERF_AUX_A_CPU] = { .type = NLA_U32 },
-	[DAMON_PERF_AUX_A_FD] = NLA_POLICY_MIN(NLA_S32, 0),
-	[DAMON_PERF_AUX_A_USER_PAGE] = { .type = NLA_U64 },
-	[DAMON_PERF_AUX_A_AUX_ADDR] = { .type = NLA_U64 },
-	[DAMON_PERF_AUX_A_AUX_SIZE] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &aux_size_range),
-	[DAMON_PERF_AUX_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &aux_pid_range),
-	[DAMON_PERF_AUX_A_PROBE_IDX] =
-		NLA_POLICY_RANGE(NLA_U8, 1, DAMON_PERF_MAX_PROBES),
-};
-
-/* Context selection, shared by every per-context command. */
-#define CTX_SELECT_POLICY						\
-	[DAMON_PERF_A_CTX_ID] = NLA_POLICY_MIN(NLA_U32, 1),		\
-	[DAMON_PERF_A_CTX_NAME] = { .type = NLA_NUL_STRING,		\
-				    .len = DAMON_PERF_NAME_LEN - 1 }
-
-static const struct nla_policy ctx_new_policy[DAMON_PERF_A_MAX + 1] = {
-	[DAMON_PERF_A_CTX_NAME] = { .type = NLA_NUL_STRING,
-				    .len = DAMON_PERF_NAME_LEN - 1 },
-	[DAMON_PERF_A_CTX_OPS] = NLA_POLICY_MAX(NLA_U32, DAMON_PERF_OPS_PADDR),
-};
-
-static const struct nla_policy ctx_policy[DAMON_PERF_A_MAX + 1] = {
-	CTX_SELECT_POLICY,
-};
-
-static const struct nla_policy set_attrs_policy[DAMON_PERF_A_MAX + 1] = {
-	CTX_SELECT_POLICY,
-	[DAMON_PERF_A_ATTRS] = NLA_POLICY_NESTED(attrs_policy),
-};
-
-static const struct nla_policy target_add_policy[DAMON_PERF_A_MAX + 1] = {
-	CTX_SELECT_POLICY,
-	[DAMON_PERF_A_TARGET] = NLA_POLICY_NESTED(target_policy),
-};
-
-static const struct nla_policy target_del_policy[DAMON_PERF_A_MAX + 1] = {
-	CTX_SELECT_POLICY,
-	[DAMON_PERF_A_TARGET_ID] = NLA_POLICY_MIN(NLA_U32, 1),
-};
-
-static const struct nla_policy probe_add_policy[DAMON_PERF_A_MAX + 1] = {
-	CTX_SELECT_POLICY,
-	[DAMON_PERF_A_PROBE] = NLA_POLICY_NESTED(probe_policy),
-};
-
-static const struct nla_policy probe_del_policy[DAMON_PERF_A_MAX + 1] = {
-	CTX_SELECT_POLICY,
-	[DAMON_PERF_A_PROBE_IDX] =
-		NLA_POLICY_RANGE(NLA_U32, 1, DAMON_PERF_MAX_PROBES),
-};
-
-static const struct nla_policy set_filters_policy[DAMON_PERF_A_MAX + 1] = {
-	CTX_SELECT_POLICY,
-	[DAMON_PERF_A_FILTERS] = NLA_POLICY_NESTED(filters_policy),
-};
-
-static const struct nla_policy aux_attach_policy[DAMON_PERF_A_MAX + 1] = {
-	CTX_SELECT_POLICY,
-	[DAMON_PERF_A_AUX] = NLA_POLICY_NESTED(aux_policy),
-};
-
-/* Commands without attributes still get a policy: strict, rejects all. */
-static const struct nla_policy none_policy[DAMON_PERF_A_MAX + 1] = {
-};
+/*
+ * The policies and the operations table are generated from the spec
+ * (netlink_gen.c); the handlers below are named as it declares them.
+ */
 
 /* ---- helpers ---- */
 
@@ -491,7 +335,15 @@ err:
 
 /* ---- doit handlers (pre_doit took damon_perf_lock) ---- */
 
-static int ctx_new_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_ctx_new_doit() - CTX_NEW: create a context, reply as CTX_GET.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_ctx_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *name_attr = info->attrs[DAMON_PERF_A_CTX_NAME];
 	u32 ops = DAMON_PERF_OPS_VADDR;
@@ -523,7 +375,15 @@ static int ctx_new_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int ctx_del_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_ctx_del_doit() - CTX_DEL: delete a context.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_ctx_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
 
@@ -532,7 +392,15 @@ static int ctx_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return damon_perf_ctx_destroy(ctx, info->extack);
 }
 
-static int ctx_get_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_ctx_get_doit() - CTX_GET: reply with one context.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_ctx_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
 
@@ -541,7 +409,15 @@ static int ctx_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return reply_ctx(ctx, info);
 }
 
-static int set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_set_attrs_doit() - SET_ATTRS: change the monitoring attributes.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DAMON_PERF_ATTRS_A_MAX + 1];
 	struct damon_perf_ctx *ctx;
@@ -556,7 +432,8 @@ static int set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	ret = nla_parse_nested(tb, DAMON_PERF_ATTRS_A_MAX,
-			       info->attrs[DAMON_PERF_A_ATTRS], attrs_policy,
+			       info->attrs[DAMON_PERF_A_ATTRS],
+			       damon_perf_attrs_nl_policy,
 			       info->extack);
 	if (ret)
 		return ret;
@@ -602,7 +479,15 @@ static int set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
 	return damon_perf_ctx_set_attrs(ctx, &a, info->extack);
 }
 
-static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_target_add_doit() - TARGET_ADD: add a process or range.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_target_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DAMON_PERF_TARGET_A_MAX + 1];
 	struct nlattr *nest = info->attrs[DAMON_PERF_A_TARGET];
@@ -619,7 +504,7 @@ static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	ret = nla_parse_nested(tb, DAMON_PERF_TARGET_A_MAX, nest,
-			       target_policy, info->extack);
+			       damon_perf_target_nl_policy, info->extack);
 	if (ret)
 		return ret;
 	if (ctx->ops == DAMON_PERF_OPS_VADDR) {
@@ -652,7 +537,15 @@ static int target_add_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret < 0 ? ret : 0;
 }
 
-static int target_del_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_target_del_doit() - TARGET_DEL: delete a target.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_target_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
 
@@ -696,7 +589,15 @@ static void parse_probe(struct nlattr **tb, struct damon_perf_probe_attr *p)
 	p->exclude_user = nla_get_flag(tb[DAMON_PERF_PROBE_A_EXCLUDE_USER]);
 }
 
-static int probe_add_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_probe_add_doit() - PROBE_ADD: add a probe, reply its index.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_probe_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DAMON_PERF_PROBE_A_MAX + 1];
 	struct nlattr *nest = info->attrs[DAMON_PERF_A_PROBE];
@@ -713,7 +614,8 @@ static int probe_add_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "probe (nest) required");
 		return -EINVAL;
 	}
-	ret = nla_parse_nested(tb, DAMON_PERF_PROBE_A_MAX, nest, probe_policy,
+	ret = nla_parse_nested(tb, DAMON_PERF_PROBE_A_MAX, nest,
+			       damon_perf_probe_nl_policy,
 			       info->extack);
 	if (ret)
 		return ret;
@@ -760,7 +662,15 @@ undo:
 	return ret;
 }
 
-static int probe_del_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_probe_del_doit() - PROBE_DEL: delete a probe.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_probe_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
 
@@ -783,7 +693,7 @@ static int parse_filter(struct nlattr *nest, struct damon_perf_filter *f,
 	int rem, ret;
 
 	ret = nla_parse_nested(tb, DAMON_PERF_FILTER_A_MAX, nest,
-			       filter_policy, extack);
+			       damon_perf_filter_nl_policy, extack);
 	if (ret)
 		return ret;
 	if (!tb[DAMON_PERF_FILTER_A_TYPE]) {
@@ -838,7 +748,15 @@ static int parse_filter(struct nlattr *nest, struct damon_perf_filter *f,
 	return 0;
 }
 
-static int set_filters_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_set_filters_doit() - SET_FILTERS: replace every sample filter.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_set_filters_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *nest = info->attrs[DAMON_PERF_A_FILTERS];
 	struct damon_perf_filter *filters;
@@ -876,7 +794,15 @@ out:
 	return ret;
 }
 
-static int start_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_start_doit() - START: start monitoring.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
 
@@ -889,7 +815,15 @@ static int start_doit(struct sk_buff *skb, struct genl_info *info)
 	return damon_perf_ctx_start(ctx, info->extack);
 }
 
-static int stop_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_stop_doit() - STOP: stop monitoring.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_stop_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
 
@@ -902,7 +836,15 @@ static int stop_doit(struct sk_buff *skb, struct genl_info *info)
 	return damon_perf_ctx_stop(ctx);
 }
 
-static int aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_aux_attach_doit() - AUX_ATTACH: one CPU's AUX buffer.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DAMON_PERF_AUX_A_MAX + 1];
 	struct nlattr *nest = info->attrs[DAMON_PERF_A_AUX];
@@ -917,7 +859,8 @@ static int aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "aux (nest) required");
 		return -EINVAL;
 	}
-	ret = nla_parse_nested(tb, DAMON_PERF_AUX_A_MAX, nest, aux_policy,
+	ret = nla_parse_nested(tb, DAMON_PERF_AUX_A_MAX, nest,
+			       damon_perf_aux_nl_policy,
 			       info->extack);
 	if (ret)
 		return ret;
@@ -951,8 +894,17 @@ static int aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- family ---- */
 
-static int pre_doit(const struct damon_perf_genl_hook_ops *ops,
-		    struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_pre_doit() - Before every doit: permission, then the lock.
+ * @ops:	the operation.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context.
+ * Return: 0 with damon_perf_lock held, or -EPERM.
+ */
+int damon_perf_nl_pre_doit(const struct genl_split_ops *ops,
+			   struct sk_buff *skb, struct genl_info *info)
 {
 	int ret = damon_perf_nl_check_perm(skb, info->extack);
 
@@ -962,57 +914,23 @@ static int pre_doit(const struct damon_perf_genl_hook_ops *ops,
 	return 0;
 }
 
-static void post_doit(const struct damon_perf_genl_hook_ops *ops,
-		      struct sk_buff *skb, struct genl_info *info)
+/**
+ * damon_perf_nl_post_doit() - After every doit that passed pre_doit.
+ * @ops:	the operation.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context, damon_perf_lock held; releases it.
+ */
+void damon_perf_nl_post_doit(const struct genl_split_ops *ops,
+			     struct sk_buff *skb, struct genl_info *info)
 {
 	mutex_unlock(&damon_perf_lock);
 }
 
-#define OP(_cmd, _doit, _policy) {					\
-	.cmd = DAMON_PERF_CMD_##_cmd,					\
-	.doit = _doit,							\
-	.policy = _policy,						\
-	.maxattr = DAMON_PERF_A_MAX,					\
-}
-
-static const struct genl_ops damon_perf_ops[] = {
-	OP(CTX_NEW, ctx_new_doit, ctx_new_policy),
-	OP(CTX_DEL, ctx_del_doit, ctx_policy),
-	{
-		.cmd = DAMON_PERF_CMD_CTX_GET,
-		.doit = ctx_get_doit,
-		.dumpit = damon_perf_nl_ctx_get_dumpit,
-		.policy = ctx_policy,
-		.maxattr = DAMON_PERF_A_MAX,
-	},
-	OP(SET_ATTRS, set_attrs_doit, set_attrs_policy),
-	OP(TARGET_ADD, target_add_doit, target_add_policy),
-	OP(TARGET_DEL, target_del_doit, target_del_policy),
-	OP(PROBE_ADD, probe_add_doit, probe_add_policy),
-	OP(PROBE_DEL, probe_del_doit, probe_del_policy),
-	OP(SET_FILTERS, set_filters_doit, set_filters_policy),
-	OP(START, start_doit, ctx_policy),
-	OP(STOP, stop_doit, ctx_policy),
-	{
-		.cmd = DAMON_PERF_CMD_SNAPSHOT_GET,
-		.dumpit = damon_perf_nl_snapshot_dumpit,
-		.done = damon_perf_nl_snapshot_done,
-		.policy = ctx_policy,
-		.maxattr = DAMON_PERF_A_MAX,
-	},
-	{
-		.cmd = DAMON_PERF_CMD_STATS_GET,
-		.dumpit = damon_perf_nl_stats_dumpit,
-		.policy = none_policy,
-		.maxattr = DAMON_PERF_A_MAX,
-	},
-	OP(MONITOR_SUBSCRIBE, damon_perf_nl_subscribe_doit, none_policy),
-	OP(MONITOR_UNSUBSCRIBE, damon_perf_nl_unsubscribe_doit, none_policy),
-	OP(AUX_ATTACH, aux_attach_doit, aux_attach_policy),
-};
-
+/* The group's index is the generated DAMON_PERF_NLGRP_MONITOR. */
 static const struct genl_multicast_group damon_perf_mcgrps[] = {
-	{
+	[DAMON_PERF_NLGRP_MONITOR] = {
 		.name = DAMON_PERF_GENL_MCGRP_MONITOR,
 		.flags = DAMON_PERF_GENL_MCAST_FLAGS,
 	},
@@ -1026,10 +944,7 @@ struct genl_family damon_perf_family __ro_after_init = {
 	.parallel_ops = false,
 	/* every command validates strictly (reserved header, attributes) */
 	.resv_start_op = DAMON_PERF_CMD_CTX_NEW,
-	.pre_doit = pre_doit,
-	.post_doit = post_doit,
-	.ops = damon_perf_ops,
-	.n_ops = ARRAY_SIZE(damon_perf_ops),
+	DAMON_PERF_GENL_SPLIT_OPS(damon_perf_nl_ops),
 	.mcgrps = damon_perf_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(damon_perf_mcgrps),
 };
@@ -1044,6 +959,10 @@ int __init damon_perf_netlink_init(void)
 {
 	int ret;
 
+	ret = damon_perf_compat_genl_ops(&damon_perf_family, damon_perf_nl_ops,
+					 ARRAY_SIZE(damon_perf_nl_ops));
+	if (ret)
+		return ret;
 	ret = damon_perf_nl_notify_init();
 	if (ret)
 		return ret;

@@ -153,7 +153,7 @@ static int fill_snapshot_targets(struct sk_buff *skb, u32 id)
 }
 
 /**
- * damon_perf_nl_snapshot_dumpit() - SNAPSHOT_GET dump: one context's regions.
+ * damon_perf_nl_snapshot_get_dumpit() - SNAPSHOT_GET: one context's regions.
  * @skb:	the message to fill.
  * @cb:	the dump state; cb->args[0]: context id, [1]: snapshot (reference
  *		held until done), [2]: next region + 1 (0: the header with the
@@ -162,8 +162,8 @@ static int fill_snapshot_targets(struct sk_buff *skb, u32 id)
  * Context: process context; takes damon_perf_lock on the first call.
  * Return: the message length, 0 at the end, or a negative errno.
  */
-int damon_perf_nl_snapshot_dumpit(struct sk_buff *skb,
-				  struct netlink_callback *cb)
+int damon_perf_nl_snapshot_get_dumpit(struct sk_buff *skb,
+				      struct netlink_callback *cb)
 {
 	struct damon_perf_snapshot *snap = (void *)cb->args[1];
 	struct damon_perf_ctx *ctx;
@@ -278,7 +278,7 @@ static int fill_stats(struct sk_buff *skb, const struct damon_perf_stats *st,
 }
 
 /**
- * damon_perf_nl_stats_dumpit() - STATS_GET dump: one row per CPU, then total.
+ * damon_perf_nl_stats_get_dumpit() - STATS_GET: one row per CPU, then total.
  * @skb:	the message to fill.
  * @cb:	the dump state; cb->args[0]: last CPU sent + 1 (0: none yet),
  *		[1]: permission checked, [2]: total row sent.
@@ -286,8 +286,8 @@ static int fill_stats(struct sk_buff *skb, const struct damon_perf_stats *st,
  * Context: process context.
  * Return: the message length, 0 at the end, or a negative errno.
  */
-int damon_perf_nl_stats_dumpit(struct sk_buff *skb,
-			       struct netlink_callback *cb)
+int damon_perf_nl_stats_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
 {
 	struct damon_perf_stats *st;
 	bool total;

@@ -11,6 +11,9 @@
 #include <linux/init.h>
 #include <net/genetlink.h>
 
+/* the handlers and hooks the generated operations table names */
+#include "netlink_gen.h"
+
 struct damon_perf_ctx;
 struct damon_perf_snap_region;
 struct damon_perf_snapshot;
@@ -34,22 +37,12 @@ int damon_perf_nl_fill_target(struct sk_buff *skb,
 int damon_perf_nl_fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx);
 
 /* netlink_dump.c */
-int damon_perf_nl_ctx_get_dumpit(struct sk_buff *skb,
-				 struct netlink_callback *cb);
-int damon_perf_nl_snapshot_dumpit(struct sk_buff *skb,
-				  struct netlink_callback *cb);
-int damon_perf_nl_snapshot_done(struct netlink_callback *cb);
-int damon_perf_nl_stats_dumpit(struct sk_buff *skb,
-			       struct netlink_callback *cb);
 int damon_perf_nl_fill_snap(struct sk_buff *skb,
 			    const struct damon_perf_snapshot *s);
 int damon_perf_nl_fill_region(struct sk_buff *skb,
 			      const struct damon_perf_snap_region *r);
 
 /* netlink_notify.c */
-int damon_perf_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info);
-int damon_perf_nl_unsubscribe_doit(struct sk_buff *skb,
-				   struct genl_info *info);
 int __init damon_perf_nl_notify_init(void);
 void damon_perf_nl_notify_start(void);
 void damon_perf_nl_notify_stop(void);

@@ -99,7 +99,7 @@ out:
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_nl_subscribe);
 
 /**
- * damon_perf_nl_subscribe_doit() - MONITOR_SUBSCRIBE: queue AGGREGATION
+ * damon_perf_nl_monitor_subscribe_doit() - MONITOR_SUBSCRIBE: queue AGGREGATION
  * notifications on the sending socket.
  * @skb:	the request.
  * @info:	its header and attributes.
@@ -107,7 +107,8 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_nl_subscribe);
  * Context: process context, damon_perf_lock held (pre_doit).
  * Return: 0 or a negative errno with the reason in the extack.
  */
-int damon_perf_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
+int damon_perf_nl_monitor_subscribe_doit(struct sk_buff *skb,
+					 struct genl_info *info)
 {
 	struct sock *sk = NETLINK_CB(skb).sk;
 
@@ -119,16 +120,15 @@ int damon_perf_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
 }
 
 /**
- * damon_perf_nl_unsubscribe_doit() - MONITOR_UNSUBSCRIBE: end the sender's
- * subscription.
+ * damon_perf_nl_monitor_unsubscribe_doit() - End the sender's subscription.
  * @skb:	the request.
  * @info:	its header and attributes.
  *
  * Context: process context, damon_perf_lock held (pre_doit).
  * Return: 0, or -ENOENT when the sender is not subscribed.
  */
-int damon_perf_nl_unsubscribe_doit(struct sk_buff *skb,
-				   struct genl_info *info)
+int damon_perf_nl_monitor_unsubscribe_doit(struct sk_buff *skb,
+					   struct genl_info *info)
 {
 	struct subscriber *s, *next;
 	int ret = -ENOENT;

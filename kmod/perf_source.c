@@ -49,7 +49,7 @@
 #define MAX_SAMPLE_FREQ		100000
 
 /* Largest sample_period (uapi): 48-bit hardware counters. */
-#define MAX_SAMPLE_PERIOD	DAMON_PERF_SAMPLE_PERIOD_MAX
+#define MAX_SAMPLE_PERIOD	((u64)DAMON_PERF_SAMPLE_PERIOD_MAX)
 
 /* One owner slot per probe of every possible context. */
 #define TYPE_OWNERS		(DAMON_PERF_MAX_CTXS * DAMON_PERF_MAX_PROBES)

@@ -27,6 +27,8 @@
 #   /bin/workload           tests/vm/workload.c, static
 #   /bin/<name>             every other tests/vm/*.c and tests/testpmu/*_user.c
 #   /tests/*.sh             tests/vm/*.sh (lib.sh included)
+#   /tests/ynl_policy.txt   the policies of the netlink spec, one line per
+#                           command and attribute (scripts/lib/ynl-policy.py)
 #   /tests/uapi.sh          include/uapi/linux/damon_perf.h's numbers as
 #                           shell variables (scripts/lib/uapi-sh.sh)
 #   /tests/bench/*.sh       tests/vm/bench/*.sh (make bench only)
@@ -199,6 +201,9 @@ fi
 cp "$top"/tests/vm/*.sh "$stage/tests/"
 # The uapi numbers as shell variables (CMD_CTX_NEW=1 ...), for lib.sh.
 "$top/scripts/lib/uapi-sh.sh" > "$stage/tests/uapi.sh"
+# The policies the netlink spec promises, for tests/vm/ynl_policy.sh.
+"$top/scripts/lib/ynl-policy.py" > "$stage/tests/ynl_policy.txt" ||
+	{ echo "initramfs: scripts/lib/ynl-policy.py failed (python3 with PyYAML)" >&2; exit 1; }
 # make bench's VM scenarios (not run by make check), as /tests/bench/*.sh.
 if [ -d "$top/tests/vm/bench" ]; then
 	mkdir -p "$stage/tests/bench"

@@ -19,6 +19,9 @@
 #                    at the top, the kernel's in tests/vm and tests/fuzz)
 #   5. clang-tidy    scripts/clang-tidy.sh (tools/ and tests/user/), when the
 #                    tree has it; a SKIP otherwise
+#   6. ynl-gen       scripts/ynl-gen.sh --check: the uapi header,
+#                    kmod/netlink_gen.[ch] and Documentation/netlink/
+#                    damon_perf.rst are what the netlink spec generates
 #
 # checkpatch and clang-tidy keep each file's result in a cache
 # (scripts/lib/stylecache.sh: $DAMON_PERF_STYLE_CACHE, default
@@ -28,7 +31,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 . scripts/lib/stylecache.sh
 
-all="shellcheck checkpatch kernel-doc clang-format clang-tidy"
+all="shellcheck checkpatch kernel-doc clang-format clang-tidy ynl-gen"
 checks=${*:-$all}
 for c in $checks; do
 	case " $all " in *" $c "*) ;; *) echo "style: unknown check $c (one of: $all)" >&2; exit 2 ;; esac
@@ -120,6 +123,14 @@ for c in $checks; do
 		;;
 	clang-tidy)
 		if [ -x scripts/clang-tidy.sh ]; then out=$(scripts/clang-tidy.sh 2>&1) && result ok "clang-tidy" || result fail "clang-tidy" "$(echo "$out" | tail -n 40)"; else result skip "clang-tidy" "no scripts/clang-tidy.sh"; fi
+		;;
+	ynl-gen)
+		if out=$(scripts/ynl-gen.sh --check 2>&1); then
+			result ok "ynl-gen: generated files match Documentation/netlink/specs/damon_perf.yaml"
+		else
+			result fail "ynl-gen: $(echo "$out" | grep -c ' differs from ') generated files differ from the spec (scripts/ynl-gen.sh)" \
+				"$(echo "$out" | head -n 40)"
+		fi
 		;;
 	esac
 done

@@ -135,3 +135,114 @@ int damon_perf_compat_allow_any(void)
 	return v > 2 ? -EACCES : 0;
 }
 #endif
+
+#ifndef DAMON_PERF_HAVE_GENL_SPLIT_OPS
+#include <net/genetlink.h>
+
+/* Room for every command of the family: one op per command. */
+#define COMPAT_GENL_OPS_MAX	32
+
+static struct genl_ops compat_genl_ops[COMPAT_GENL_OPS_MAX] __ro_after_init;
+static const struct genl_split_ops *compat_split __ro_after_init;
+static unsigned int compat_n_split __ro_after_init;
+
+/* The do of @cmd in the split table, or NULL. */
+static const struct genl_split_ops *compat_split_do(u8 cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < compat_n_split; i++)
+		if (compat_split[i].cmd == cmd &&
+		    (compat_split[i].flags & GENL_CMD_CAP_DO))
+			return &compat_split[i];
+	return NULL;
+}
+
+/**
+ * damon_perf_compat_pre_doit() - 6.1 family pre_doit: the split op's hook.
+ * @ops:	the folded op.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context.
+ * Return: what the split op's pre_doit returns, 0 without one.
+ */
+int damon_perf_compat_pre_doit(const struct genl_ops *ops,
+			       struct sk_buff *skb, struct genl_info *info)
+{
+	const struct genl_split_ops *op = compat_split_do(ops->cmd);
+
+	return op && op->pre_doit ? op->pre_doit(op, skb, info) : 0;
+}
+
+/**
+ * damon_perf_compat_post_doit() - 6.1 family post_doit: the split op's hook.
+ * @ops:	the folded op.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Context: process context.
+ */
+void damon_perf_compat_post_doit(const struct genl_ops *ops,
+				 struct sk_buff *skb, struct genl_info *info)
+{
+	const struct genl_split_ops *op = compat_split_do(ops->cmd);
+
+	if (op && op->post_doit)
+		op->post_doit(op, skb, info);
+}
+
+/**
+ * damon_perf_compat_genl_ops() - Fold a split ops table into genl_ops (6.1).
+ * @family:	the family, not registered yet; gets ops and n_ops.
+ * @split:	the generated table: one entry per do and per dump.
+ * @n:		its entries.
+ *
+ * The do and the dump of one command become one op. 6.1 keeps one policy
+ * per op, so the two must share it (the spec gives them the same request).
+ *
+ * Context: module init.
+ * Return: 0, or -EINVAL when the table does not fold.
+ */
+int damon_perf_compat_genl_ops(struct genl_family *family,
+			       const struct genl_split_ops *split,
+			       unsigned int n)
+{
+	unsigned int i, j, n_ops = 0;
+	struct genl_ops *op;
+
+	for (i = 0; i < n; i++) {
+		const struct genl_split_ops *s = &split[i];
+
+		for (j = 0; j < n_ops; j++)
+			if (compat_genl_ops[j].cmd == s->cmd)
+				break;
+		if (j == n_ops) {
+			if (WARN_ON(n_ops == COMPAT_GENL_OPS_MAX))
+				return -EINVAL;
+			n_ops++;
+		}
+		op = &compat_genl_ops[j];
+		if (op->cmd == s->cmd && op->maxattr &&
+		    WARN_ON(op->maxattr != s->maxattr))
+			return -EINVAL;
+		op->cmd = s->cmd;
+		op->flags |= s->flags & (GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM);
+		op->validate |= s->validate;
+		op->policy = s->policy;
+		op->maxattr = s->maxattr;
+		if (s->flags & GENL_CMD_CAP_DO) {
+			op->doit = s->doit;
+		} else {
+			op->start = s->start;
+			op->dumpit = s->dumpit;
+			op->done = s->done;
+		}
+	}
+	compat_split = split;
+	compat_n_split = n;
+	family->ops = compat_genl_ops;
+	family->n_ops = n_ops;
+	return 0;
+}
+#endif

@@ -11,16 +11,63 @@
 #endif
 
 /*
- * Generic netlink: the op type the pre_doit/post_doit hooks receive, and a
- * dump's parsed attributes (6.1: genl_dumpit_info.attrs; since 6.2:
- * genl_dumpit_info.info.attrs). Callers include <net/genetlink.h>.
+ * Generic netlink: the operations table generated from the spec
+ * (netlink_gen.c) is one split op per do and per dump, as since 6.2. 6.1
+ * has no split ops: here struct genl_split_ops is defined with the members
+ * the generated table sets, and damon_perf_compat_genl_ops() folds the
+ * table into the genl_ops of the family at init (compat.c), the do and the
+ * dump of a command into one op; the family's pre_doit and post_doit call
+ * the split op's hooks. A dump's parsed attributes: 6.1
+ * genl_dumpit_info.attrs, since 6.2 genl_dumpit_info.info.attrs. Callers
+ * include <net/genetlink.h>.
  */
+#include <linux/types.h>
+struct genl_family;
 #ifdef DAMON_PERF_HAVE_GENL_SPLIT_OPS
-#define damon_perf_genl_hook_ops genl_split_ops
+struct genl_split_ops;
 #define damon_perf_dumpit_attrs(cb) (genl_dumpit_info(cb)->info.attrs)
+#define DAMON_PERF_GENL_SPLIT_OPS(table) \
+	.split_ops = (table), .n_split_ops = ARRAY_SIZE(table)
+static inline int
+damon_perf_compat_genl_ops(struct genl_family *family,
+			   const struct genl_split_ops *split, unsigned int n)
+{
+	return 0;
+}
 #else
-#define damon_perf_genl_hook_ops genl_ops
 #define damon_perf_dumpit_attrs(cb) (genl_dumpit_info(cb)->attrs)
+struct genl_info;
+struct genl_ops;
+struct netlink_callback;
+struct nla_policy;
+struct sk_buff;
+struct genl_split_ops {
+	u8 cmd;
+	u8 internal_flags;
+	u8 flags;
+	u8 validate;
+	const struct nla_policy *policy;
+	unsigned int maxattr;
+	int (*pre_doit)(const struct genl_split_ops *ops, struct sk_buff *skb,
+			struct genl_info *info);
+	int (*doit)(struct sk_buff *skb, struct genl_info *info);
+	void (*post_doit)(const struct genl_split_ops *ops,
+			  struct sk_buff *skb, struct genl_info *info);
+	int (*start)(struct netlink_callback *cb);
+	int (*dumpit)(struct sk_buff *skb, struct netlink_callback *cb);
+	int (*done)(struct netlink_callback *cb);
+};
+
+int damon_perf_compat_pre_doit(const struct genl_ops *ops,
+			       struct sk_buff *skb, struct genl_info *info);
+void damon_perf_compat_post_doit(const struct genl_ops *ops,
+				 struct sk_buff *skb, struct genl_info *info);
+#define DAMON_PERF_GENL_SPLIT_OPS(table) \
+	.pre_doit = damon_perf_compat_pre_doit, \
+	.post_doit = damon_perf_compat_post_doit
+int damon_perf_compat_genl_ops(struct genl_family *family,
+			       const struct genl_split_ops *split,
+			       unsigned int n);
 #endif
 
 /*

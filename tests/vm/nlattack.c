@@ -6,6 +6,7 @@
  * every attribute's type, range, length and nested policy).
  *
  *   nlattack policy               print the policies as read
+ *   nlattack table                the same, one line per command and attribute
  *   nlattack sweep                boundary sweep (below)
  *   nlattack fuzz COUNT [SEED]    structure-aware fuzzer (below)
  *   nlattack inject PID           fault injection (below)
@@ -619,6 +620,59 @@ static void print_policies(void)
 				       a->nested - 1, a->maxtype);
 			printf("\n");
 		}
+	}
+}
+
+/*
+ * One line per attribute of every command's do and dump policy, nests
+ * expanded as dotted paths: "cmd C do|dump PATH TYPE [u MIN MAX]
+ * [s MIN MAX] [len MIN MAX] [maxtype N]". tests/vm/ynl_policy.sh compares
+ * it with the same table made from the spec (scripts/lib/ynl-policy.py).
+ */
+static void table_policy(int cmd, const char *mode, int idx, const char *prefix,
+			 int depth)
+{
+	char path[128];
+	int t;
+
+	if (idx < 0 || idx >= MAXPOL || !pol[idx].present || depth > 4)
+		return;
+	for (t = 0; t < MAXATTR; t++) {
+		struct pattr *a = &pol[idx].a[t];
+
+		if (!a->present)
+			continue;
+		snprintf(path, sizeof(path), "%s%d", prefix, t);
+		printf("cmd %d %s %s %s", cmd, mode, path, tname(a->type));
+		if (a->has_u)
+			printf(" u %" PRIu64 " %" PRIu64, a->min_u, a->max_u);
+		if (a->has_s)
+			printf(" s %" PRId64 " %" PRId64, a->min_s, a->max_s);
+		if (a->has_len)
+			printf(" len %u %u", a->min_len, a->max_len);
+		if (a->nested)
+			printf(" maxtype %u", a->maxtype);
+		printf("\n");
+		if (a->nested) {
+			char sub[130];
+
+			snprintf(sub, sizeof(sub), "%s.", path);
+			table_policy(cmd, mode, a->nested - 1, sub, depth + 1);
+		}
+	}
+}
+
+static void print_table(void)
+{
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		if (!ops[i].present)
+			continue;
+		if (ops[i].do_idx)
+			table_policy(i, "do", ops[i].do_idx - 1, "", 0);
+		if (ops[i].dump_idx)
+			table_policy(i, "dump", ops[i].dump_idx - 1, "", 0);
 	}
 }
 
@@ -2729,13 +2783,17 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
 		fprintf(stderr,
-			"usage: nlattack policy | sweep | fuzz COUNT [SEED]\n");
+			"usage: nlattack policy | table | sweep | fuzz COUNT [SEED]\n");
 		return 2;
 	}
 	nl_open(&nl);
 	load_policies(&nl);
 	if (!strcmp(argv[1], "policy")) {
 		print_policies();
+		return 0;
+	}
+	if (!strcmp(argv[1], "table")) {
+		print_table();
 		return 0;
 	}
 	if (!strcmp(argv[1], "inject") && argc >= 3)
@@ -2758,7 +2816,7 @@ int main(int argc, char **argv)
 		ret = do_fuzz(&nl, strtoul(argv[2], NULL, 0), seed);
 	} else {
 		fprintf(stderr,
-			"usage: nlattack policy | sweep | fuzz COUNT [SEED]\n");
+			"usage: nlattack policy | table | sweep | fuzz COUNT [SEED]\n");
 		ret = 2;
 	}
 	stop_faulters();
