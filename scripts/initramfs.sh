@@ -117,7 +117,8 @@ for m in "$ko"/*.ko; do add_deps "$m"; done
 # (loop: a swap device for schemes.sh), where the kernel has them as a
 # module without dependencies: /lib/damon_perf/extra/NAME.ko, which /init
 # does not load.
-for x in loop; do
+extra_mods="loop"
+for x in $extra_mods; do
 	f=$(modinfo -b "${DAMON_PERF_MODROOT:-/}" -k "$release" -n "$x" 2>/dev/null || true)
 	[ -f "$f" ] && [ -z "$(modinfo -F depends "$f" 2>/dev/null)" ] || continue
 	mkdir -p "$stage/lib/damon_perf/extra"
