@@ -652,7 +652,7 @@ TEST(SchemeEngine, PhysicalRegionsOnlyStat)
 TEST(SchemeBackend, UntouchedPagesAreAbsentNotFailed)
 {
 	auto b = make_system_backend();
-	const size_t len = 4 * 4096;
+	const size_t len = size_t{4} * 4096;
 	void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(p, MAP_FAILED);
