@@ -48,8 +48,13 @@ diag "context v has id $ID"
 
 rejects "unknown top-level attribute" "Unknown attribute type" \
 	--cmd $CMD_CTX_GET -a 99:u32:1
-rejects "attribute outside the command's policy" "Unsupported attribute" \
+# Each command's policy ends at the highest attribute it takes: above
+# that, the type is unknown to the command; below it, one it does not take
+# is unsupported.
+rejects "attribute above the command's policy" "Unknown attribute type" \
 	--cmd $CMD_CTX_NEW -a $A_CTX_NAME:str:w -a $A_TARGET_ID:u32:1
+rejects "attribute inside the command's policy it does not take" "Unsupported attribute" \
+	--cmd $CMD_CTX_NEW -a $A_CTX_NAME:str:w -a $A_CTX_ID:u32:1
 rejects "u32 sent as u16" "invalid attribute length" \
 	--cmd $CMD_CTX_GET -a $A_CTX_ID:u16:1
 rejects "u32 sent as u64" "invalid attribute length" \
