@@ -529,21 +529,25 @@ std::vector<CtxConfig> parse_config(const json &doc, const std::string &root)
 	return out;
 }
 
-std::vector<CtxConfig> load_config_file(const std::string &path,
-					const std::string &root)
+json read_json_file(const std::string &path, const char *what)
 {
 	std::ifstream in(path);
 
 	if (!in)
-		throw UsageError("cannot read config file '" + path + "'");
-	json doc;
+		throw UsageError(std::string("cannot read ") + what + " '" +
+				 path + "'");
 	try {
-		doc = json::parse(in);
+		return json::parse(in);
 	} catch (const json::parse_error &e) {
-		throw UsageError("config file '" + path +
+		throw UsageError(std::string(what) + " '" + path +
 				 "' is not valid JSON: " + e.what());
 	}
-	return parse_config(doc, root);
+}
+
+std::vector<CtxConfig> load_config_file(const std::string &path,
+					const std::string &root)
+{
+	return parse_config(read_json_file(path, "config file"), root);
 }
 
 } // namespace damonctl

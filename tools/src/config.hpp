@@ -40,6 +40,10 @@ Target parse_range(const std::string &range);
 // "cpumask:0-3", "!cpumask:4", "tid:100,101", "write", "!write".
 Filter parse_filter_spec(const std::string &spec);
 
+// The JSON document in PATH; UsageError naming WHAT ("config file",
+// "schemes file") when it cannot be read or is not JSON.
+nlohmann::json read_json_file(const std::string &path, const char *what);
+
 // Throws UsageError naming the JSON path of the first problem.
 std::vector<CtxConfig> parse_config(const nlohmann::json &doc,
 				    const std::string &sysfs_root);

@@ -4,12 +4,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <initializer_list>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "config.hpp"
 #include "errors.hpp"
 
 using nlohmann::json;
@@ -832,18 +832,7 @@ std::vector<Scheme> parse_schemes(const json &doc)
 
 std::vector<Scheme> load_schemes_file(const std::string &path)
 {
-	std::ifstream in(path);
-
-	if (!in)
-		throw UsageError("cannot read schemes file '" + path + "'");
-	json doc;
-	try {
-		doc = json::parse(in);
-	} catch (const json::parse_error &e) {
-		throw UsageError("schemes file '" + path +
-				 "' is not JSON: " + e.what());
-	}
-	return parse_schemes(doc);
+	return parse_schemes(read_json_file(path, "schemes file"));
 }
 
 } // namespace damonctl
