@@ -22,7 +22,7 @@
 #             of different kernels run side by side; a VM that ends before
 #             its batch's last script (crash, stuck script) is followed by
 #             a new boot for the scripts it never reached
-#   arm64     Debian 12's arm64 kernel (6.1) and a matching module tree
+#   arm64     (before vm) Debian 12's arm64 kernel (6.1), a matching tree
 #             (scripts/kernel/arm64.sh, fetched once, then cached), the
 #             module cross-built for it (W=1, modpost against the image's
 #             Module.symvers), and the VM scripts whose "# arches:" header
