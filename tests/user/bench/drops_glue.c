@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Glue of ring_drops: one context's rings (kmod/ring.c over kshim/) with
+ * Glue of ring_drops: one context's rings (kmod/ring.c over tests/kshim) with
  * a producer thread and a consumer thread, through ring.h's API only. The
  * producer is CPU 0, as the overflow handler is its CPU's; after each
  * report it runs the irq_work report_access queued, as the CPU would on
@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 
-#include "kshim/kshim.h"
+#include "kshim.h"
 #include "ring.h"
 #include "glue.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Microbenchmark glue: builds contexts, rings and regions out of the
- * module's own functions (ring.c, drain.c, regions.c over kshim/) and runs
+ * module's own functions (ring.c, drain.c, regions.c over tests/kshim) and runs
  * the loops the benchmarks time. Only what a kernel caller would do, plus
  * two bench hooks: bench_rings_forget() (a consumer that caught up without
  * reading) and the linear-scan credit, the alternative to drain.c's
@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 
-#include "kshim/kshim.h"
+#include "kshim.h"
 #include "ctx.h"
 #include "drain.h"
 #include "regions.h"
@@ -341,10 +341,11 @@ void bench_regions_aggregate(struct bench_ctx *b, enum bench_split_mode mode)
 		break;
 	}
 	damon_perf_regions_cut_ctx(ctx);
-	damon_perf_for_each_target(t, ctx) max_nr =
-		max(max_nr, damon_perf_regions_max_nr_accesses(t));
+	damon_perf_for_each_target (t, ctx)
+		max_nr = max(max_nr, damon_perf_regions_max_nr_accesses(t));
 	damon_perf_regions_merge_ctx(ctx, max_nr);
-	damon_perf_for_each_target(t, ctx) damon_perf_regions_reset(t);
+	damon_perf_for_each_target (t, ctx)
+		damon_perf_regions_reset(t);
 	damon_perf_regions_split_ctx(ctx);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C interface of the microbenchmark glue (glue.c): it drives the module's
- * own ring.c, drain.c and regions.c, built in userspace over kshim/, so the
- * C++ benchmarks never see kernel types.
+ * own ring.c, drain.c and regions.c, built in userspace over tests/kshim,
+ * so the C++ benchmarks never see kernel types.
  */
 #ifndef _DAMON_PERF_BENCH_GLUE_H
 #define _DAMON_PERF_BENCH_GLUE_H

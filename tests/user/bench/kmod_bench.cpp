@@ -2,7 +2,7 @@
 /*
  * Google Benchmark of the module's own ring, drain/credit and region code
  * (kmod/ring.c, drain.c, regions.c built in userspace over
- * tests/user/bench/kshim, driven through tests/user/bench/glue.c).
+ * tests/kshim, driven through tests/user/bench/glue.c).
  * Run by `make bench` (scripts/bench.sh); alone:
  *   build/bench/kmod_bench --benchmark_filter=Report
  * Absolute times depend on the machine; compare ratios within one run.

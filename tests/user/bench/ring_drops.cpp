@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Drops as the producer rate rises, natively: the module's own ring code
- * (kmod/ring.c over tests/user/bench/kshim, through drops_glue.c) between
+ * (kmod/ring.c over tests/kshim, through drops_glue.c) between
  * two threads, with this host's real thread wake-up latency. The producer
  * thread is CPU 0 of the rings: it offers reports paced by the clock to
  * the target rate, each through damon_perf_report_access(), and runs the

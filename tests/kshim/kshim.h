@@ -29,19 +29,20 @@
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
-typedef uint64_t u64;
+/* 64 bits: long long, as the kernel's int-ll64.h on every architecture */
+typedef unsigned long long u64;
 typedef int8_t s8;
 typedef int16_t s16;
 typedef int32_t s32;
-typedef int64_t s64;
+typedef long long s64;
 typedef uint8_t __u8;
 typedef uint16_t __u16;
 typedef uint32_t __u32;
-typedef uint64_t __u64;
+typedef unsigned long long __u64;
 typedef int8_t __s8;
 typedef int16_t __s16;
 typedef int32_t __s32;
-typedef int64_t __s64;
+typedef long long __s64;
 typedef int pid_t;
 typedef unsigned int gfp_t;
 
@@ -54,8 +55,21 @@ typedef unsigned int gfp_t;
 #define noinline __attribute__((__noinline__))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-/* no option is set: no KUnit hooks, no SMP-only build-time checks */
-#define IS_ENABLED(opt) 0
+/*
+ * The kernel options the module's pure code asks about, each 0 or 1:
+ * IS_ENABLED(CONFIG_X) reads __SHIM_CONFIG_X, so an option not listed
+ * here fails to build instead of passing for unset. No SMP-only
+ * build-time checks; CONFIG_KUNIT (its test hooks: a private set of
+ * observe counters, the ring's busy hook) only in the unit tests' build
+ * (SHIM_KUNIT, damon_perf_kmod_user_kunit), not the benchmarks'.
+ */
+#ifndef SHIM_KUNIT
+#define SHIM_KUNIT 0
+#endif
+#define __SHIM_CONFIG_KUNIT SHIM_KUNIT
+#define __SHIM_CONFIG_SMP 0
+#define __SHIM_CONFIG_64BIT (__SIZEOF_LONG__ == 8)
+#define IS_ENABLED(opt) (__SHIM_##opt)
 #define EXPORT_SYMBOL_GPL(sym)
 /* keeps the trailing semicolon of the kernel macro a declaration */
 #define EXPORT_SYMBOL_IF_KUNIT(sym) _Static_assert(1, #sym)
@@ -269,7 +283,7 @@ static inline int shim_next_cpu(int cpu, const cpumask_t *m)
 #define for_each_possible_cpu(cpu)                                             \
 	for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
 #define cpu_possible(cpu) ((unsigned int)(cpu) < nr_cpu_ids)
-#define for_each_online_cpu(cpu) for_each_possible_cpu(cpu)
+#define for_each_online_cpu(cpu) for_each_possible_cpu (cpu)
 /* no CPU hotplug here */
 #define cpus_read_lock() barrier()
 #define cpus_read_unlock() barrier()
@@ -310,8 +324,11 @@ typedef struct {
 typedef struct {
 	long counter;
 } atomic_long_t;
+#define ATOMIC_LONG_INIT(i) ATOMIC_INIT(i)
 #define atomic_long_read(v) atomic_read(v)
 #define atomic_long_add(i, v) atomic_add(i, v)
+#define atomic_long_inc(v) atomic_inc(v)
+#define atomic_long_dec(v) atomic_dec(v)
 #define atomic64_read(v) atomic_read(v)
 #define atomic64_set(v, i) atomic_set(v, i)
 #define atomic64_add(i, v) atomic_add(i, v)
@@ -378,6 +395,8 @@ static inline void irq_work_sync(struct irq_work *w)
 }
 
 /* ---- allocation ---- */
+/* while true, every allocation below fails (the unit tests' -ENOMEM) */
+extern bool shim_fail_alloc;
 void *kmalloc(size_t size, gfp_t gfp);
 void *kzalloc(size_t size, gfp_t gfp);
 void *kvzalloc_node(size_t size, gfp_t gfp, int node);

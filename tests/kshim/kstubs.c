@@ -1,25 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the kernel provides to kmod/ring.c, drain.c, regions.c, density.c
- * and stats.c, for the native microbenchmarks: allocation, per-CPU areas,
+ * and stats.c, for the native microbenchmarks and the unit tests
+ * (tests/user/bench, tests/user/kmod): allocation (which the tests can
+ * make fail: shim_fail_alloc), per-CPU areas,
  * the monotonic clocks, the out-of-line bsearch() and sort() of lib/ and
  * get_random_u32_below(). The observe API is kmod/stats.c itself.
  */
 #include <stdlib.h>
 #include <time.h>
 
-#include "kshim/kshim.h"
+#include "kshim.h"
 
 unsigned int nr_cpu_ids = 2;
 /* per thread: a thread is a CPU (kshim.h) */
 __shim_tls int shim_cpu;
 __shim_tls int shim_preempt_count;
+bool shim_fail_alloc;
 
 void *shim_alloc_percpu(size_t size, size_t align)
 {
 	void *p;
 
-	if (size > SHIM_PCPU_STRIDE || align > SHIM_PCPU_STRIDE)
+	if (shim_fail_alloc || size > SHIM_PCPU_STRIDE ||
+	    align > SHIM_PCPU_STRIDE)
 		return NULL;
 	if (posix_memalign(&p, SHIM_PCPU_STRIDE,
 			   (size_t)NR_CPUS * SHIM_PCPU_STRIDE))
@@ -36,12 +40,16 @@ void free_percpu(void *p)
 void *kmalloc(size_t size, gfp_t gfp)
 {
 	(void)gfp;
+	if (shim_fail_alloc)
+		return NULL;
 	return malloc(size);
 }
 
 void *kzalloc(size_t size, gfp_t gfp)
 {
 	(void)gfp;
+	if (shim_fail_alloc)
+		return NULL;
 	return calloc(1, size);
 }
 
@@ -54,6 +62,8 @@ void *kvzalloc_node(size_t size, gfp_t gfp, int node)
 void *krealloc_array(void *p, size_t n, size_t size, gfp_t gfp)
 {
 	(void)gfp;
+	if (shim_fail_alloc)
+		return NULL;
 	return realloc(p, n * size);
 }
 
@@ -72,7 +82,7 @@ void *kvmalloc_array(size_t n, size_t size, gfp_t gfp)
 	size_t bytes;
 
 	(void)gfp;
-	if (__builtin_mul_overflow(n, size, &bytes))
+	if (shim_fail_alloc || __builtin_mul_overflow(n, size, &bytes))
 		return NULL;
 	return malloc(bytes);
 }
