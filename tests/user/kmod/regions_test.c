@@ -1,0 +1,1185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmod/regions.c (and density.c under the samples split) in userspace:
+ * region lists and DAMON's adaptive adjustment. The cases of
+ * tests/kunit/regions_kunit.c, under the same names.
+ */
+#include "kt_kmod.h"
+
+#define BASE BIT(30)
+#define PG DAMON_PERF_MIN_REGION
+
+/* A target without regions, freed with them at the end of the case. */
+static struct damon_perf_target *target_alloc(void)
+{
+	return kt_target_alloc();
+}
+
+static struct damon_perf_target *target_with(unsigned long start,
+					     unsigned long end, unsigned int nr)
+{
+	struct damon_perf_target *t = target_alloc();
+
+	if (damon_perf_regions_split_evenly(t, start, end, nr))
+		KT_FAIL("%u regions over [%lx, %lx)", nr, start, end);
+	return t;
+}
+
+/*
+ * Sorted, non-overlapping, aligned, non-empty, nr_regions right, and the
+ * regions cover @ranges exactly (each range's regions are contiguous).
+ */
+static void expect_cover(struct damon_perf_target *t,
+			 const struct damon_perf_range *ranges,
+			 unsigned int nr_ranges)
+{
+	struct damon_perf_region *r;
+	unsigned int n = 0, i = 0;
+	unsigned long pos = ranges[0].start;
+
+	/* one expectation per list, not per region: keeps big lists fast */
+	damon_perf_for_each_region (r, t) {
+		n++;
+		if (pos == ranges[i].end && i + 1 < nr_ranges)
+			pos = ranges[++i].start;
+		if (r->start != pos || r->start >= r->end ||
+		    !IS_ALIGNED(r->start, PG) || !IS_ALIGNED(r->end, PG)) {
+			KT_FAIL("region %u [%lx, %lx) expected at %lx", n,
+				r->start, r->end, pos);
+			return;
+		}
+		pos = r->end;
+	}
+	KT_EXPECT_EQ(i, nr_ranges - 1);
+	KT_EXPECT_EQ(pos, ranges[nr_ranges - 1].end);
+	KT_EXPECT_EQ(n, t->nr_regions);
+}
+
+static void regions_split_evenly_should_cover_range(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 103 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 10);
+
+	KT_EXPECT_EQ(t->nr_regions, 10U);
+	expect_cover(t, &range, 1);
+}
+
+static void regions_split_evenly_should_stop_at_page_granularity(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 4 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 10);
+
+	KT_EXPECT_EQ(t->nr_regions, 4U);
+	expect_cover(t, &range, 1);
+}
+
+static void random_counts(struct damon_perf_target *t, unsigned int max)
+{
+	struct damon_perf_region *r;
+
+	damon_perf_for_each_region (r, t) {
+		r->nr_accesses = get_random_u32_below(max + 1);
+		r->last_nr_accesses = get_random_u32_below(max + 1);
+	}
+}
+
+/* Random targets through many aggregations keep every invariant. */
+static void regions_adjust_should_keep_invariants_on_random_input(void)
+{
+	struct damon_perf_attrs attrs;
+	int iter, round;
+
+	kt_attrs_default(&attrs);
+	for (iter = 0; iter < 24; iter++) {
+		unsigned long pages = 16 + get_random_u32_below(1 << 14);
+		struct damon_perf_range range = {BASE, BASE + pages * PG};
+		struct damon_perf_target *t;
+
+		attrs.min_nr_regions = 3 + get_random_u32_below(20);
+		attrs.max_nr_regions =
+			attrs.min_nr_regions + get_random_u32_below(200);
+		t = target_with(range.start, range.end, attrs.min_nr_regions);
+		KT_ASSERT_EQ(t->nr_regions, attrs.min_nr_regions);
+
+		for (round = 0; round < 20; round++) {
+			unsigned int before, max;
+
+			damon_perf_regions_adjust_split(t, &attrs);
+			expect_cover(t, &range, 1);
+			KT_EXPECT_LE(t->nr_regions, attrs.max_nr_regions);
+
+			random_counts(t, 1 + get_random_u32_below(50));
+			before = t->nr_regions;
+			max = damon_perf_regions_max_nr_accesses(t);
+			damon_perf_regions_adjust_merge(t, &attrs, max);
+			expect_cover(t, &range, 1);
+			KT_EXPECT_GE(t->nr_regions, attrs.min_nr_regions);
+			KT_EXPECT_LE(t->nr_regions,
+				     max(before, attrs.min_nr_regions));
+			damon_perf_regions_reset(t);
+		}
+		damon_perf_regions_free(t);
+	}
+}
+
+static void regions_split_should_not_exceed_max(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 4096 * PG};
+	struct damon_perf_attrs attrs;
+	struct damon_perf_target *t;
+	int i;
+
+	kt_attrs_default(&attrs);
+	attrs.min_nr_regions = 3;
+	attrs.max_nr_regions = 50;
+	t = target_with(range.start, range.end, 3);
+	/* counts never differ: nothing would merge, only splits happen */
+	for (i = 0; i < 30; i++) {
+		damon_perf_regions_adjust_split(t, &attrs);
+		KT_EXPECT_LE(t->nr_regions, 50U);
+	}
+	KT_EXPECT_GT(t->nr_regions, 25U);
+	expect_cover(t, &range, 1);
+}
+
+static void regions_merge_should_join_close_neighbours_only(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 4 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 4);
+	static const unsigned int nr[] = {10, 11, 30, 31};
+	struct damon_perf_region *r;
+	int i = 0;
+
+	damon_perf_for_each_region (r, t) {
+		r->nr_accesses = nr[i];
+		r->probe_hits[0] = nr[i++];
+	}
+	damon_perf_regions_merge(t, 1, 4 * PG);
+	KT_ASSERT_EQ(t->nr_regions, 2U);
+	r = list_first_entry(&t->regions, struct damon_perf_region, list);
+	KT_EXPECT_EQ(r->end, BASE + 2 * PG);
+	KT_EXPECT_EQ(r->nr_accesses, 10U);     /* (10 + 11) / 2 */
+	KT_EXPECT_EQ(r->probe_hits[0], 21ULL); /* raw counts add */
+	r = list_next_entry(r, list);
+	KT_EXPECT_EQ(r->nr_accesses, 30U);
+	expect_cover(t, &range, 1);
+}
+
+static void regions_merge_should_respect_size_limit_and_gaps(void)
+{
+	struct damon_perf_target *t = target_alloc();
+	struct damon_perf_region *r;
+
+	/* [0,1) [1,2) gap [3,4) [4,5) pages, all equal */
+	damon_perf_region_add(t, damon_perf_region_new(BASE, BASE + PG));
+	damon_perf_region_add(t,
+			      damon_perf_region_new(BASE + PG, BASE + 2 * PG));
+	damon_perf_region_add(
+		t, damon_perf_region_new(BASE + 3 * PG, BASE + 4 * PG));
+	damon_perf_region_add(
+		t, damon_perf_region_new(BASE + 4 * PG, BASE + 5 * PG));
+	damon_perf_regions_merge(t, 0, PG);
+	KT_EXPECT_EQ(t->nr_regions, 4U); /* size limit */
+	damon_perf_regions_merge(t, 0, 16 * PG);
+	KT_ASSERT_EQ(t->nr_regions, 2U); /* not over the gap */
+	r = list_first_entry(&t->regions, struct damon_perf_region, list);
+	KT_EXPECT_EQ(r->end, BASE + 2 * PG);
+}
+
+/*
+ * Defect: the merge threshold was a u32 that doubled until it passed twice
+ * the highest nr_accesses; above about 1.4e9 it wrapped first, and a target
+ * that could not drop below max_nr_regions (gaps between its regions) kept
+ * the kdamond in the loop for ever. Before the fix this case never
+ * returned.
+ */
+static void regions_merge_should_end_with_huge_counts(void)
+{
+	static const unsigned int huge[] = {
+		1400000000U,
+		1U << 31,
+		3000000000U,
+		UINT_MAX,
+	};
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i, j, passes;
+
+	kt_attrs_default(&attrs);
+	attrs.min_nr_regions = 3;
+	attrs.max_nr_regions = 4;
+	for (i = 0; i < ARRAY_SIZE(huge); i++) {
+		struct damon_perf_target *t = target_alloc();
+
+		/* 12 one-page regions with a one-page gap between each */
+		for (j = 0; j < 12; j++) {
+			r = damon_perf_region_new(BASE + 2 * j * PG,
+						  BASE + (2 * j + 1) * PG);
+			KT_ASSERT_NOT_NULL(r);
+			r->nr_accesses = j % 2 ? huge[i] : 0;
+			damon_perf_region_add(t, r);
+		}
+		passes = damon_perf_regions_adjust_merge(t, &attrs, huge[i]);
+		KT_EXPECT_LE(passes, DAMON_PERF_MERGE_MAX_PASSES);
+		KT_EXPECT_EQ(t->nr_regions, 12U);
+	}
+}
+
+/*
+ * Defect: the merge weighted nr_accesses, last_nr_accesses and age by size
+ * as (u64)a * sa + (u64)b * sb, which wraps for long-lived large regions:
+ * age 2^24 over 1 TiB is 2^64. The average must be the one the exact sum
+ * gives (rounded down), wrapped or not, and stay what it was where
+ * nothing wraps.
+ */
+static void regions_merge_should_average_huge_sizes_without_wrap(void)
+{
+	static const struct {
+		unsigned long sa, sb;
+		unsigned int a, b, want;
+	} cases[] = {
+		/* no wrap: (10 * 3 + 20 * 1) / 4, rounded down */
+		{3 * PG, PG, 10, 20, 12},
+		{PG, 3 * PG, 20, 10, 12},
+#if BITS_PER_LONG == 64
+		/* 2^24 * 2^40 is 2^64: wrapped to 0 */
+		{1UL << 40, 1UL << 40, 1U << 24, 1U << 24, 1U << 24},
+		/* (2^24 * 2^40 + 2^23 * 2^41) / (3 * 2^40) = 2^25 / 3 */
+		{1UL << 40, 1UL << 41, 1U << 24, 1U << 23, 11184810},
+		/* count mode: huge counts over 2^33 + 2^35 bytes */
+		{1UL << 33, 1UL << 35, UINT_MAX, UINT_MAX - 5, UINT_MAX - 4},
+#endif
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct damon_perf_target *t = target_alloc();
+		struct damon_perf_region *l, *r;
+
+		l = damon_perf_region_new(BASE, BASE + cases[i].sa);
+		r = damon_perf_region_new(BASE + cases[i].sa,
+					  BASE + cases[i].sa + cases[i].sb);
+		KT_ASSERT_NOT_NULL(l);
+		KT_ASSERT_NOT_NULL(r);
+		l->nr_accesses = cases[i].a;
+		l->last_nr_accesses = cases[i].a;
+		l->age = cases[i].a;
+		r->nr_accesses = cases[i].b;
+		r->last_nr_accesses = cases[i].b;
+		r->age = cases[i].b;
+		damon_perf_region_add(t, l);
+		damon_perf_region_add(t, r);
+		damon_perf_regions_merge(t, UINT_MAX, ULONG_MAX);
+		KT_ASSERT_EQ(t->nr_regions, 1U);
+		KT_EXPECT_EQ_MSG(l->nr_accesses, cases[i].want, "case %u", i);
+		KT_EXPECT_EQ_MSG(l->last_nr_accesses, cases[i].want, "case %u",
+				 i);
+		KT_EXPECT_EQ_MSG(l->age, cases[i].want, "case %u", i);
+	}
+}
+
+/* Huge counts still merge: the threshold passes them without wrapping. */
+static void regions_merge_should_join_regions_with_huge_counts(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 64 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 64);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i = 0;
+
+	kt_attrs_default(&attrs);
+	attrs.min_nr_regions = 3;
+	attrs.max_nr_regions = 8;
+	/* neighbours differ by up to UINT_MAX: only the top threshold joins */
+	damon_perf_for_each_region (r, t)
+		r->nr_accesses = i++ % 2 ? UINT_MAX : 0;
+	damon_perf_regions_adjust_merge(t, &attrs, UINT_MAX);
+	KT_EXPECT_LE(t->nr_regions, 8U);
+	KT_EXPECT_GE(t->nr_regions, 3U);
+	expect_cover(t, &range, 1);
+}
+
+static void regions_age_should_grow_while_stable_and_reset_on_change(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 2 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 2);
+	struct damon_perf_region *a, *b;
+	int i;
+
+	a = list_first_entry(&t->regions, struct damon_perf_region, list);
+	b = list_next_entry(a, list);
+	for (i = 0; i < 3; i++) {
+		a->nr_accesses = 5;
+		b->nr_accesses = 5;
+		damon_perf_regions_age(t, 2);
+		damon_perf_regions_reset(t);
+	}
+	/* first round: 0 -> 5 is a change */
+	KT_EXPECT_EQ(a->age, 2U);
+	KT_EXPECT_EQ(b->age, 2U);
+	a->nr_accesses = 7; /* within the threshold: still stable */
+	b->nr_accesses = 8; /* beyond it: starts over */
+	damon_perf_regions_age(t, 2);
+	KT_EXPECT_EQ(a->age, 3U);
+	KT_EXPECT_EQ(b->age, 0U);
+	damon_perf_regions_reset(t);
+	KT_EXPECT_EQ(a->last_nr_accesses, 7U);
+	KT_EXPECT_EQ(a->nr_accesses, 0U);
+}
+
+static void regions_set_ranges_should_trim_extend_and_add(void)
+{
+	struct damon_perf_target *t = target_with(BASE, BASE + 30 * PG, 3);
+	struct damon_perf_range ranges[] = {
+		{BASE + 5 * PG, BASE + 12 * PG},
+		{BASE + 14 * PG, BASE + 35 * PG},
+		{BASE + 40 * PG, BASE + 41 * PG},
+	};
+	struct damon_perf_region *r;
+
+	damon_perf_for_each_region (r, t)
+		r->nr_accesses = r->start == BASE + 10 * PG ? 9 : 1;
+	KT_ASSERT_EQ(0, damon_perf_regions_set_ranges(t, ranges, 3));
+	/* [5,10) [10,12) | [14,20) [20,35) | [40,41) */
+	KT_EXPECT_EQ(t->nr_regions, 5U);
+	expect_cover(t, ranges, 3);
+	r = list_first_entry(&t->regions, struct damon_perf_region, list);
+	r = list_next_entry(r, list);
+	KT_EXPECT_EQ(r->start, BASE + 10 * PG);
+	KT_EXPECT_EQ(r->nr_accesses, 9U); /* counts survive */
+	r = list_next_entry(r, list);
+	KT_EXPECT_EQ(r->start, BASE + 14 * PG);
+	KT_EXPECT_EQ(r->nr_accesses, 9U); /* cut of [10,20) */
+}
+
+static void regions_set_ranges_should_close_holes(void)
+{
+	struct damon_perf_target *t = target_alloc();
+	struct damon_perf_range range = {BASE, BASE + 10 * PG};
+
+	damon_perf_region_add(t,
+			      damon_perf_region_new(BASE + PG, BASE + 3 * PG));
+	damon_perf_region_add(
+		t, damon_perf_region_new(BASE + 6 * PG, BASE + 8 * PG));
+	KT_ASSERT_EQ(0, damon_perf_regions_set_ranges(t, &range, 1));
+	KT_EXPECT_EQ(t->nr_regions, 2U);
+	expect_cover(t, &range, 1);
+}
+
+static struct damon_perf_region *region_starting(struct damon_perf_target *t,
+						 unsigned long start)
+{
+	struct damon_perf_region *r;
+
+	damon_perf_for_each_region (r, t)
+		if (r->start == start)
+			return r;
+	return NULL;
+}
+
+/* Samples of target position 0, sorted, from an array freed with the case. */
+struct keys {
+	struct damon_perf_sample *k;
+	u32 nr;
+	u32 cap;
+	unsigned long base;
+};
+
+static void keys_init(struct keys *ks, u32 cap)
+{
+	ks->k = kt_zalloc(cap * sizeof(*ks->k));
+	ks->nr = 0;
+	ks->cap = cap;
+	ks->base = BASE;
+}
+
+/* A sample of probe slot @slot in sample interval @seq. */
+static void keys_add_at(struct keys *ks, unsigned long page, u64 seq,
+			unsigned int slot)
+{
+	if (ks->nr < ks->cap) {
+		ks->k[ks->nr].key =
+			damon_perf_sample_key(0, ks->base + page * PG);
+		ks->k[ks->nr++].tag = damon_perf_sample_tag(seq, slot);
+	}
+}
+
+static void keys_add(struct keys *ks, unsigned long page)
+{
+	keys_add_at(ks, page, 1, 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = ((const struct damon_perf_sample *)a)->key;
+	u64 y = ((const struct damon_perf_sample *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+static void keys_sort(struct keys *ks)
+{
+	sort(ks->k, ks->nr, sizeof(*ks->k), cmp_u64, NULL);
+}
+
+/* Pages [first, end) relative to BASE. */
+struct pages {
+	unsigned long first;
+	unsigned long end;
+};
+
+static unsigned long overlap(const struct damon_perf_region *r,
+			     const struct pages *h)
+{
+	unsigned long s = max(r->start, BASE + h->first * PG);
+	unsigned long e = min(r->end, BASE + h->end * PG);
+
+	return e > s ? e - s : 0;
+}
+
+static bool region_sampled(const struct damon_perf_region *r,
+			   const struct keys *ks)
+{
+	u32 i;
+
+	for (i = 0; i < ks->nr; i++) {
+		unsigned long a = damon_perf_sample_page(ks->k[i].key)
+				  << PAGE_SHIFT;
+
+		if (r->start <= a && a < r->end)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Precision and recall in 1/1000 of the regions holding a sample against
+ * the hot ranges @h: hot bytes of those regions over their bytes, and hot
+ * bytes they cover over all hot bytes.
+ */
+static void score(const struct damon_perf_target *t, const struct keys *ks,
+		  const struct pages *h, unsigned int nr_h, unsigned int *p,
+		  unsigned int *r)
+{
+	unsigned long sel = 0, hit = 0, hot = 0;
+	struct damon_perf_region *reg;
+	unsigned int i;
+
+	for (i = 0; i < nr_h; i++)
+		hot += (h[i].end - h[i].first) * PG;
+	damon_perf_for_each_region (reg, t) {
+		if (!region_sampled(reg, ks))
+			continue;
+		sel += reg->end - reg->start;
+		for (i = 0; i < nr_h; i++)
+			hit += overlap(reg, &h[i]);
+	}
+	*p = sel ? div64_u64((u64)hit * 1000, sel) : 0;
+	*r = hot ? div64_u64((u64)hit * 1000, hot) : 0;
+}
+
+/*
+ * Samples mode keeps the edge between a region with accesses and one
+ * without (a range a tenth as hot as the hottest stays reported); random
+ * mode merges them as DAMON does; above max_nr_regions they merge in
+ * both.
+ */
+static void regions_merge_should_keep_accessed_edges_in_samples_mode(void)
+{
+	/* pages 0-9 cold, 10-11 warm (1), 12-19 cold, 20-21 hot (10) */
+	static const unsigned int nr[] = {0, 1, 0, 10, 0};
+	static const unsigned long edge[] = {0, 10, 12, 20, 22, 32};
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int mode, i;
+
+	kt_attrs_default(&attrs);
+	attrs.min_nr_regions = 1;
+	for (mode = 0; mode < 3; mode++) {
+		struct damon_perf_target *t = target_alloc();
+
+		for (i = 0; i < ARRAY_SIZE(nr); i++) {
+			r = damon_perf_region_new(BASE + edge[i] * PG,
+						  BASE + edge[i + 1] * PG);
+			KT_ASSERT_NOT_NULL(r);
+			r->nr_accesses = nr[i];
+			damon_perf_region_add(t, r);
+		}
+		attrs.split = mode == 1 ? DAMON_PERF_SPLIT_RANDOM
+					: DAMON_PERF_SPLIT_SAMPLES;
+		attrs.max_nr_regions = mode == 2 ? 3 : 1000;
+		damon_perf_regions_adjust_merge(t, &attrs, 10);
+		r = region_starting(t, BASE + 10 * PG);
+		if (mode == 0) {
+			KT_EXPECT_EQ(t->nr_regions, 5U);
+			KT_ASSERT_NOT_NULL(r);
+			KT_EXPECT_EQ(r->nr_accesses, 1U);
+		} else {
+			/* the warm range averaged into its cold neighbours */
+			KT_EXPECT_LE(t->nr_regions, 3U);
+			KT_EXPECT_NULL(r);
+		}
+	}
+}
+
+/* 64 MiB in 10 regions; a 1 MiB and a region-straddling hot range. */
+static void regions_split_samples_should_isolate_hot_ranges_at_once(void)
+{
+	static const struct pages hot[] = {{5000, 5256}, {6400, 6700}};
+	struct damon_perf_range range = {BASE, BASE + 16384 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 10);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i, p, rc;
+	unsigned long pg;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	keys_init(&ks, 4096);
+	/* two passes over each range, the second range twice as hot */
+	for (i = 0; i < 2; i++)
+		for (pg = hot[0].first; pg < hot[0].end; pg++)
+			keys_add(&ks, pg);
+	for (i = 0; i < 4; i++)
+		for (pg = hot[1].first; pg < hot[1].end; pg++)
+			keys_add(&ks, pg);
+	keys_sort(&ks);
+	KT_EXPECT_GT(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		0U);
+	expect_cover(t, &range, 1);
+	/* every region lies wholly inside a hot range or outside all */
+	damon_perf_for_each_region (r, t) {
+		unsigned long in = overlap(r, &hot[0]) + overlap(r, &hot[1]);
+
+		KT_EXPECT_TRUE_MSG(!in || in == r->end - r->start,
+				   "region [%lx, %lx) cuts a hot range",
+				   r->start, r->end);
+	}
+	score(t, &ks, hot, ARRAY_SIZE(hot), &p, &rc);
+	KT_EXPECT_EQ(p, 1000U);
+	KT_EXPECT_EQ(rc, 1000U);
+}
+
+/* Few samples, at random pages: the edges are the outermost samples. */
+static void regions_split_samples_should_find_sparse_hot_range(void)
+{
+	static const struct pages hot[] = {{70000, 70256}};
+	struct damon_perf_range range = {BASE, BASE + 262144 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 10);
+	struct damon_perf_attrs attrs;
+	struct rnd_state rnd;
+	unsigned int i, p, rc;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	prandom_seed_state(&rnd, 11);
+	keys_init(&ks, 1024);
+	for (i = 0; i < 300; i++) /* 1 MiB hot in 1 GiB */
+		keys_add(&ks, hot[0].first + prandom_u32_state(&rnd) % 256);
+	for (i = 0; i < 10; i++) /* and a little noise anywhere */
+		keys_add(&ks, prandom_u32_state(&rnd) % 262144);
+	keys_sort(&ks);
+	damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr);
+	expect_cover(t, &range, 1);
+	/* score the hot samples' regions only: drop the noise keys */
+	ks.nr = 0;
+	prandom_seed_state(&rnd, 11);
+	for (i = 0; i < 300; i++)
+		keys_add(&ks, hot[0].first + prandom_u32_state(&rnd) % 256);
+	score(t, &ks, hot, 1, &p, &rc);
+	KT_EXPECT_GE(p, 900U);
+	KT_EXPECT_GE(rc, 900U);
+}
+
+/* An evenly spread sample over the whole target: nothing to split. */
+static void regions_split_samples_should_leave_uniform_regions(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 16384 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 10);
+	struct damon_perf_attrs attrs;
+	struct rnd_state rnd;
+	unsigned int i;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	prandom_seed_state(&rnd, 5);
+	keys_init(&ks, 8192);
+	for (i = 0; i < 8192; i++)
+		keys_add(&ks, prandom_u32_state(&rnd) % 16384);
+	keys_sort(&ks);
+	KT_EXPECT_EQ(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		0U);
+	KT_EXPECT_EQ(t->nr_regions, 10U);
+	/* and a handful of samples never splits */
+	ks.nr = 0;
+	for (i = 0; i < 7; i++)
+		keys_add(&ks, 100 + i);
+	KT_EXPECT_EQ(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		0U);
+}
+
+/* max_nr_regions and the depth of the cuts bound the split. */
+static void regions_split_samples_should_respect_bounds(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 16384 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 3);
+	struct damon_perf_attrs attrs;
+	unsigned long pg;
+	unsigned int i;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	keys_init(&ks, 8192);
+	/* 40 hot ranges of 16 pages, 100 pages apart, in the first region */
+	for (i = 0; i < 40; i++)
+		for (pg = i * 116; pg < i * 116 + 16; pg++)
+			keys_add(&ks, pg);
+	keys_sort(&ks);
+	attrs.min_nr_regions = 3;
+	attrs.max_nr_regions = 3;
+	KT_EXPECT_EQ(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		0U);
+	attrs.max_nr_regions = 5;
+	KT_EXPECT_EQ(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		2U);
+	KT_EXPECT_EQ(t->nr_regions, 5U);
+	attrs.max_nr_regions = 1000;
+	/*
+	 * The sampled region (the comb's first tooth cut off: 39 teeth, 624
+	 * samples) is cut down to a depth of 2 ilog2(624) + 2 = 20 pieces
+	 * of pieces: the comb is peeled at the edges of its gaps, a tooth
+	 * per two levels, so 20 cuts.
+	 */
+	KT_EXPECT_EQ(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		20U);
+	KT_EXPECT_EQ(t->nr_regions, 5U + 20);
+	/* the next aggregation goes on where this one stopped */
+	KT_EXPECT_GT(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		0U);
+	/* the comb has 80 tooth edges */
+	KT_EXPECT_LE(t->nr_regions, 5U + 20 + 80);
+	expect_cover(t, &range, 1);
+}
+
+/*
+ * A paddr context's hot set: the frames of hot pages scattered over RAM
+ * in runs (60 runs of 8 pages, each page sampled 5 times, in one region
+ * of 2 GiB). One aggregation isolates every run: each run's first and
+ * one-past-last pages start a region, which 16 cuts a region did not.
+ */
+static void regions_split_samples_should_isolate_runs(void)
+{
+	const unsigned long pages = 524288, step = pages / 60;
+	struct damon_perf_range range = {BASE, BASE + pages * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 1);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned long pg, b, found;
+	struct rnd_state rnd;
+	unsigned int i, pass;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	prandom_seed_state(&rnd, 11);
+	keys_init(&ks, 60 * 8 * 5);
+	for (i = 0; i < 60; i++) {
+		b = i * step + prandom_u32_state(&rnd) % (step - 16);
+		for (pass = 0; pass < 5; pass++)
+			for (pg = b; pg < b + 8; pg++)
+				keys_add(&ks, pg);
+	}
+	keys_sort(&ks);
+	KT_EXPECT_GE(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		120U);
+	prandom_seed_state(&rnd, 11);
+	for (i = 0; i < 60; i++) {
+		b = i * step + prandom_u32_state(&rnd) % (step - 16);
+		found = 0;
+		damon_perf_for_each_region (r, t)
+			found += r->start == BASE + b * PG ||
+				 r->start == BASE + (b + 8) * PG;
+		KT_EXPECT_EQ_MSG(found, 2UL, "run %u at page %lu", i, b);
+	}
+	expect_cover(t, &range, 1);
+}
+
+/* Keys outside every region (the regions moved) are ignored. */
+static void regions_split_samples_should_ignore_keys_outside(void)
+{
+	struct damon_perf_range range = {BASE + 1024 * PG, BASE + 2048 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 4);
+	struct damon_perf_attrs attrs;
+	unsigned long pg;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	keys_init(&ks, 4096);
+	for (pg = 0; pg < 1024; pg++)
+		keys_add(&ks, pg);
+	for (pg = 2048; pg < 3072; pg++)
+		keys_add(&ks, pg);
+	keys_sort(&ks);
+	KT_EXPECT_EQ(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		0U);
+	expect_cover(t, &range, 1);
+}
+
+static struct damon_perf_ctx *ctx_with(u32 split)
+{
+	struct damon_perf_ctx *ctx;
+
+	/* the cases hand it their own sample buffers: no drain_free() */
+	ctx = kt_zalloc(sizeof(*ctx));
+	INIT_LIST_HEAD(&ctx->targets);
+	ctx->ops = DAMON_PERF_OPS_PADDR;
+	kt_attrs_default(&ctx->attrs);
+	ctx->attrs.split = split;
+	return ctx;
+}
+
+/* Random mode splits as DAMON does, whatever the samples say. */
+static void regions_split_ctx_should_keep_random_mode(void)
+{
+	struct damon_perf_ctx *ctx = ctx_with(DAMON_PERF_SPLIT_RANDOM);
+	struct damon_perf_target *t = target_with(BASE, BASE + 4096 * PG, 10);
+	struct damon_perf_sample keys[16];
+	unsigned int i;
+
+	list_add_tail(&t->list, &ctx->targets);
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		keys[i].key = damon_perf_sample_key(0, BASE + i * PG);
+		keys[i].tag = 0;
+	}
+	ctx->samples.buf = keys;
+	ctx->samples.cap = ARRAY_SIZE(keys);
+	ctx->samples.nr = ARRAY_SIZE(keys);
+	ctx->samples.seen = ARRAY_SIZE(keys);
+	damon_perf_regions_cut_ctx(ctx); /* nothing in random mode */
+	KT_EXPECT_EQ(t->nr_regions, 10U);
+	damon_perf_regions_split_ctx(ctx);
+	/* every region of 409 pages is cut in two, as before */
+	KT_EXPECT_EQ(t->nr_regions, 20U);
+	KT_EXPECT_EQ(t->last_nr_regions, 20U);
+	KT_EXPECT_EQ(ctx->samples.nr, 0U);
+	KT_EXPECT_EQ(ctx->samples.seen, 0U);
+	KT_EXPECT_EQ(ctx->samples.cap, (u32)ARRAY_SIZE(keys));
+	list_del(&t->list);
+}
+
+/* Samples mode: no samples, no cuts; a dead target is never cut. */
+static void regions_split_ctx_should_cut_live_sampled_targets_only(void)
+{
+	struct damon_perf_ctx *ctx = ctx_with(DAMON_PERF_SPLIT_SAMPLES);
+	struct damon_perf_target *a = target_with(BASE, BASE + 1024 * PG, 4);
+	struct damon_perf_target *b =
+		target_with(BASE + 4096 * PG, BASE + 5120 * PG, 4);
+	struct damon_perf_sample *keys;
+	unsigned int i;
+
+	keys = kt_zalloc(64 * sizeof(*keys));
+	list_add_tail(&a->list, &ctx->targets);
+	list_add_tail(&b->list, &ctx->targets);
+	damon_perf_regions_cut_ctx(ctx); /* no buffer yet */
+	KT_EXPECT_EQ(a->nr_regions + b->nr_regions, 8U);
+	/* unsorted keys: 32 pages hot in each target */
+	for (i = 0; i < 32; i++) {
+		keys[2 * i].key =
+			damon_perf_sample_key(1, BASE + (4200 + i) * PG);
+		keys[2 * i + 1].key =
+			damon_perf_sample_key(0, BASE + (100 + i) * PG);
+	}
+	ctx->samples.buf = keys;
+	ctx->samples.cap = 64;
+	ctx->samples.nr = 64;
+	ctx->samples.seen = 64;
+	a->dead = true;
+	damon_perf_regions_cut_ctx(ctx);
+	KT_EXPECT_EQ(a->nr_regions, 4U);
+	KT_EXPECT_EQ(b->nr_regions, 6U); /* [4200, 4232) alone */
+	KT_EXPECT_NOT_NULL(region_starting(b, BASE + 4200 * PG));
+	KT_EXPECT_NOT_NULL(region_starting(b, BASE + 4232 * PG));
+	damon_perf_regions_split_ctx(ctx); /* samples mode: drops them */
+	KT_EXPECT_EQ(b->nr_regions, 6U);
+	KT_EXPECT_EQ(ctx->samples.nr, 0U);
+	list_del(&a->list);
+	list_del(&b->list);
+}
+
+/*
+ * Samples mode: a target without a sample in the aggregation keeps its
+ * boundaries (and ages); one with samples merges as DAMON does. Random
+ * mode always merges.
+ */
+static void regions_merge_ctx_should_keep_unsampled_targets(void)
+{
+	struct damon_perf_ctx *ctx = ctx_with(DAMON_PERF_SPLIT_SAMPLES);
+	struct damon_perf_target *a = target_with(BASE, BASE + 1000 * PG, 20);
+	struct damon_perf_target *b =
+		target_with(BASE + 4096 * PG, BASE + 5096 * PG, 20);
+	struct damon_perf_region *r;
+
+	ctx->attrs.min_nr_regions = 3;
+	list_add_tail(&a->list, &ctx->targets);
+	list_add_tail(&b->list, &ctx->targets);
+	damon_perf_for_each_region (r, a)
+		r->age = 4;
+	ctx->samples.target_seen[1] = 1; /* b had a sample */
+	damon_perf_regions_merge_ctx(ctx, 0);
+	KT_EXPECT_EQ(a->nr_regions, 20U);
+	damon_perf_for_each_region (r, a)
+		KT_EXPECT_EQ(r->age, 5U);
+	/* all zero: merged up to a third of the target, 6 x 50 pages */
+	KT_EXPECT_EQ(b->nr_regions, 4U);
+
+	ctx->attrs.split = DAMON_PERF_SPLIT_RANDOM;
+	ctx->samples.target_seen[1] = 0;
+	damon_perf_regions_merge_ctx(ctx, 0);
+	KT_EXPECT_EQ(a->nr_regions, 4U);
+	list_del(&a->list);
+	list_del(&b->list);
+}
+
+/*
+ * The pieces get the counters the aggregation would have given them:
+ * presence from the sample intervals in each piece, count mode and raw
+ * hits in proportion to their samples.
+ */
+static void regions_split_samples_should_recount_pieces(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 1024 * PG};
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned long pg;
+	unsigned int mode;
+	struct keys ks;
+	u64 seq;
+
+	kt_attrs_default(&attrs);
+	for (mode = 0; mode < 2; mode++) {
+		struct damon_perf_target *t =
+			target_with(range.start, range.end, 1);
+
+		attrs.mode =
+			mode ? DAMON_PERF_MODE_COUNT : DAMON_PERF_MODE_PRESENCE;
+		keys_init(&ks, 1024);
+		/* [100, 200): every page in 5 intervals, probe slot 1 */
+		for (seq = 10; seq < 15; seq++)
+			for (pg = 100; pg < 200; pg++)
+				keys_add_at(&ks, pg, seq, 1);
+		/* [600, 640): in interval 12 only, probe slot 0 */
+		for (pg = 600; pg < 640; pg++)
+			keys_add_at(&ks, pg, 12, 0);
+		keys_sort(&ks);
+		r = list_first_entry(&t->regions, struct damon_perf_region,
+				     list);
+		r->nr_accesses = mode ? 540 : 5;
+		r->probe_hits[0] = 40;
+		r->probe_hits[1] = 500;
+		KT_ASSERT_GT(damon_perf_regions_split_samples(t, &attrs, NULL,
+							      ks.k, ks.nr),
+			     0U);
+		expect_cover(t, &range, 1);
+		damon_perf_for_each_region (r, t) {
+			bool hot = r->start == BASE + 100 * PG;
+			bool warm = r->start == BASE + 600 * PG;
+
+			if (hot) {
+				KT_EXPECT_EQ(r->end, BASE + 200 * PG);
+				KT_EXPECT_EQ(r->nr_accesses, mode ? 500U : 5U);
+				KT_EXPECT_EQ(r->probe_hits[1], 500ULL);
+				KT_EXPECT_EQ(r->probe_hits[0], 0ULL);
+			} else if (warm) {
+				KT_EXPECT_EQ(r->end, BASE + 640 * PG);
+				KT_EXPECT_EQ(r->nr_accesses, mode ? 40U : 1U);
+				KT_EXPECT_EQ(r->probe_hits[0], 40ULL);
+			} else {
+				KT_EXPECT_EQ(r->nr_accesses, 0U);
+				KT_EXPECT_EQ(r->probe_hits[0] +
+						     r->probe_hits[1],
+					     0ULL);
+			}
+		}
+		damon_perf_regions_free(t);
+	}
+}
+
+/*
+ * Count mode with probe weights: the pieces share nr_accesses and events
+ * as crediting gave them, by weighted samples. Slot 1 (weight 3) hit
+ * [100, 200) 500 times, slot 0 (weight 1) [600, 640) 40 times, at period
+ * 10: 1540 accesses and 15400 events, 1500 and 15000 of them on the hot
+ * piece (by raw samples it would get 1425).
+ */
+static void regions_split_samples_should_recount_by_weight(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 1024 * PG};
+	static const u32 weights[DAMON_PERF_MAX_PROBES] = {1, 3, 1};
+	struct damon_perf_target *t = target_with(range.start, range.end, 1);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int found = 0;
+	unsigned long pg;
+	struct keys ks;
+	u64 seq;
+
+	kt_attrs_default(&attrs);
+	attrs.mode = DAMON_PERF_MODE_COUNT;
+	keys_init(&ks, 1024);
+	for (seq = 10; seq < 15; seq++)
+		for (pg = 100; pg < 200; pg++)
+			keys_add_at(&ks, pg, seq, 1);
+	for (pg = 600; pg < 640; pg++)
+		keys_add_at(&ks, pg, 12, 0);
+	keys_sort(&ks);
+	r = list_first_entry(&t->regions, struct damon_perf_region, list);
+	r->nr_accesses = 1540;
+	r->events = 15400;
+	r->probe_hits[0] = 40;
+	r->probe_hits[1] = 500;
+	KT_ASSERT_GT(damon_perf_regions_split_samples(t, &attrs, weights, ks.k,
+						      ks.nr),
+		     0U);
+	damon_perf_for_each_region (r, t) {
+		if (r->start == BASE + 100 * PG) {
+			found++;
+			KT_EXPECT_EQ(r->nr_accesses, 1500U);
+			KT_EXPECT_EQ(r->events, 15000ULL);
+			KT_EXPECT_EQ(r->probe_hits[1], 500ULL);
+		} else if (r->start == BASE + 600 * PG) {
+			found++;
+			KT_EXPECT_EQ(r->nr_accesses, 40U);
+			KT_EXPECT_EQ(r->events, 400ULL);
+		} else {
+			KT_EXPECT_EQ(r->nr_accesses, 0U);
+		}
+	}
+	KT_EXPECT_EQ(found, 2U);
+}
+
+/*
+ * Defect: fewer than 8 samples were cut out only when they lay within
+ * 1/1024 of their region, so a thread's stack (an 804 KiB region, 201
+ * pages) whose loop touched one page stayed one region with nr_accesses 4
+ * in every aggregation. Four samples on one page of 201 are no chance
+ * (4/201^3): that page gets its own region. Two on one page (2/201) and
+ * four spread over the region are no evidence: no cut.
+ */
+static void regions_split_should_cut_few_samples_on_one_page(void)
+{
+	static const struct {
+		unsigned long pages[4];
+		unsigned int n;
+		bool cut;
+	} cases[] = {
+		{{150, 150, 150, 150}, 4, true},
+		{{0, 0, 0}, 3, true},
+		{{150, 150}, 2, false},
+		{{10, 60, 120, 190}, 4, false},
+	};
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i, k, found;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct damon_perf_target *t =
+			target_with(BASE, BASE + 201 * PG, 1);
+		unsigned long pg = cases[i].pages[0];
+
+		keys_init(&ks, 8);
+		for (k = 0; k < cases[i].n; k++)
+			keys_add_at(&ks, cases[i].pages[k], 10 + k, 0);
+		keys_sort(&ks);
+		r = list_first_entry(&t->regions, struct damon_perf_region,
+				     list);
+		r->nr_accesses = cases[i].n;
+		r->probe_hits[0] = cases[i].n;
+		KT_EXPECT_EQ_MSG(damon_perf_regions_split_samples(
+					 t, &attrs, NULL, ks.k, ks.nr) > 0,
+				 cases[i].cut, "case %u", i);
+		if (!cases[i].cut)
+			continue;
+		found = 0;
+		damon_perf_for_each_region (r, t) {
+			if (r->start == BASE + pg * PG) {
+				found++;
+				KT_EXPECT_EQ(r->end, BASE + (pg + 1) * PG);
+				KT_EXPECT_EQ(r->nr_accesses, cases[i].n);
+			} else {
+				KT_EXPECT_EQ(r->nr_accesses, 0U);
+			}
+		}
+		KT_EXPECT_EQ_MSG(found, 1U, "case %u", i);
+	}
+}
+
+/*
+ * Presence-mode counts of a piece are its distinct sample intervals, also
+ * when they span several bitmap windows of the count (1024 intervals) and
+ * when they span more than its 8 windows (counted by sorting instead).
+ */
+static void regions_split_samples_should_count_intervals_far_apart(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 1024 * PG};
+	static const u64 far[] = {0, 100000};
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	unsigned int i, k, found;
+	unsigned long pg;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	for (i = 0; i < ARRAY_SIZE(far); i++) {
+		struct damon_perf_target *t =
+			target_with(range.start, range.end, 1);
+
+		keys_init(&ks, 2048);
+		/* [100, 200): 10 intervals 700 apart, each twice per page */
+		for (k = 0; k < 20; k++)
+			for (pg = 100; pg < 200; pg++)
+				keys_add_at(&ks, pg, 7 + 700 * (k % 10), 0);
+		if (far[i]) /* and one 100000 intervals on */
+			keys_add_at(&ks, 150, far[i], 0);
+		keys_sort(&ks);
+		r = list_first_entry(&t->regions, struct damon_perf_region,
+				     list);
+		r->nr_accesses = 100;
+		KT_ASSERT_GT(damon_perf_regions_split_samples(t, &attrs, NULL,
+							      ks.k, ks.nr),
+			     0U);
+		found = 0;
+		damon_perf_for_each_region (r, t) {
+			if (r->start != BASE + 100 * PG)
+				continue;
+			found = 1;
+			KT_EXPECT_EQ(r->end, BASE + 200 * PG);
+			KT_EXPECT_EQ(r->nr_accesses, far[i] ? 11U : 10U);
+		}
+		KT_EXPECT_EQ(found, 1U);
+		damon_perf_regions_free(t);
+	}
+}
+
+/*
+ * One sample in a huge region describes its page, not the region. At a
+ * user-space-like address on 64-bit: page numbers above 32 bits.
+ */
+static void regions_split_samples_should_cut_out_a_lone_sample(void)
+{
+	const unsigned long base =
+		IS_ENABLED(CONFIG_64BIT) ? BASE << (BITS_PER_LONG / 4) : BASE;
+	struct damon_perf_range range = {base, base + 65536 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 2);
+	struct damon_perf_attrs attrs;
+	struct damon_perf_region *r;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	keys_init(&ks, 16);
+	ks.base = base;
+	keys_add(&ks, 1000);  /* alone in [0, 32768) */
+	keys_add(&ks, 40000); /* and two far apart in the other */
+	keys_add(&ks, 60000);
+	keys_sort(&ks);
+	r = list_first_entry(&t->regions, struct damon_perf_region, list);
+	r->nr_accesses = 1;
+	KT_EXPECT_EQ(
+		damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr),
+		2U);
+	expect_cover(t, &range, 1);
+	KT_EXPECT_EQ(t->nr_regions, 4U);
+	r = region_starting(t, base + 1000 * PG);
+	KT_ASSERT_NOT_NULL(r);
+	KT_EXPECT_EQ(r->end, base + 1001 * PG);
+	KT_EXPECT_EQ(r->nr_accesses, 1U);
+	KT_EXPECT_EQ(region_starting(t, base)->nr_accesses, 0U);
+}
+
+/*
+ * Cost of one aggregation's adjustment at the sample budget: 65536 samples
+ * (a 4 MiB hot range sampled 16 times, in random order) over a 1 GiB
+ * target of 1000 regions. Reports the time (debug kernel: KASAN and
+ * lockdep make it slower than production) and checks only the result,
+ * never the speed.
+ */
+static void regions_split_samples_cost_at_the_budget(void)
+{
+	struct damon_perf_range range = {BASE, BASE + 262144 * PG};
+	struct damon_perf_target *t = target_with(range.start, range.end, 1000);
+	struct damon_perf_attrs attrs;
+	struct rnd_state rnd;
+	u64 t0, t1, t2;
+	unsigned int i, cuts;
+	struct keys ks;
+
+	kt_attrs_default(&attrs);
+	attrs.max_nr_regions = 2000;
+	prandom_seed_state(&rnd, 3);
+	/* 1 MiB: vmalloc, freed below (no assertion in between) */
+	ks.k = kvcalloc(DAMON_PERF_MAX_SPLIT_SAMPLES, sizeof(*ks.k),
+			GFP_KERNEL);
+	KT_ASSERT_NOT_NULL(ks.k);
+	ks.nr = 0;
+	ks.cap = DAMON_PERF_MAX_SPLIT_SAMPLES;
+	ks.base = BASE;
+	for (i = 0; i < DAMON_PERF_MAX_SPLIT_SAMPLES; i++)
+		keys_add_at(&ks, 100000 + prandom_u32_state(&rnd) % 1024,
+			    i % 100, 0);
+	t0 = ktime_get_ns();
+	keys_sort(&ks);
+	t1 = ktime_get_ns();
+	cuts = damon_perf_regions_split_samples(t, &attrs, NULL, ks.k, ks.nr);
+	t2 = ktime_get_ns();
+	kt_info("%u samples, 1000 regions: sort %llu us, cut %llu us, %u "
+		"cuts\n",
+		ks.nr, (t1 - t0) / 1000, (t2 - t1) / 1000, cuts);
+	kvfree(ks.k);
+	KT_EXPECT_GE(cuts, 1U);
+	KT_EXPECT_LE(t->nr_regions, 2000U);
+	expect_cover(t, &range, 1);
+}
+
+static const struct kt_case cases[] = {
+	KT_CASE(regions_split_evenly_should_cover_range),
+	KT_CASE(regions_split_evenly_should_stop_at_page_granularity),
+	KT_CASE(regions_adjust_should_keep_invariants_on_random_input),
+	KT_CASE(regions_split_should_not_exceed_max),
+	KT_CASE(regions_merge_should_join_close_neighbours_only),
+	KT_CASE(regions_merge_should_average_huge_sizes_without_wrap),
+	KT_CASE(regions_merge_should_respect_size_limit_and_gaps),
+	KT_CASE(regions_merge_should_end_with_huge_counts),
+	KT_CASE(regions_merge_should_join_regions_with_huge_counts),
+	KT_CASE(regions_merge_should_keep_accessed_edges_in_samples_mode),
+	KT_CASE(regions_age_should_grow_while_stable_and_reset_on_change),
+	KT_CASE(regions_set_ranges_should_trim_extend_and_add),
+	KT_CASE(regions_set_ranges_should_close_holes),
+	KT_CASE(regions_split_samples_should_isolate_hot_ranges_at_once),
+	KT_CASE(regions_split_samples_should_find_sparse_hot_range),
+	KT_CASE(regions_split_samples_should_leave_uniform_regions),
+	KT_CASE(regions_split_samples_should_respect_bounds),
+	KT_CASE(regions_split_samples_should_isolate_runs),
+	KT_CASE(regions_split_samples_should_ignore_keys_outside),
+	KT_CASE(regions_split_samples_should_recount_pieces),
+	KT_CASE(regions_split_samples_should_recount_by_weight),
+	KT_CASE(regions_split_samples_should_count_intervals_far_apart),
+	KT_CASE(regions_split_should_cut_few_samples_on_one_page),
+	KT_CASE(regions_split_samples_should_cut_out_a_lone_sample),
+	KT_CASE(regions_split_samples_cost_at_the_budget),
+	KT_CASE(regions_split_ctx_should_keep_random_mode),
+	KT_CASE(regions_split_ctx_should_cut_live_sampled_targets_only),
+	KT_CASE(regions_merge_ctx_should_keep_unsampled_targets),
+	{NULL, NULL},
+};
+
+const struct kt_suite kt_regions_suite = {"KmodRegions", cases, kt_kmod_init,
+					  kt_kmod_fini};
