@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c,
- * regions.c, density.c and stats.c include, so that the module's own sources
- * build unchanged for the native microbenchmarks (tests/user/bench). They build
- * with __KERNEL__ defined, so the headers shared with userspace builds
+ * regions.c, density.c and stats.c include, so that the module's own
+ * sources build unchanged for the native microbenchmarks (tests/user/bench)
+ * and their unit tests (tests/user/kmod, kmod_test). They build with
+ * __KERNEL__ defined, so the headers shared with userspace builds
  * (spe_types.h, density.h) take their kernel branch. Every <linux/...> and
- * <asm/...> header under kshim/ includes only this file.
+ * <asm/...> header under tests/kshim includes only this file.
  *
  * A model of the kernel: a fixed number of possible CPUs, a "current CPU"
- * the benchmark sets (shim_cpu, per thread, so that two threads can be two
+ * the caller sets (shim_cpu, per thread, so that two threads can be two
  * CPUs: ring_drops' producer and consumer), per-CPU areas at a fixed
  * stride, and the x86-64 meaning of the barriers (smp_wmb/smp_rmb and the
  * __atomic variants are compiler barriers, which x86's TSO makes enough;
