@@ -265,14 +265,6 @@ if want modules || want kunit || want vm; then
 		tests/pkg/dkms.sh "$stock_kdir" > "$logs/pkg-dkms.log" 2>&1
 		tally_logcheck tap "$logs/pkg-dkms.log" && echo "  make dkms: $TALLY_LAST"
 	fi
-	# arm64, where the real arm_spe_pmu lives: a cross build against
-	# linux-source-6.1 prepared for arm64 (compile only: no arm64 vmlinux).
-	if run "$logs/arm64.log" scripts/arm64-build.sh &&
-		! grep -q 'warning:' "$logs/arm64.log"; then
-		tally_test ok "modules: arm64 cross build, W=1 clean"
-	else
-		tally_test fail "modules: arm64 cross build (log $logs/arm64.log)"
-	fi
 fi
 
 # vm_run SCRIPT KERNEL [--ktap]: one VM run, counted.

@@ -251,6 +251,25 @@ ours=$(for m in /lib/damon_perf/*.ko; do basename "$m" .ko; done)
 # stacks, and powers off; the host runs the scripts not yet run in a new
 # boot. /.deadline holds "TEST DEADLINE" (uptime seconds) while one runs.
 WATCH_GRACE=180
+# dump_state WHY: every runnable (R) and blocked (D) task with its kernel
+# stack, then the CPUs' backtraces (sysrq l) and the blocked tasks (sysrq
+# w) where the kernel has them: a script stuck in a kernel loop shows up
+# as an R task, one stuck waiting as a D task.
+dump_state() {
+	echo "# state: $1"
+	for p in /proc/[0-9]*; do
+		st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "$p/status" 2>/dev/null)
+		case "$st" in R | D) ;; *) continue ;; esac
+		[ "${p#/proc/}" = $$ ] && continue
+		echo "# task: pid ${p#/proc/} state $st $(cat "$p/comm" 2>/dev/null):" \
+			"$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-100)"
+		sed 's/^/#   /' "$p/stack" 2>/dev/null
+	done
+	if [ -w /proc/sysrq-trigger ]; then
+		echo l > /proc/sysrq-trigger
+		echo w > /proc/sysrq-trigger
+	fi
+}
 watchdog() {
 	# (the clean-up below kills every process but init and this one, so
 	# also this one's sleep: the loop must not end with it)
@@ -260,13 +279,7 @@ watchdog() {
 		read -r wtest wdl < /.deadline
 		[ "$(cut -d. -f1 /proc/uptime)" -gt "$wdl" ] || continue
 		echo "DAMON_PERF_HUNG test=$wtest grace=${WATCH_GRACE}s"
-		for p in /proc/[0-9]*; do
-			st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "$p/status" 2>/dev/null)
-			[ "$st" = D ] || continue
-			echo "# blocked: pid ${p#/proc/} $(cat "$p/comm" 2>/dev/null)"
-			sed 's/^/#   /' "$p/stack" 2>/dev/null
-		done
-		[ -w /proc/sysrq-trigger ] && echo w > /proc/sysrq-trigger
+		dump_state "$wtest hung ${WATCH_GRACE}s past its limit"
 		sync
 		poweroff -f
 	done
@@ -286,8 +299,13 @@ for test in $tests; do
 	# DAMON_PERF_SCRIPT_TIMEOUT on the kernel command line: for long runs
 	[ -z "${DAMON_PERF_SCRIPT_TIMEOUT:-}" ] || to=$DAMON_PERF_SCRIPT_TIMEOUT
 	echo "$test $((start + to + WATCH_GRACE))" > /.deadline
+	# What was running shortly before the limit, for a script that is
+	# then killed: after the kill, a loop it drove is gone.
+	(sleep $((to > 10 ? to - 5 : to)) && dump_state "$test 5 s before its limit") &
+	dpid=$!
 	(cd /tests && exec timeout -s KILL "$to" /bin/sh "/tests/$test")
 	rc=$?
+	kill "$dpid" 2>/dev/null
 	[ $rc -eq 137 ] && echo "DAMON_PERF_TIMEOUT test=$test after ${to}s"
 	# Nothing a script started may outlive it (kernel threads have no
 	# command line).

@@ -20,7 +20,9 @@ WAIT=${REGIONS_MAX_WAIT:-120}
 
 # ranges N MIN_PAGES: "-r START-END" N times, the largest top-level System
 # RAM range cut in N equal page-aligned pieces; nothing when a piece would
-# hold fewer than MIN_PAGES pages.
+# hold fewer than MIN_PAGES pages. awk prints decimals and the shell
+# (64-bit arithmetic) the hex, as ram_ranges in lib.sh does: busybox awk's
+# %x is 32-bit.
 ranges() {
 	awk -F' : ' -v n="$1" -v min="$2" '
 	function hex(s,   i, v) {
@@ -41,9 +43,12 @@ ranges() {
 		if (piece / 4096 < min)
 			exit 1
 		for (i = 0; i < n; i++)
-			printf "-r 0x%x-0x%x ", best_s + i * piece,
+			printf "%.0f %.0f\n", best_s + i * piece,
 				best_s + (i + 1) * piece
-	}' /proc/iomem
+	}' /proc/iomem > /tmp/ranges || return 1
+	while read -r _s _e; do
+		printf -- '-r 0x%x-0x%x ' "$_s" "$_e"
+	done < /tmp/ranges
 }
 
 need_damonctl "the largest context with samples flowing"
