@@ -26,6 +26,7 @@
 #include "drain.h"
 #include "kdamond.h"
 #include "listener.h"
+#include "perf_source.h"
 #include "regions.h"
 #include "stats.h"
 #include "trace.h"
@@ -248,6 +249,8 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 {
 	/* KUnit reads it while we run */
 	WRITE_ONCE(ctx->sample_seq, ctx->sample_seq + 1);
+	/* frequency-mode software probes: the module adapts their periods */
+	damon_perf_source_adapt(ctx, now);
 	c->next_sample += ns(ctx->attrs.sample_us);
 	if (c->next_sample <= now)
 		c->next_sample = now + ns(ctx->attrs.sample_us);

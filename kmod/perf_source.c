@@ -28,6 +28,7 @@
 #include <linux/cred.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/percpu.h>
@@ -51,6 +52,17 @@
 /* Largest sample_period (uapi): 48-bit hardware counters. */
 #define MAX_SAMPLE_PERIOD	((u64)DAMON_PERF_SAMPLE_PERIOD_MAX)
 
+/*
+ * Module frequency mode (swevent_freq()): the probe's events are measured
+ * first after FREQ_FIRST_NS (its period starts at 1), then over at least
+ * FREQ_ADAPT_NS each, long enough to average out the stalls of a busy
+ * machine (a measurement that mostly saw a stall would give a period that
+ * samples the next one several times over), and its period is changed
+ * only when they ask for one more than a factor 1.5 away from it.
+ */
+#define FREQ_FIRST_NS		(NSEC_PER_SEC / 100)
+#define FREQ_ADAPT_NS		(NSEC_PER_SEC / 10)
+
 /* One owner slot per probe of every possible context. */
 #define TYPE_OWNERS		(DAMON_PERF_MAX_CTXS * DAMON_PERF_MAX_PROBES)
 
@@ -62,6 +74,11 @@ struct src_cpu {
 	 * handler, READ_ONCE() by the kdamond (budget.c).
 	 */
 	u64 handler_ns;
+	/*
+	 * Module frequency mode (swevent_freq()), src->lock: the counter's
+	 * count at the last measurement.
+	 */
+	u64 freq_count;
 };
 
 /**
@@ -87,6 +104,11 @@ struct src_cpu {
  *		callbacks.
  * @period:	the sample period in force (@attr.sample_period), 0 in
  *		frequency mode; written under @lock with WRITE_ONCE.
+ * @freq:	the probe's sample_freq when the module adapts the period
+ *		itself (swevent_freq(); @attr is then in period mode, from
+ *		1), else 0.
+ * @freq_ns:	ktime_get_ns() of the last measurement in that mode; @lock.
+ * @freq_seen:	a measurement in that mode counted events; @lock.
  */
 struct damon_perf_source {
 	struct damon_perf_ctx *ctx;
@@ -104,6 +126,9 @@ struct damon_perf_source {
 	struct work_struct sync;
 	struct mutex lock;	/* see @lock above */
 	u64 period;
+	u64 freq;
+	u64 freq_ns;
+	bool freq_seen;
 };
 
 struct type_owner {
@@ -366,6 +391,39 @@ static void overflow(struct perf_event *event, struct perf_sample_data *data,
 	damon_perf_observe_handler_ns(ns);
 }
 
+/*
+ * Whether the module, not the perf core, adapts the period of a frequency
+ * mode probe: events counted by perf_swevent_event() (software events but
+ * the hrtimer ones, tracepoints). For them the perf core's adaptation runs
+ * away (6.1, 6.12 and 7.2 alike): perf_swevent_set_period() stores the new
+ * sample_period in hw.last_period before __perf_event_account_interrupt()
+ * passes hw.last_period to perf_adjust_period() as the events of the
+ * interval that just ended, while that interval was armed with the
+ * previous last_period. From the start period 1, each overflow less than
+ * two ticks after the one before multiplies the period by up to
+ * count/(elapsed x sample_freq): a burst of page faults 24 us apart takes
+ * it from 1 to 53, 2807 and 148654 in three overflows. Nothing shortens
+ * the armed interval afterwards: perf_adjust_period() resets period_left
+ * only when it is above 8 x the new period, and a software event's
+ * period_left counts up from minus the period, so the tick's lower
+ * period waits until the huge interval has been counted out, and the
+ * next one is armed with the last_period stored meanwhile. Userspace
+ * perf (perf record -F) runs the same code and gets the same few samples.
+ * The hrtimer events (cpu-clock, task-clock) turn a frequency into a
+ * fixed period of their own (perf_swevent_init_hrtimer()) and are left to
+ * the kernel, as are kprobes and uprobes (dynamic types; no data address).
+ */
+static bool swevent_freq(const struct damon_perf_probe_attr *pa)
+{
+	if (!pa->freq)
+		return false;
+	if (pa->type == PERF_TYPE_TRACEPOINT)
+		return true;
+	return pa->type == PERF_TYPE_SOFTWARE &&
+	       pa->config != PERF_COUNT_SW_CPU_CLOCK &&
+	       pa->config != PERF_COUNT_SW_TASK_CLOCK;
+}
+
 static void build_attr(const struct damon_perf_probe_attr *pa,
 		       struct perf_event_attr *attr)
 {
@@ -394,9 +452,15 @@ static void build_attr(const struct damon_perf_probe_attr *pa,
 	attr->config1 = pa->config1;
 	attr->config2 = pa->config2;
 	attr->sample_type = type;
-	attr->freq = pa->freq;
-	if (pa->freq)
+	/*
+	 * Module frequency mode: a fixed period, from 1 as the perf core
+	 * starts (perf_event_alloc()), that damon_perf_source_adapt() moves.
+	 */
+	attr->freq = pa->freq && !swevent_freq(pa);
+	if (attr->freq)
 		attr->sample_freq = pa->sample_period;
+	else if (pa->freq)
+		attr->sample_period = 1;
 	else
 		attr->sample_period = pa->sample_period;
 	/*
@@ -532,6 +596,7 @@ static void get_counter(struct damon_perf_source *src, int cpu, bool arming)
 				       DAMON_PERF_STATE_ENABLED);
 	pc->event = event;
 	pc->err = 0;
+	pc->freq_count = 0;
 	WRITE_ONCE(src->nr_active, src->nr_active + 1);
 }
 
@@ -900,6 +965,8 @@ static int arm_probe(struct damon_perf_ctx *ctx, unsigned int idx,
 	INIT_WORK(&src->sync, sync_work);
 	build_attr(&probe->attr, &src->attr);
 	src->period = probe->attr.freq ? 0 : probe->attr.sample_period;
+	src->freq = swevent_freq(&probe->attr) ? probe->attr.sample_period : 0;
+	src->freq_ns = ktime_get_ns();
 	/*
 	 * Publish the initialized source before any counter can call
 	 * overflow(); pairs with smp_load_acquire() there.
@@ -1118,6 +1185,58 @@ static int cpu_set_period(struct damon_perf_source *src, int cpu, u64 period)
 	return ret;
 }
 
+/*
+ * A pinned counter that an enable left in ERROR (it could not get back
+ * onto its PMU) is released and created anew from src->attr; a failure to
+ * do so is counted as at arm. src->lock held.
+ */
+static void renew_failed(struct damon_perf_source *src, int cpu)
+{
+	struct perf_event *event = per_cpu_ptr(src->cpu, cpu)->event;
+
+	if (event && READ_ONCE(event->state) < PERF_EVENT_STATE_INACTIVE) {
+		put_counter(src, cpu);
+		if (cpu_online(cpu))
+			get_counter(src, cpu, false);
+	}
+}
+
+/*
+ * Give every CPU's counter @period, all or none (see
+ * damon_perf_source_set_period()); src->attr.sample_period follows on
+ * success. src->lock held.
+ */
+static int apply_period(struct damon_perf_source *src, u64 period)
+{
+	int cpu, failed = -1, ret = 0;
+
+	for_each_possible_cpu(cpu) {
+		if (!per_cpu_ptr(src->cpu, cpu)->event)
+			continue;
+		ret = cpu_set_period(src, cpu, period);
+		if (ret) {
+			failed = cpu;
+			break;
+		}
+	}
+	if (ret) {
+		/* Accepted before, so accepted again. */
+		for_each_possible_cpu(cpu) {
+			if (cpu == failed)
+				break;
+			if (per_cpu_ptr(src->cpu, cpu)->event)
+				cpu_set_period(src, cpu,
+					       src->attr.sample_period);
+		}
+	} else {
+		src->attr.sample_period = period;
+	}
+	/* With src->attr final: a counter in ERROR is made anew from it. */
+	for_each_possible_cpu(cpu)
+		renew_failed(src, cpu);
+	return ret;
+}
+
 /**
  * damon_perf_source_set_period() - Change the period of an armed probe.
  * @ctx:	the context.
@@ -1148,7 +1267,7 @@ int damon_perf_source_set_period(struct damon_perf_ctx *ctx,
 				 unsigned int probe_idx, u64 period)
 {
 	struct damon_perf_source *src;
-	int cpu, failed = -1, ret = 0;
+	int ret = 0;
 
 	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES || !period ||
 	    period > MAX_SAMPLE_PERIOD)
@@ -1160,50 +1279,106 @@ int damon_perf_source_set_period(struct damon_perf_ctx *ctx,
 		goto out;
 	}
 	mutex_lock(&src->lock);
-	if (src->attr.freq) {
+	if (src->attr.freq || src->freq)
 		ret = -EINVAL;
-		goto unlock;
-	}
-	for_each_possible_cpu(cpu) {
-		if (!per_cpu_ptr(src->cpu, cpu)->event)
-			continue;
-		ret = cpu_set_period(src, cpu, period);
-		if (ret) {
-			failed = cpu;
-			break;
-		}
-	}
-	if (ret) {
-		/* Accepted before, so accepted again. */
-		for_each_possible_cpu(cpu) {
-			if (cpu == failed)
-				break;
-			if (per_cpu_ptr(src->cpu, cpu)->event)
-				cpu_set_period(src, cpu,
-					       src->attr.sample_period);
-		}
-	} else {
-		src->attr.sample_period = period;
+	else
+		ret = apply_period(src, period);
+	if (!ret)
 		WRITE_ONCE(src->period, period);
-	}
-	/* With src->attr final: a counter in ERROR is made anew from it. */
-	for_each_possible_cpu(cpu) {
-		struct perf_event *event = per_cpu_ptr(src->cpu, cpu)->event;
-
-		if (event &&
-		    READ_ONCE(event->state) < PERF_EVENT_STATE_INACTIVE) {
-			put_counter(src, cpu);
-			if (cpu_online(cpu))
-				get_counter(src, cpu, false);
-		}
-	}
-unlock:
 	mutex_unlock(&src->lock);
 out:
 	mutex_unlock(&period_lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_set_period);
+
+/*
+ * One step of module frequency mode: the period that would have given
+ * @src->freq samples per second for the events every CPU's counter counted
+ * since the last measurement. No events, no change: there was nothing to
+ * sample, and a lower period would sample every event of the next burst
+ * until the next measurement. src->lock held.
+ */
+static void adapt(struct damon_perf_source *src, u64 now)
+{
+	u64 count, delta = 0, dt, enabled, running, target;
+	u64 cur = src->attr.sample_period;
+	int cpu;
+
+	dt = now - src->freq_ns;
+	if (now < src->freq_ns ||
+	    dt < (src->freq_seen ? FREQ_ADAPT_NS : FREQ_FIRST_NS))
+		return;
+	src->freq_ns = now;
+	for_each_possible_cpu(cpu) {
+		struct src_cpu *pc = per_cpu_ptr(src->cpu, cpu);
+
+		if (!pc->event)
+			continue;
+		count = perf_event_read_value(pc->event, &enabled, &running);
+		if (count > pc->freq_count)
+			delta += count - pc->freq_count;
+		pc->freq_count = count;
+	}
+	if (!delta)
+		return;
+	src->freq_seen = true;
+	/* events x 10^9 / (ns x Hz), as perf_calculate_period() */
+	target = mul_u64_u64_div_u64(delta, NSEC_PER_SEC, dt);
+	target = clamp_val(div64_u64(target, src->freq), 1, MAX_SAMPLE_PERIOD);
+	/*
+	 * Within a factor 1.5 of the period in force: left alone, as every
+	 * change loses the events of the intervals it cuts short.
+	 */
+	if (target * 3 >= cur * 2 && target * 2 <= cur * 3)
+		return;
+	/*
+	 * Up at once, down by half at most: a measurement that saw few
+	 * events (a stall, a thread descheduled) would otherwise set a
+	 * period that samples the next busy 100 ms many times over.
+	 */
+	target = max(target, cur / 2);
+	/*
+	 * Each counter disabled while perf_event_period() runs, as for the
+	 * CPU budget: the enable's add() arms the new period in full and
+	 * makes it the samples' data->period (hw.last_period).
+	 */
+	apply_period(src, target);
+}
+
+/**
+ * damon_perf_source_adapt() - Module frequency mode: adapt the periods.
+ * @ctx:	the context.
+ * @now:	ktime_get_ns().
+ *
+ * For every frequency-mode probe whose period the module adapts (software
+ * events but cpu-clock and task-clock, and tracepoints: see swevent_freq()),
+ * measured after FREQ_FIRST_NS, then every FREQ_ADAPT_NS at most: the
+ * period that would have given sample_freq samples per second over the
+ * events all its counters counted since the last measurement, when that is
+ * more than a factor 1.5 away from the one in force, becomes every CPU's
+ * period (a lower one at most halves it). Samples carry the period they
+ * were taken with (data->period), so rate stays the events' rate.
+ *
+ * Context: process context, may sleep; the kdamond of @ctx.
+ */
+void damon_perf_source_adapt(struct damon_perf_ctx *ctx, u64 now)
+{
+	struct damon_perf_source *src;
+	unsigned int i;
+
+	mutex_lock(&period_lock);
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
+		src = ctx->probes[i].src;
+		if (!src || !src->freq)
+			continue;
+		mutex_lock(&src->lock);
+		adapt(src, now);
+		mutex_unlock(&src->lock);
+	}
+	mutex_unlock(&period_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_adapt);
 
 /**
  * damon_perf_source_init() - Register the CPU hotplug multi-instance state.

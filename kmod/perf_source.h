@@ -61,5 +61,6 @@ u64 damon_perf_source_period(struct damon_perf_ctx *ctx,
 			     unsigned int probe_idx);
 int damon_perf_source_set_period(struct damon_perf_ctx *ctx,
 				 unsigned int probe_idx, u64 period);
+void damon_perf_source_adapt(struct damon_perf_ctx *ctx, u64 now);
 
 #endif
