@@ -15,6 +15,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <netlink/errno.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -265,7 +266,11 @@ private:
 			auto now = std::chrono::steady_clock::now();
 			if (o_.limits.duration > 0 && now >= end)
 				break;
-			if (now >= next_probe) {
+			// only with nothing queued: the reply must find room
+			// in the socket's buffer, which a backlog of
+			// notifications can fill (and aggregations coming
+			// tell the module is there)
+			if (now >= next_probe && (down_ || drained_)) {
 				probe();
 				next_probe = now + PROBE_INTERVAL;
 			}
@@ -280,6 +285,7 @@ private:
 			}
 			try {
 				auto agg = t_.next_aggregation(200);
+				drained_ = !agg;
 				if (!agg || !wanted(names_, agg->ctx_name))
 					continue;
 				if (gap_open_) {
@@ -293,18 +299,34 @@ private:
 			} catch (const ModuleNotLoaded &) {
 				module_gone();
 			} catch (const KernelError &e) {
-				// a dump refused (its context deleted since):
-				// that aggregation is skipped, the next goes on
-				if (dump_errors_.insert(e.err()).second)
-					say(fmt::format(
-						"an aggregation skipped: "
-						"{} ({}); said once",
-						e.extack().empty()
-							? std::strerror(e.err())
-							: e.extack(),
-						errno_name(e.err())));
+				dump_error(e);
+			} catch (const std::system_error &e) {
+				// the receive buffer overran: notifications
+				// lost, the next ones come
+				if (e.code() !=
+				    std::error_code(NLE_NOMEM, nl_category()))
+					throw;
+				if (!overrun_said_)
+					say("notifications lost: the receive "
+					    "buffer overran (the engine is "
+					    "behind the aggregations); said "
+					    "once");
+				overrun_said_ = true;
 			}
 		}
+	}
+
+	// A dump refused (its context deleted since): that aggregation is
+	// skipped, the next goes on.
+	void dump_error(const KernelError &e)
+	{
+		if (dump_errors_.insert(e.err()).second)
+			say(fmt::format("an aggregation skipped: {} ({}); said "
+					"once",
+					e.extack().empty()
+						? std::strerror(e.err())
+						: e.extack(),
+					errno_name(e.err())));
 	}
 
 	void probe()
@@ -522,6 +544,8 @@ private:
 	std::set<std::string> owned_, failed_ctx_, dropped_ctx_;
 	std::set<uint32_t> dropped_;
 	std::set<int> dump_errors_;
+	bool drained_ = false;
+	bool overrun_said_ = false;
 	bool pending_ = false;
 	bool down_ = false;
 	bool gap_open_ = false;
