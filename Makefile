@@ -9,8 +9,10 @@
 # make demo       boots a VM and monitors a real workload
 # make sparse     sparse (C=2) over the module
 # make style      shellcheck, checkpatch, kernel-doc, clang-format, clang-tidy
-# make install    the module (+ depmod), damonctl, its man page and bash
-#                 completion; DESTDIR= stages, PREFIX= (default /usr/local)
+# make install    the module (+ depmod), damonctl, its man page, bash
+#                 completion and the damonctl-schemes@.service unit
+#                 (SYSTEMDUNITDIR=, default PREFIX/lib/systemd/system);
+#                 DESTDIR= stages, PREFIX= (default /usr/local)
 # make uninstall  removes exactly what make install put there
 # make dkms       adds, builds and installs the module through dkms
 
@@ -34,6 +36,7 @@ DESTDIR ?=
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 destdir = $(if $(DESTDIR),$(abspath $(DESTDIR)))
 # The release the module is built for (its vermagic): Debian's headers say
 # 6.1.0-57-amd64 there, while their kernel.release says 6.1.192.
@@ -45,7 +48,7 @@ MODDEST = $(destdir)/lib/modules/$(MODRELEASE)/updates
 MODFILES = kmod/damon_perf.ko tests/kunit/damon_perf_kunit.ko \
 	tests/testpmu/damon_perf_testpmu.ko tests/testpmu/damon_perf_auxtest.ko
 TOOLFILES = $(SBINDIR)/damonctl $(MANDIR)/man1/damonctl.1 \
-	$(BASHCOMPDIR)/damonctl
+	$(BASHCOMPDIR)/damonctl $(SYSTEMDUNITDIR)/damonctl-schemes@.service
 
 damon_perf_top := $(CURDIR)
 include kmod/version.mk
@@ -127,6 +130,10 @@ install-tools:
 	install -D -m 0755 $(BUILD)/tools/damonctl $(destdir)$(SBINDIR)/damonctl
 	install -D -m 0644 $(BUILD)/tools/damonctl.1 $(destdir)$(MANDIR)/man1/damonctl.1
 	install -D -m 0644 $(BUILD)/tools/damonctl.bash $(destdir)$(BASHCOMPDIR)/damonctl
+	sed 's|@SBINDIR@|$(SBINDIR)|g' tools/systemd/damonctl-schemes@.service.in \
+		> $(BUILD)/tools/damonctl-schemes@.service
+	install -D -m 0644 $(BUILD)/tools/damonctl-schemes@.service \
+		$(destdir)$(SYSTEMDUNITDIR)/damonctl-schemes@.service
 
 # With DESTDIR, the directories left empty are removed too (up to DESTDIR);
 # without, system directories such as /usr/local/sbin stay.

@@ -3,8 +3,10 @@
 # make install into a staging directory (DESTDIR), with the default PREFIX
 # and another one: exactly the expected files, a module for the kernel's
 # release, a damonctl that runs, a man page man(1) renders, the bash
-# completion; make uninstall leaves the staging directory as it was (a file
-# that was there before install stays). TAP on stdout.
+# completion, the damonctl-schemes@.service unit (naming the installed
+# damonctl; systemd-analyze verify accepts it where the host has
+# systemd-analyze); make uninstall leaves the staging directory as it was
+# (a file that was there before install stays). TAP on stdout.
 #
 #   tests/pkg/install.sh KDIR MDIR    MDIR: where the module was built (M=)
 set -uo pipefail
@@ -42,12 +44,13 @@ one_prefix() {
 	.$prefix/sbin/damonctl
 	.$prefix/share/bash-completion/completions/damonctl
 	.$prefix/share/man/man1/damonctl.1
+	.$prefix/lib/systemd/system/damonctl-schemes@.service
 	./lib/modules/$rel/updates/kmod/damon_perf.ko
 	EOW
 	if cmp -s "$tmp/want" "$tmp/files"; then
-		t ok "installed files, $prefix: exactly the expected 4"
+		t ok "installed files, $prefix: exactly the expected 5"
 	else
-		t fail "installed files, $prefix: exactly the expected 4"
+		t fail "installed files, $prefix: exactly the expected 5"
 		diff "$tmp/want" "$tmp/files" | sed 's/^/# /'
 	fi
 	check "no modules.dep in the staging tree (depmod only without DESTDIR)" \
@@ -60,6 +63,26 @@ one_prefix() {
 		<<< "$(MANWIDTH=100 man -l "$st$prefix/share/man/man1/damonctl.1" 2>/dev/null | col -b)"
 	check "installed bash completion defines _damonctl" \
 		bash -c ". '$st$prefix/share/bash-completion/completions/damonctl' && declare -F _damonctl > /dev/null"
+	local unit=$st$prefix/lib/systemd/system/damonctl-schemes@.service
+	check "installed unit runs $prefix/sbin/damonctl schemes" grep -q \
+		"^ExecStart=$prefix/sbin/damonctl schemes --config /etc/damon-perf/%i.json " "$unit"
+	if command -v systemd-analyze > /dev/null; then
+		# an instance of the template, its ExecStart pointed at the
+		# staged damonctl (verify wants the program to exist)
+		mkdir -p "$tmp/unit$n"
+		sed "s|^ExecStart=$prefix|ExecStart=$st$prefix|" "$unit" \
+			> "$tmp/unit$n/damonctl-schemes@test.service"
+		if out=$(systemd-analyze verify --man=no \
+			"$tmp/unit$n/damonctl-schemes@test.service" 2>&1) &&
+			! grep -q damonctl-schemes <<< "$out"; then
+			t ok "systemd-analyze verify: the unit is clean"
+		else
+			t fail "systemd-analyze verify: the unit is clean"
+			sed 's/^/# /' <<< "$out"
+		fi
+	else
+		echo "ok $((n += 1)) - install: systemd-analyze verify # SKIP no systemd-analyze"
+	fi
 	if make -s -C "$top" uninstall DESTDIR="$st" $parg KDIR="$kdir" \
 		> "$tmp/uninstall.log" 2>&1; then
 		t ok "make uninstall DESTDIR=stage $parg"

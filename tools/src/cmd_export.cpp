@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "errors.hpp"
+#include "scheme_state.hpp"
 #include "textfile.hpp"
 #include "validators.hpp"
 
@@ -26,6 +27,13 @@ struct ExportOptions {
 	std::vector<std::string> names;
 	TextfileOptions text;
 };
+
+// The schemes engines' stats (their state files), of the contexts named.
+std::string schemes_metrics(const ExportOptions &o)
+{
+	return render_engine_textfile(
+		engines_for(read_engine_states(SCHEMES_STATE_DIR), o.names));
+}
 
 std::string collect(const ExportOptions &o, Transport &t)
 {
@@ -52,7 +60,7 @@ std::string collect(const ExportOptions &o, Transport &t)
 		}
 		snaps.push_back(std::move(s));
 	}
-	return render_textfile(snaps, t.stats(), o.text);
+	return render_textfile(snaps, t.stats(), o.text) + schemes_metrics(o);
 }
 
 void run_export(const ExportOptions &o, Transport &t)
@@ -69,7 +77,9 @@ void run_export(const ExportOptions &o, Transport &t)
 			write_atomic(o.dir, prom_name, collect(o, t));
 		} catch (const ModuleNotLoaded &) {
 			// the scraper learns it from damon_perf_up 0
-			write_atomic(o.dir, prom_name, render_textfile_down());
+			write_atomic(o.dir, prom_name,
+				     render_textfile_down() +
+					     schemes_metrics(o));
 			if (o.once)
 				throw;
 		}

@@ -98,7 +98,9 @@ CtxConfig config_from_flags(const StartOptions &o)
 	return cfg;
 }
 
-void apply(Transport &t, const CtxConfig &cfg, bool replace)
+} // namespace
+
+CtxInfo start_context(Transport &t, const CtxConfig &cfg, bool replace)
 {
 	CtxRef ref = CtxRef::by_name(cfg.name);
 
@@ -131,6 +133,15 @@ void apply(Transport &t, const CtxConfig &cfg, bool replace)
 		}
 		throw;
 	}
+	return info;
+}
+
+namespace {
+
+void apply(Transport &t, const CtxConfig &cfg, bool replace)
+{
+	CtxInfo info = start_context(t, cfg, replace);
+
 	fmt::print("started context {} \"{}\" ({} targets, {} probes)\n",
 		   info.id, cfg.name, cfg.targets.size(), cfg.probes.size());
 }

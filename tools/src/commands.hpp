@@ -37,6 +37,11 @@ bool wanted(const std::vector<std::string> &names, const std::string &name);
 void check_names(const std::vector<CtxInfo> &ctxs,
 		 const std::vector<std::string> &names);
 
+// Creates, configures and starts the context @cfg (with @replace, a
+// context of its name is stopped and deleted first); nothing is left
+// behind when a step fails (the error is thrown).
+CtxInfo start_context(Transport &t, const CtxConfig &cfg, bool replace);
+
 void setup_start(CLI::App &app, Transport &t);
 void setup_stop(CLI::App &app, Transport &t);
 void setup_tune(CLI::App &app, Transport &t);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "scheme_engine.hpp"
+#include "scheme_procs.hpp"
 
 #ifndef MADV_COLD
 #define MADV_COLD 20
@@ -42,30 +43,6 @@ const uint64_t PAGE = 4096;
 // pages per move_pages() call
 const size_t BATCH = 4096;
 
-// An owned pidfd: closed when it goes.
-class PidFd {
-public:
-	explicit PidFd(uint32_t pid)
-		: fd_(int(syscall(SYS_pidfd_open, pid_t(pid), 0)))
-		, err_(fd_ < 0 ? errno : 0)
-	{
-	}
-	~PidFd()
-	{
-		if (fd_ >= 0)
-			close(fd_);
-	}
-	PidFd(const PidFd &) = delete;
-	PidFd &operator=(const PidFd &) = delete;
-
-	int fd() const { return fd_; }
-	int err() const { return err_; }
-
-private:
-	int fd_;
-	int err_;
-};
-
 int advice_of(SchemeAction a)
 {
 	switch (a) {
@@ -84,45 +61,35 @@ int advice_of(SchemeAction a)
 
 class SystemBackend : public SchemeBackend {
 public:
+	explicit SystemBackend(TargetProcs &procs)
+		: procs_(procs)
+	{
+	}
+
+	// Keeps @procs for as long as the backend.
+	void own(std::unique_ptr<TargetProcs> procs)
+	{
+		own_ = std::move(procs);
+	}
+
 	std::vector<Mapping> mappings(uint32_t pid) override
 	{
-		std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
-		std::vector<Mapping> out;
-
-		if (!in)
-			throw std::system_error(errno ? errno : ESRCH,
-						std::generic_category());
-		for (std::string line; std::getline(in, line);) {
-			std::istringstream ls(line);
-			std::string range, perms, off, dev, path;
-			unsigned long inode = 0;
-			ls >> range >> perms >> off >> dev >> inode;
-			std::getline(ls >> std::ws, path);
-			Mapping m;
-			unsigned long start = 0, end = 0;
-			if (std::sscanf(range.c_str(), "%lx-%lx", &start,
-					&end) != 2)
-				continue;
-			m.start = start;
-			m.end = end;
-			// the kernel's own pages, and PROT_NONE guards
-			if (path == "[vdso]" || path == "[vvar]" ||
-			    path == "[vsyscall]" || path == "[vvar_vclock]" ||
-			    perms.compare(0, 3, "---") == 0)
-				continue;
-			m.anon = inode == 0 && (path.empty() || path[0] == '[');
-			out.push_back(m);
-		}
-		return out;
+		return procs_.mappings(pid);
 	}
 
 	ApplyResult apply(uint32_t pid, SchemeAction action, int node,
 			  uint64_t start, uint64_t end) override
 	{
+		ApplyResult res;
+
 		if (action == SchemeAction::migrate_hot ||
 		    action == SchemeAction::migrate_cold)
-			return migrate(pid, node, start, end);
-		return madvise(pid, advice_of(action), start, end);
+			res = migrate(pid, node, start, end);
+		else
+			res = madvise(pid, advice_of(action), start, end);
+		if (res.failed.count(EPERM))
+			procs_.note_eperm(pid);
+		return res;
 	}
 
 	uint32_t free_mem_permil() override
@@ -160,6 +127,12 @@ private:
 
 		for (uint64_t a = start; a < end; a += BATCH * PAGE) {
 			uint64_t b = std::min(end, a + BATCH * PAGE);
+			// move_pages(2) takes a number: only while it is still
+			// the process first seen (checked again after)
+			if (!procs_.alive(pid)) {
+				res.failed[ESRCH] += (end - a) / PAGE;
+				break;
+			}
 			pages.clear();
 			for (uint64_t p = a; p < b; p += PAGE)
 				// the target's addresses, never dereferenced
@@ -195,6 +168,12 @@ private:
 				res.failed[errno] += off_node.size();
 				continue;
 			}
+			if (!procs_.alive(pid)) {
+				// gone during the call: nothing to count as
+				// moved
+				res.failed[ESRCH] += off_node.size();
+				continue;
+			}
 			for (int st : status) {
 				if (st == node)
 					res.sz_applied += PAGE;
@@ -211,14 +190,10 @@ private:
 			    uint64_t end)
 	{
 		ApplyResult res;
-		auto it = pidfds_.find(pid);
+		int fd = procs_.pidfd(pid);
 
-		if (it == pidfds_.end())
-			it = pidfds_.emplace(pid, std::make_unique<PidFd>(pid))
-				     .first;
-		if (it->second->fd() < 0) {
-			res.failed[it->second->err()] += (end - start) / PAGE;
-			pidfds_.erase(it);
+		if (fd < 0) {
+			res.failed[-fd] += (end - start) / PAGE;
 			return res;
 		}
 		while (start < end) {
@@ -227,13 +202,11 @@ private:
 				reinterpret_cast<void *>(start),
 				size_t(end - start),
 			};
-			long n = syscall(SYS_process_madvise, it->second->fd(),
-					 &iov, 1UL, advice, 0U);
+			long n = syscall(SYS_process_madvise, fd, &iov, 1UL,
+					 advice, 0U);
 			if (n <= 0) {
 				int err = n < 0 ? errno : EAGAIN;
 				res.failed[err] += (end - start) / PAGE;
-				if (err == ESRCH)
-					pidfds_.erase(it);
 				break;
 			}
 			res.sz_applied += uint64_t(n);
@@ -242,14 +215,24 @@ private:
 		return res;
 	}
 
-	std::map<uint32_t, std::unique_ptr<PidFd>> pidfds_;
+	TargetProcs &procs_;
+	std::unique_ptr<TargetProcs> own_;
 };
 
 } // namespace
 
 std::unique_ptr<SchemeBackend> make_system_backend()
 {
-	return std::make_unique<SystemBackend>();
+	auto procs = std::make_unique<TargetProcs>();
+	auto b = std::make_unique<SystemBackend>(*procs);
+
+	b->own(std::move(procs));
+	return b;
+}
+
+std::unique_ptr<SchemeBackend> make_system_backend(TargetProcs &procs)
+{
+	return std::make_unique<SystemBackend>(procs);
 }
 
 } // namespace damonctl
