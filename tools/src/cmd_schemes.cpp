@@ -148,6 +148,28 @@ std::string render_scheme_stats(const SchemeEngine &e, uint64_t n,
 	return out;
 }
 
+// A scheme with quota goals: its last effective quota and each goal's
+// last metric value, in damo's names.
+void add_goals_json(nlohmann::json &j, const SchemeEngine &e, size_t i)
+{
+	const auto &goals = e.scheme(i).quota.goals;
+
+	if (goals.empty())
+		return;
+	j["effective_sz_bytes"] = e.effective_quota(i);
+	j["goals"] = nlohmann::json::array();
+	for (size_t g = 0; g < goals.size(); g++) {
+		nlohmann::json gj = {
+			{"metric", to_string(goals[g].metric)},
+			{"target_value", goals[g].target_value},
+			{"current_value", e.goal_current(i, g)},
+		};
+		if (goals[g].nid)
+			gj["nid"] = *goals[g].nid;
+		j["goals"].push_back(gj);
+	}
+}
+
 void run_schemes(const SchemesOptions &o, Transport &t, Transport &dumps)
 {
 	auto schemes = load_schemes_file(o.file);
@@ -169,9 +191,11 @@ void run_schemes(const SchemesOptions &o, Transport &t, Transport &dumps)
 		nlohmann::json j = {{"aggregations", n},
 				    {"engine_cpu_ns", sink.engine_cpu_ns()},
 				    {"schemes", nlohmann::json::array()}};
-		for (size_t i = 0; i < engine.size(); i++)
+		for (size_t i = 0; i < engine.size(); i++) {
 			j["schemes"].push_back(
 				to_json(engine.scheme(i), engine.stats(i)));
+			add_goals_json(j["schemes"].back(), engine, i);
+		}
 		std::cout << j.dump(2) << "\n";
 	} else {
 		fmt::print("{}", render_scheme_stats(engine, n,
