@@ -168,6 +168,75 @@ TEST(QuotaGoalTuner, Score)
 	EXPECT_EQ(SchemeEngine::goal_score(UINT64_MAX, 1), UINT64_MAX);
 }
 
+// Under a quota, each window starts where the last one's quota ran out
+// (DAMOS's charge_addr_from), so an action that leaves a region matching
+// (the module's age is not reset) does not spend every window on the
+// same first bytes; after the last region it wraps around.
+TEST(SchemeQuota, NextWindowStartsWhereTheLastStopped)
+{
+	GoalBackend b;
+	SchemeEngine e({one(R"({"action": "migrate_cold", "node": 1,
+		"quota": {"bytes": "1536K", "reset_interval_ms": 1000}})")},
+		       b);
+	Aggregation a = aggr(0);
+	a.regions.clear();
+	for (uint64_t i = 0; i < 4; i++) {
+		Region r;
+		r.target_id = 1;
+		r.start = B + i * MiB;
+		r.end = B + (i + 1) * MiB;
+		r.age = 10;
+		a.regions.push_back(r);
+	}
+
+	a.time_ns = 0;
+	e.apply(a);
+	e.apply(a); // the same window: nothing, the point kept
+	a.time_ns = 1000000000;
+	e.apply(a);
+	a.time_ns = 2000000000;
+	e.apply(a);
+	const std::vector<std::pair<uint64_t, uint64_t>> want = {
+		{B, B + MiB},
+		{B + MiB, B + MiB + 512 * KiB},
+		{B + MiB + 512 * KiB, B + 2 * MiB},
+		{B + 2 * MiB, B + 3 * MiB},
+		{B + 3 * MiB, B + 4 * MiB},
+		// wrapped around: the first region again
+		{B, B + 512 * KiB},
+	};
+	EXPECT_EQ(b.applied, want);
+	EXPECT_EQ(e.stats(0).qt_exceeds, 2u);
+}
+
+// Only the highest scores that cover the quota are candidates (DAMOS's
+// min_score), applied in address order.
+TEST(SchemeQuota, HighestScoresCoverTheQuotaInAddressOrder)
+{
+	GoalBackend b;
+	SchemeEngine e({one(R"({"action": "migrate_cold", "node": 1,
+		"quota": {"bytes": "2M", "reset_interval_ms": 1000,
+		"weights": {"age": 1}}})")},
+		       b);
+	Aggregation a = aggr(0);
+	a.regions.clear();
+	const uint32_t ages[] = {40, 400, 10, 100}; // in 100 ms aggregations
+	for (uint64_t i = 0; i < 4; i++) {
+		Region r;
+		r.target_id = 1;
+		r.start = B + i * MiB;
+		r.end = B + (i + 1) * MiB;
+		r.age = ages[i];
+		a.regions.push_back(r);
+	}
+	e.apply(a);
+	const std::vector<std::pair<uint64_t, uint64_t>> want = {
+		{B + MiB, B + 2 * MiB},
+		{B + 3 * MiB, B + 4 * MiB},
+	};
+	EXPECT_EQ(b.applied, want);
+}
+
 // node_mem_free_bp of node 0: 100 of 1000 MiB free is 1000 bp, 3333 of
 // a 3000 bp target; each reset interval feeds the tuner once:
 // 10000 -> 16667 -> 27778 -> 46297 -> 77163 (bp of a byte).

@@ -374,6 +374,54 @@ void SchemeEngine::apply(const Aggregation &agg)
 	}
 }
 
+// DAMOS under a quota (damos_adjust_quota(), damos_skip_charged_region()):
+// only the regions of the highest scores that cover the quota, in address
+// order, starting where the last window's quota ran out; the regions
+// before that point come last (DAMOS leaves them to the window after).
+std::vector<const Region *>
+SchemeEngine::quota_order(State &st, std::vector<const Region *> cands,
+			  uint32_t max_nr, uint64_t aggr_us)
+{
+	const Scheme &s = st.scheme;
+	uint64_t hist[MAX_SCORE + 1] = {};
+	std::vector<unsigned int> scores;
+	unsigned int min_score = 0;
+
+	for (const Region *r : cands) {
+		scores.push_back(score(s, *r, max_nr, aggr_us));
+		hist[scores.back()] += r->size();
+	}
+	uint64_t cumulated = 0;
+	for (int sc = MAX_SCORE; sc >= 0; sc--) {
+		cumulated += hist[sc];
+		min_score = unsigned(sc);
+		if (cumulated >= st.esz)
+			break;
+	}
+	std::vector<const Region *> top;
+	for (size_t i = 0; i < cands.size(); i++)
+		if (scores[i] >= min_score)
+			top.push_back(cands[i]);
+	if (!st.resume)
+		return top;
+	// the first region of the resumed target that ends after the point,
+	// else the first region after that target's
+	size_t first = 0;
+	bool seen = false, found = false;
+	for (size_t i = 0; i < top.size() && !found; i++) {
+		bool same = top[i]->target_id == st.resume_target;
+		if ((same && top[i]->end > st.resume_addr) || (seen && !same)) {
+			first = i;
+			found = true;
+		}
+		seen = seen || same;
+	}
+	if (!found)
+		return top;
+	std::rotate(top.begin(), top.begin() + long(first), top.end());
+	return top;
+}
+
 void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 				uint32_t max_nr)
 {
@@ -383,27 +431,35 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 
 	for (const auto &t : agg.targets)
 		pids[t.id] = t.pid;
-	for (const auto &r : agg.regions)
-		if (matches(s, r, max_nr, agg.aggr_us))
-			cands.push_back(&r);
-	// DAMOS applies in address order above a score threshold; here the
-	// highest score goes first, the address breaking ties
-	if (st.esz)
-		std::stable_sort(
-			cands.begin(), cands.end(),
-			[&](const Region *a, const Region *b) {
-				return score(s, *a, max_nr, agg.aggr_us) >
-				       score(s, *b, max_nr, agg.aggr_us);
-			});
 	// less than a page of quota left: nothing more charged, as DAMOS
 	// skips a region cut to 0 bytes
 	auto spent = [&st] {
 		return st.esz && (st.charged_sz >= st.esz ||
 				  st.esz - st.charged_sz < PAGE);
 	};
+	// (the resume point kept for the next window)
+	if (spent())
+		return;
+	for (const auto &r : agg.regions)
+		if (matches(s, r, max_nr, agg.aggr_us))
+			cands.push_back(&r);
+	uint64_t from = 0; // where the first region starts, when resumed
+	if (st.esz) {
+		bool resumed = st.resume;
+		cands = quota_order(st, std::move(cands), max_nr, agg.aggr_us);
+		// the rest of the region the last window stopped in
+		if (resumed && !cands.empty() &&
+		    cands.front()->target_id == st.resume_target &&
+		    cands.front()->start < st.resume_addr &&
+		    st.resume_addr < cands.front()->end)
+			from = st.resume_addr;
+		st.resume = false;
+	}
 	for (const Region *r : cands) {
 		if (spent())
 			break;
+		uint64_t r_start = std::max(r->start, from);
+		from = 0;
 		auto pit = pids.find(r->target_id);
 		std::optional<uint32_t> pid =
 			pit == pids.end() ? std::nullopt : pit->second;
@@ -411,7 +467,7 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 		if (!pid) {
 			// a physical address range: no mappings, no actions
 			// but stat
-			mapped.push_back({r->start, r->end, false});
+			mapped.push_back({r_start, r->end, false});
 		} else {
 			if (!maps_.count(*pid) && !maps_err_.count(*pid)) {
 				try {
@@ -429,7 +485,7 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 				continue;
 			}
 			for (const auto &m : maps_[*pid]) {
-				uint64_t a = std::max(m.start, r->start);
+				uint64_t a = std::max(m.start, r_start);
 				uint64_t b = std::min(m.end, r->end);
 				if (a < b)
 					mapped.push_back({a, b, m.anon});
@@ -466,6 +522,11 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 			uint64_t t1 = backend_.now_ns();
 			st.charged_ns += t1 > t0 ? t1 - t0 : 0;
 			st.charged_sz += sz;
+			if (spent()) {
+				st.resume = true;
+				st.resume_target = r->target_id;
+				st.resume_addr = p.end;
+			}
 			if (res.sz_applied)
 				st.stats.nr_applied++;
 			st.stats.sz_applied += res.sz_applied;

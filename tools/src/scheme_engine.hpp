@@ -145,6 +145,11 @@ private:
 		uint64_t esz_bp = 0; // the goal tuner's input, bp of a byte
 		std::vector<uint64_t> goal_current;  // each goal's metric
 		std::vector<uint64_t> goal_last_psi; // some_mem_psi_us's base
+		// where the last window's quota ran out (DAMOS's
+		// charge_target_from, charge_addr_from): the next starts there
+		bool resume = false;
+		uint32_t resume_target = 0;
+		uint64_t resume_addr = 0;
 	};
 
 	uint64_t goal_metric(State &st, size_t g);
@@ -154,6 +159,10 @@ private:
 	void adjust_quota(State &st, uint64_t now);
 	void apply_scheme(State &st, const Aggregation &agg,
 			  uint32_t max_nr_accesses);
+	std::vector<const Region *> quota_order(State &st,
+						std::vector<const Region *> c,
+						uint32_t max_nr_accesses,
+						uint64_t aggr_us);
 
 	std::vector<State> states_;
 	SchemeBackend &backend_;
