@@ -347,8 +347,10 @@ TEST(SchemeParse, BoundsAndBadInputOneClearError)
 		{R"([{"action": "migrate_hot", "access_pattern": {}}])",
 		 "schemes: [0]: migrate_hot needs target_nid"},
 		{R"([{"action": "stat", "quotas": {"goals": [{"metric":
-		      "some_mem_psi_us"}]}}])",
-		 "schemes: [0].quotas.goals: quota goals are not supported"},
+		      "node_memcg_used_bp"}]}}])",
+		 "schemes: [0].quotas.goals[0].metric: unknown metric "
+		 "'node_memcg_used_bp' (expected one of: user_input, "
+		 "some_mem_psi_us, node_mem_used_bp, node_mem_free_bp)"},
 		{R"([{"action": "stat", "filters": [{"filter_type":
 		      "memcg", "matching": true, "allow": false}]}])",
 		 "schemes: [0].filters[0].filter_type: filter type 'memcg' is "

@@ -5,7 +5,7 @@
  *
  *   workload [-s TOTAL_MB] [-o HOT_OFF_MB] [-h HOT_MB] [-t SECONDS]
  *            [-n THREADS] [-w] [-f] [-r RANGE]... [-m SECS:OFF_MB]
- *            [-P PROCS]
+ *            [-P PROCS] [-N NODE]
  *
  * Maps TOTAL_MB of anonymous memory (no transparent huge pages, so each 4 KiB
  * page is its own NUMA hinting fault; where madvise() is missing, the
@@ -25,7 +25,7 @@
  * 100 ms (default 10: always); r reads and w writes it (default: -w);
  * seq walks its pages in order, rand in a random order (default seq).
  * -m SECS:OFF_MB moves the first range to OFF_MB after SECS seconds (a
- * phase change). -f drops the hot ranges (MADV_DONTNEED) after each pass of
+ * phase change), or at SIGUSR2 if that comes first. -f drops the hot ranges (MADV_DONTNEED) after each pass of
  * thread 0, so that every touch of the next pass is a page fault: a steady
  * stream of faults without NUMA balancing. -P PROCS (1..8, default 1)
  * runs PROCS processes, each with its own mapping of TOTAL_MB, the same
@@ -33,12 +33,19 @@
  * (ended with the parent: SIGTERM to the parent ends them all), and the
  * parent prints its own lines after every child printed its own, so its
  * "WORKLOAD pid=" line (pid = $! of the caller) says all are running.
- * SIGUSR1 reports the parent's passes only.
+ * SIGUSR1 reports the parent's passes only. -N NODE places the memory on
+ * NUMA node NODE: each process binds itself to it (set_mempolicy(2)
+ * MPOL_BIND, with MPOL_F_NUMA_BALANCING where the kernel has it, 5.12+)
+ * before it maps and touches anything, so NUMA balancing still scans the
+ * mapping (hinting faults: samples for a page-fault probe) but moves a
+ * page only when the faulting CPU is on NODE; move_pages(2) moves pages
+ * anywhere, and the pages a thread faults in again (-f) come from NODE.
  *
  * Ground truth, one parseable line each, flushed before the loop starts:
  *   WORKLOAD pid=123 base=0x7f.. size=0x.. hot_start=0x7f.. hot_end=0x7f..
  *   WORKLOAD range i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq pid=123
  *   ... one range line per hot range (hot_start/hot_end: range 0)
+ *   WORKLOAD bind node=1 numa_balancing=1 pid=123   (with -N)
  * at a phase change (t_ns: CLOCK_MONOTONIC, as damonctl's time_ns):
  *   WORKLOAD move i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq pid=123 t_ns=123456789
  * on SIGUSR1 (within 10 ms; the benchmarks' progress counter):
@@ -56,6 +63,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,7 +84,7 @@ struct range {
 	int random;
 };
 
-static volatile sig_atomic_t stop, progress;
+static volatile sig_atomic_t stop, progress, move_now;
 static struct range ranges[MAX_RANGES];
 static unsigned int nr_ranges;
 static unsigned long passes[64];
@@ -92,6 +100,41 @@ static void on_progress(int sig)
 {
 	(void)sig;
 	progress = 1;
+}
+
+static void on_move(int sig)
+{
+	(void)sig;
+	move_now = 1;
+}
+
+#ifndef MPOL_BIND
+#define MPOL_BIND 2
+#endif
+#ifndef MPOL_F_NUMA_BALANCING
+#define MPOL_F_NUMA_BALANCING (1 << 13)
+#endif
+
+/* -N: this process's memory from @node only; 1 with NUMA balancing's flag */
+static int bind_node(unsigned long node)
+{
+	unsigned long mask[16] = { 0 };
+	unsigned long bits = sizeof(mask) * 8;
+
+	if (node >= bits) {
+		fprintf(stderr, "workload: node %lu above %lu\n", node,
+			bits - 1);
+		exit(2);
+	}
+	mask[node / (8 * sizeof(long))] = 1UL << (node % (8 * sizeof(long)));
+	if (!syscall(SYS_set_mempolicy, MPOL_BIND | MPOL_F_NUMA_BALANCING, mask,
+		     bits + 1))
+		return 1;
+	if (!syscall(SYS_set_mempolicy, MPOL_BIND, mask, bits + 1))
+		return 0;
+	fprintf(stderr, "workload: set_mempolicy(MPOL_BIND, node %lu): %s\n",
+		node, strerror(errno));
+	exit(2);
 }
 
 /* Passes so far, summed over the threads (each counter is one writer's). */
@@ -247,7 +290,8 @@ int main(int argc, char **argv)
 {
 	unsigned long total_mb = 64, hot_off_mb = 16, hot_mb = 8, secs = 10;
 	unsigned long nthreads = 2, i, all = 0, move_secs = 0, move_off_mb = 0;
-	unsigned long nprocs = 1;
+	unsigned long nprocs = 1, node = 0;
+	int bind = 0, balanced = 0;
 	pid_t kids[MAX_PROCS];
 	int ready[2] = { -1, -1 };
 	char c;
@@ -261,7 +305,7 @@ int main(int argc, char **argv)
 	size_t size;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:N:")) != -1) {
 		switch (opt) {
 		case 's':
 			total_mb = arg_ul(optarg, "size");
@@ -287,6 +331,10 @@ int main(int argc, char **argv)
 		case 'f':
 			do_refault = 1;
 			break;
+		case 'N':
+			node = arg_ul(optarg, "node");
+			bind = 1;
+			break;
 		case 'r':
 			if (nr_specs == MAX_RANGES) {
 				fprintf(stderr, "workload: at most 8 ranges\n");
@@ -311,7 +359,7 @@ int main(int argc, char **argv)
 				"usage: %s [-s TOTAL_MB] [-o HOT_OFF_MB] "
 				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w] [-f] "
 				"[-r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]]... "
-				"[-m SECS:OFF_MB] [-P PROCS]\n",
+				"[-m SECS:OFF_MB] [-P PROCS] [-N NODE]\n",
 				argv[0]);
 			return 2;
 		}
@@ -375,6 +423,8 @@ int main(int argc, char **argv)
 	if (nprocs > 1)
 		close(ready[1]);
 
+	if (bind)
+		balanced = bind_node(node);
 	size = total_mb * MB;
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -404,6 +454,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = on_progress;
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_move;
+	sigaction(SIGUSR2, &sa, NULL);
 
 	/* the parent prints last: its line says every process runs */
 	for (i = 0; nprocs > 1 && i + 1 < nprocs; i++) {
@@ -419,6 +471,9 @@ int main(int argc, char **argv)
 		print_range("range", i);
 		printf("\n");
 	}
+	if (bind)
+		printf("WORKLOAD bind node=%lu numa_balancing=%d pid=%d\n",
+		       node, balanced, (int)getpid());
 	fflush(stdout);
 	if (!nprocs) { /* a child: say so, and let a failed sibling's EOF show */
 		if (write(ready[1], "", 1) != 1)
@@ -438,7 +493,8 @@ int main(int argc, char **argv)
 		while (!stop) {
 			usleep(10 * 1000);
 			t = now_ns() - start;
-			if (move && t >= move_secs * 1000000000ULL) {
+			if (move &&
+			    (move_now || t >= move_secs * 1000000000ULL)) {
 				__atomic_store_n(&ranges[0].start,
 						 base + move_off_mb * MB,
 						 __ATOMIC_RELEASE);

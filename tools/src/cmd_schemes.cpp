@@ -186,6 +186,28 @@ private:
 	std::set<std::pair<size_t, int>> reported_;
 };
 
+// A scheme with quota goals: its last effective quota and each goal's
+// last metric value, in damo's names.
+void add_goals_json(nlohmann::json &j, const SchemeEngine &e, size_t i)
+{
+	const auto &goals = e.scheme(i).quota.goals;
+
+	if (goals.empty())
+		return;
+	j["effective_sz_bytes"] = e.effective_quota(i);
+	j["goals"] = nlohmann::json::array();
+	for (size_t g = 0; g < goals.size(); g++) {
+		nlohmann::json gj = {
+			{"metric", to_string(goals[g].metric)},
+			{"target_value", goals[g].target_value},
+			{"current_value", e.goal_current(i, g)},
+		};
+		if (goals[g].nid)
+			gj["nid"] = *goals[g].nid;
+		j["goals"].push_back(gj);
+	}
+}
+
 // The unattended loop: aggregations to the sink, a check of the module
 // every PROBE_INTERVAL (MONITOR_SUBSCRIBE again: "already subscribed"
 // while the same module runs, accepted by a new one, refused while there
@@ -472,8 +494,11 @@ private:
 		nlohmann::json schemes = nlohmann::json::array();
 
 		for (size_t i = 0; i < engine_.size(); i++)
+		{
 			schemes.push_back(
 				to_json(engine_.scheme(i), engine_.stats(i)));
+			add_goals_json(schemes.back(), engine_, i);
+		}
 		counters_.process_cpu_ns = process_cpu_ns() - cpu0_;
 		counters_.wall_ns = mono_ns() - start_ns_;
 		counters_.target_exits = procs_.events().exits;

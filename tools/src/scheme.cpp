@@ -35,6 +35,18 @@ const struct {
 	{SchemeAction::stat, "stat"},
 };
 
+const size_t MAX_QUOTA_GOALS = 8;
+
+const struct {
+	GoalMetric metric;
+	const char *name;
+} goal_metric_names[] = {
+	{GoalMetric::user_input, "user_input"},
+	{GoalMetric::some_mem_psi_us, "some_mem_psi_us"},
+	{GoalMetric::node_mem_used_bp, "node_mem_used_bp"},
+	{GoalMetric::node_mem_free_bp, "node_mem_free_bp"},
+};
+
 [[noreturn]] void fail(const std::string &where, const std::string &what)
 {
 	throw UsageError("schemes: " + where + ": " + what);
@@ -262,6 +274,123 @@ uint64_t get_bytes(const json &v, const std::string &where)
 	return parse_scheme_bytes(text(v, where), where);
 }
 
+// A quota goal's target: a ratio in bp ("7000", "7,000") or percent
+// ("70 %") for the node metrics, a time for some_mem_psi_us ("1 ms", bare
+// microseconds), a whole number for user_input; above 0 in all cases.
+uint64_t get_goal_target(GoalMetric m, const json &v, const std::string &where)
+{
+	std::string s = text(v, where);
+	uint64_t target;
+
+	switch (m) {
+	case GoalMetric::node_mem_used_bp:
+	case GoalMetric::node_mem_free_bp: {
+		bool percent = !s.empty() && s.back() == '%';
+		auto x = number(percent ? s.substr(0, s.size() - 1) : s);
+		if (!x)
+			fail(where, "'" + s +
+					    "' is not a ratio in bp (N) or "
+					    "percent (N %)");
+		long double bp = percent ? *x * 100 : *x;
+		if (bp > 10000)
+			fail(where, s + " is above 10000 bp (100 %)");
+		target = to_u64(bp, where);
+		break;
+	}
+	case GoalMetric::some_mem_psi_us:
+		target = parse_scheme_time_us(s, 1, where);
+		break;
+	default:
+		target = get_uint(v, where);
+		break;
+	}
+	if (!target)
+		fail(where, "must be above 0 (the score divides by it)");
+	return target;
+}
+
+// One quota goal: damonctl's and damo's keys are the same (metric,
+// target_value, current_value, nid); damo writes null for an unused nid
+// and memcg_path and the current values the kernel had (ignored but
+// user_input's).
+QuotaGoal get_goal(const json &g, const std::string &where, bool damo)
+{
+	QuotaGoal goal;
+
+	if (damo) {
+		if (!g.is_object())
+			fail(where, "must be an object");
+	} else {
+		only_keys(g, where,
+			  {"metric", "target_value", "current_value", "nid"});
+	}
+	if (!g.contains("metric") || !g["metric"].is_string())
+		fail(where, "needs a metric");
+	std::string m = g["metric"].get<std::string>();
+	auto metric = goal_metric_from_string(m);
+	if (!metric) {
+		std::string list;
+		for (const auto &n : goal_metric_names)
+			list += (list.empty() ? "" : ", ") +
+				std::string(n.name);
+		fail(where + ".metric", "unknown metric '" + m +
+						"' (expected one of: " + list +
+						")");
+	}
+	goal.metric = *metric;
+	if (damo && g.contains("memcg_path") && !g["memcg_path"].is_null())
+		fail(where + ".memcg_path", "memcg goals are not supported");
+	if (!g.contains("target_value"))
+		fail(where, "needs a target_value");
+	goal.target_value = get_goal_target(goal.metric, g["target_value"],
+					    where + ".target_value");
+	bool has_nid = g.contains("nid") && !g["nid"].is_null();
+	if (goal_metric_has_nid(goal.metric)) {
+		if (!has_nid)
+			fail(where, m + " needs a nid (the node)");
+		goal.nid = get_node(g["nid"], where + ".nid");
+	} else if (has_nid) {
+		fail(where + ".nid",
+		     "is for node_mem_used_bp and node_mem_free_bp");
+	}
+	if (g.contains("current_value")) {
+		if (goal.metric == GoalMetric::user_input)
+			goal.current_value = get_uint(g["current_value"],
+						      where + ".current_value");
+		else if (!damo)
+			fail(where + ".current_value", "is for user_input");
+	}
+	return goal;
+}
+
+std::vector<QuotaGoal> get_goals(const json &v, const std::string &where,
+				 bool damo)
+{
+	std::vector<QuotaGoal> goals;
+
+	if (!v.is_array())
+		fail(where, "must be an array");
+	if (v.size() > MAX_QUOTA_GOALS)
+		fail(where, "at most " + std::to_string(MAX_QUOTA_GOALS));
+	for (size_t i = 0; i < v.size(); i++)
+		goals.push_back(get_goal(
+			v[i], where + "[" + std::to_string(i) + "]", damo));
+	return goals;
+}
+
+GoalTuner get_goal_tuner(const json &v, const std::string &where)
+{
+	if (!v.is_string())
+		fail(where, "must be a string (consist or temporal)");
+	std::string t = v.get<std::string>();
+	if (t == "consist")
+		return GoalTuner::consist;
+	if (t == "temporal")
+		return GoalTuner::temporal;
+	fail(where,
+	     "unknown goal tuner '" + t + "' (expected consist or temporal)");
+}
+
 void check_scheme(const Scheme &s, const std::string &where)
 {
 	bool migrate = s.action == SchemeAction::migrate_hot ||
@@ -275,7 +404,9 @@ void check_scheme(const Scheme &s, const std::string &where)
 		fail(where + ".watermarks", "must be low <= mid <= high");
 	if (s.quota.limited() && !s.quota.reset_interval_ms)
 		fail(where + ".quota",
-		     "a byte or time quota needs a reset interval");
+		     s.quota.goals.empty()
+			     ? "a byte or time quota needs a reset interval"
+			     : "quota goals need a reset interval");
 }
 
 SchemeFilter get_own_filter(const json &f, const std::string &where)
@@ -407,7 +538,14 @@ Scheme get_own_scheme(const json &j, const std::string &where)
 		const json &q = j["quota"];
 		std::string qw = where + ".quota";
 		only_keys(q, qw,
-			  {"bytes", "ms", "reset_interval_ms", "weights"});
+			  {"bytes", "ms", "reset_interval_ms", "weights",
+			   "goals", "goal_tuner"});
+		if (q.contains("goals"))
+			s.quota.goals =
+				get_goals(q["goals"], qw + ".goals", false);
+		if (q.contains("goal_tuner"))
+			s.quota.goal_tuner = get_goal_tuner(q["goal_tuner"],
+							    qw + ".goal_tuner");
 		if (q.contains("bytes"))
 			s.quota.sz = get_bytes(q["bytes"], qw + ".bytes");
 		if (q.contains("ms"))
@@ -597,8 +735,12 @@ Scheme get_damo_scheme(const json &j, const std::string &where)
 					text(q["reset_interval_ms"], qw), 1000,
 					qw + ".reset_interval_ms") /
 				1000;
-		if (q.contains("goals") && !q["goals"].empty())
-			fail(qw + ".goals", "quota goals are not supported");
+		if (q.contains("goals"))
+			s.quota.goals =
+				get_goals(q["goals"], qw + ".goals", true);
+		if (q.contains("goal_tuner") && !q["goal_tuner"].is_null())
+			s.quota.goal_tuner = get_goal_tuner(q["goal_tuner"],
+							    qw + ".goal_tuner");
 		if (q.contains("weights")) {
 			const json &w = q["weights"];
 			std::string ww = qw + ".weights";
@@ -688,6 +830,28 @@ std::optional<SchemeAction> scheme_action_from_string(const std::string &s)
 		if (s == n.name)
 			return n.action;
 	return std::nullopt;
+}
+
+std::string to_string(GoalMetric m)
+{
+	for (const auto &n : goal_metric_names)
+		if (n.metric == m)
+			return n.name;
+	return "?";
+}
+
+std::optional<GoalMetric> goal_metric_from_string(const std::string &s)
+{
+	for (const auto &n : goal_metric_names)
+		if (s == n.name)
+			return n.metric;
+	return std::nullopt;
+}
+
+bool goal_metric_has_nid(GoalMetric m)
+{
+	return m == GoalMetric::node_mem_used_bp ||
+	       m == GoalMetric::node_mem_free_bp;
 }
 
 bool action_prefers_hot(SchemeAction a)

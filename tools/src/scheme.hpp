@@ -49,9 +49,37 @@ struct AccessPattern {
 	AgeUnit age_unit = AgeUnit::aggrs;
 };
 
+// A metric a quota goal tunes the quota for (DAMOS's quota goals, 6.8+).
+enum class GoalMetric {
+	user_input,       // current_value as given
+	some_mem_psi_us,  // memory PSI "some" stall time per reset interval
+	node_mem_used_bp, // MemTotal - MemFree of node nid, in bp of MemTotal
+	node_mem_free_bp, // MemFree of node nid, in bp of MemTotal
+};
+
+std::string to_string(GoalMetric m);
+std::optional<GoalMetric> goal_metric_from_string(const std::string &s);
+// Whether @m is a node's (needs a nid).
+bool goal_metric_has_nid(GoalMetric m);
+
+// DAMOS quota goal: the effective quota is tuned each reset interval so
+// that the metric's @current_value reaches @target_value.
+struct QuotaGoal {
+	GoalMetric metric = GoalMetric::user_input;
+	uint64_t target_value = 0;  // bp, us or the user's unit; > 0
+	uint64_t current_value = 0; // user_input's value
+	std::optional<int> nid;     // node_mem_used_bp, node_mem_free_bp
+};
+
+// How goals tune the quota (DAMOS's goal_tuner): consist, the feedback
+// loop (the default); temporal, the whole quota until the goal is
+// reached, nothing from then until it is missed again.
+enum class GoalTuner { consist, temporal };
+
 // DAMOS quota: at most @sz bytes and @ms milliseconds of action time per
 // @reset_interval_ms; 0 means no limit. Weights (permil) rank the regions
-// when the quota is short.
+// when the quota is short. With @goals, the bytes per reset interval are
+// also tuned by DAMOS's feedback loop; the smallest limit applies.
 struct Quota {
 	uint64_t ms = 0;
 	uint64_t sz = 0;
@@ -59,8 +87,10 @@ struct Quota {
 	uint32_t weight_sz = 0;
 	uint32_t weight_nr_accesses = 0;
 	uint32_t weight_age = 0;
+	std::vector<QuotaGoal> goals;
+	GoalTuner goal_tuner = GoalTuner::consist;
 
-	bool limited() const { return ms || sz; }
+	bool limited() const { return ms || sz || !goals.empty(); }
 };
 
 enum class WmarkMetric { none, free_mem_rate };

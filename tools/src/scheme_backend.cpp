@@ -109,6 +109,47 @@ public:
 		return total ? uint32_t(free * 1000 / total) : 0;
 	}
 
+	std::optional<NodeMem> node_mem(int nid) override
+	{
+		// "Node 0 MemTotal:  509876 kB"
+		std::ifstream in("/sys/devices/system/node/node" +
+				 std::to_string(nid) + "/meminfo");
+		NodeMem m;
+		bool total = false;
+
+		for (std::string line; std::getline(in, line);) {
+			std::istringstream ls(line);
+			std::string node, key;
+			int n = -1;
+			uint64_t kib = 0;
+			if (!(ls >> node >> n >> key >> kib))
+				continue;
+			if (key == "MemTotal:") {
+				m.total = kib * 1024;
+				total = true;
+			} else if (key == "MemFree:") {
+				m.free = kib * 1024;
+			}
+		}
+		if (!total || !m.total)
+			return std::nullopt;
+		return m;
+	}
+
+	std::optional<uint64_t> some_mem_psi_total_us() override
+	{
+		// "some avg10=0.00 avg60=0.00 avg300=0.00 total=1234"
+		std::ifstream in("/proc/pressure/memory");
+
+		for (std::string word; in >> word;) {
+			unsigned long long total = 0;
+			if (std::sscanf(word.c_str(), "total=%llu", &total) ==
+			    1)
+				return uint64_t(total);
+		}
+		return std::nullopt;
+	}
+
 	uint64_t now_ns() override
 	{
 		struct timespec ts;

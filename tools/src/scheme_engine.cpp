@@ -107,8 +107,113 @@ SchemeEngine::SchemeEngine(std::vector<Scheme> schemes, SchemeBackend &backend)
 	for (auto &s : schemes) {
 		State st;
 		st.scheme = std::move(s);
+		const auto &goals = st.scheme.quota.goals;
+		st.goal_current.assign(goals.size(), 0);
+		st.goal_last_psi.assign(goals.size(), 0);
+		for (size_t g = 0; g < goals.size(); g++) {
+			std::string where = "schemes: " + st.scheme.name +
+					    ": quota goal " +
+					    std::to_string(g) + " (" +
+					    to_string(goals[g].metric) + "): ";
+			if (goals[g].nid && !backend_.node_mem(*goals[g].nid))
+				throw UsageError(
+					where + "node " +
+					std::to_string(*goals[g].nid) +
+					" has no memory (no /sys/devices/"
+					"system/node/node" +
+					std::to_string(*goals[g].nid) +
+					"/meminfo)");
+			if (goals[g].metric != GoalMetric::some_mem_psi_us)
+				continue;
+			auto psi = backend_.some_mem_psi_total_us();
+			if (!psi)
+				throw UsageError(where +
+						 "no /proc/pressure/memory "
+						 "(a kernel without "
+						 "CONFIG_PSI, or booted with "
+						 "psi=0)");
+			// the first window counts from here, not from boot
+			st.goal_last_psi[g] = *psi;
+		}
 		states_.push_back(std::move(st));
 	}
+}
+
+uint64_t SchemeEngine::feed_loop_next_input(uint64_t last_input, uint64_t score)
+{
+	const uint64_t goal = 10000;
+	// the smallest input, so that the compensation is never 0
+	const uint64_t min_input = 10000;
+
+	if (score == goal)
+		return last_input;
+	if (score >= goal * 2)
+		return min_input;
+	bool over_achieving = score > goal;
+	uint64_t diff = over_achieving ? score - goal : goal - score;
+	uint64_t compensation = last_input < UINT64_MAX / diff
+					? last_input * diff / goal
+					: last_input / goal * diff;
+	if (over_achieving)
+		return std::max(last_input - compensation, min_input);
+	if (last_input < UINT64_MAX - compensation)
+		return last_input + compensation;
+	return UINT64_MAX;
+}
+
+uint64_t SchemeEngine::goal_score(uint64_t current, uint64_t target)
+{
+	unsigned __int128 s =
+		(unsigned __int128)current * 10000 / (target ? target : 1);
+
+	return s > UINT64_MAX ? UINT64_MAX : uint64_t(s);
+}
+
+// damos_set_quota_goal_current_value() of mm/damon/core.c
+uint64_t SchemeEngine::goal_metric(State &st, size_t g)
+{
+	const QuotaGoal &goal = st.scheme.quota.goals[g];
+
+	switch (goal.metric) {
+	case GoalMetric::user_input:
+		return goal.current_value;
+	case GoalMetric::some_mem_psi_us: {
+		uint64_t now = backend_.some_mem_psi_total_us().value_or(
+			st.goal_last_psi[g]);
+		uint64_t v = now >= st.goal_last_psi[g]
+				     ? now - st.goal_last_psi[g]
+				     : 0;
+		st.goal_last_psi[g] = now;
+		return v;
+	}
+	case GoalMetric::node_mem_used_bp:
+	case GoalMetric::node_mem_free_bp: {
+		auto m = backend_.node_mem(goal.nid.value_or(-1));
+		bool used = goal.metric == GoalMetric::node_mem_used_bp;
+		// a node gone since: DAMOS's values for an invalid node
+		if (!m || !m->total)
+			return used ? 0 : 10000;
+		uint64_t free = std::min(m->free, m->total);
+		uint64_t n = used ? m->total - free : free;
+		return uint64_t((unsigned __int128)n * 10000 / m->total);
+	}
+	}
+	return 0;
+}
+
+// damos_quota_score(): the highest score, the least aggressive
+uint64_t SchemeEngine::quota_score(State &st)
+{
+	uint64_t highest = 0;
+
+	for (size_t g = 0; g < st.scheme.quota.goals.size(); g++) {
+		st.goal_current[g] = goal_metric(st, g);
+		highest = std::max(
+			highest,
+			goal_score(st.goal_current[g],
+				   st.scheme.quota.goals[g].target_value));
+	}
+	return highest;
 }
 
 uint64_t SchemeEngine::quota_left(size_t i) const
@@ -192,8 +297,12 @@ void SchemeEngine::adjust_quota(State &st, uint64_t now)
 
 	if (!q.limited())
 		return;
-	bool reset = !st.window_open ||
-		     now >= st.window_start_ns + q.reset_interval_ms * 1000000;
+	// damo's "max" reset interval: saturated, not wrapped
+	uint64_t reset_ns = q.reset_interval_ms > UINT64_MAX / 1000000
+				    ? UINT64_MAX
+				    : q.reset_interval_ms * 1000000;
+	bool reset = !st.window_open || (now >= st.window_start_ns &&
+					 now - st.window_start_ns >= reset_ns);
 	if (!reset)
 		return;
 	if (st.window_open && st.esz && st.charged_sz >= st.esz)
@@ -204,17 +313,38 @@ void SchemeEngine::adjust_quota(State &st, uint64_t now)
 	st.charged_ns = 0;
 	st.window_open = true;
 	st.window_start_ns = now;
-	// damos_set_effective_quota() without goals
-	if (!q.ms) {
+	// damos_set_effective_quota()
+	if (!q.ms && q.goals.empty()) {
 		st.esz = q.sz;
 		return;
 	}
-	uint64_t throughput =
-		st.total_charged_ns
-			? uint64_t((unsigned __int128)st.total_charged_sz *
-				   1000000 / st.total_charged_ns)
-			: PAGE * 1024; // bytes per ms
-	uint64_t esz = std::max<uint64_t>(throughput * q.ms, PAGE);
+	uint64_t esz = UINT64_MAX;
+	if (!q.goals.empty()) {
+		uint64_t score = quota_score(st);
+		if (q.goal_tuner == GoalTuner::consist)
+			st.esz_bp = feed_loop_next_input(
+				std::max<uint64_t>(st.esz_bp, 10000), score);
+		else if (score >= 10000)
+			// damos_goal_tune_esz_bp_temporal() sets 0, which
+			// its esz takes for no limit; 1 byte stops it
+			st.esz_bp = 10000;
+		else if (q.sz)
+			st.esz_bp = q.sz < UINT64_MAX / 10000 ? q.sz * 10000
+							      : UINT64_MAX;
+		else
+			st.esz_bp = UINT64_MAX;
+		esz = st.esz_bp / 10000;
+	}
+	if (q.ms) {
+		uint64_t throughput =
+			st.total_charged_ns
+				? uint64_t((unsigned __int128)
+						   st.total_charged_sz *
+					   1000000 / st.total_charged_ns)
+				: PAGE * 1024; // bytes per ms
+		esz = std::min(std::max<uint64_t>(throughput * q.ms, PAGE),
+			       esz);
+	}
 	if (q.sz && q.sz < esz)
 		esz = q.sz;
 	st.esz = esz;
@@ -244,6 +374,54 @@ void SchemeEngine::apply(const Aggregation &agg)
 	}
 }
 
+// DAMOS under a quota (damos_adjust_quota(), damos_skip_charged_region()):
+// only the regions of the highest scores that cover the quota, in address
+// order, starting where the last window's quota ran out; the regions
+// before that point come last (DAMOS leaves them to the window after).
+std::vector<const Region *>
+SchemeEngine::quota_order(State &st, std::vector<const Region *> cands,
+			  uint32_t max_nr, uint64_t aggr_us)
+{
+	const Scheme &s = st.scheme;
+	uint64_t hist[MAX_SCORE + 1] = {};
+	std::vector<unsigned int> scores;
+	unsigned int min_score = 0;
+
+	for (const Region *r : cands) {
+		scores.push_back(score(s, *r, max_nr, aggr_us));
+		hist[scores.back()] += r->size();
+	}
+	uint64_t cumulated = 0;
+	for (int sc = MAX_SCORE; sc >= 0; sc--) {
+		cumulated += hist[sc];
+		min_score = unsigned(sc);
+		if (cumulated >= st.esz)
+			break;
+	}
+	std::vector<const Region *> top;
+	for (size_t i = 0; i < cands.size(); i++)
+		if (scores[i] >= min_score)
+			top.push_back(cands[i]);
+	if (!st.resume)
+		return top;
+	// the first region of the resumed target that ends after the point,
+	// else the first region after that target's
+	size_t first = 0;
+	bool seen = false, found = false;
+	for (size_t i = 0; i < top.size() && !found; i++) {
+		bool same = top[i]->target_id == st.resume_target;
+		if ((same && top[i]->end > st.resume_addr) || (seen && !same)) {
+			first = i;
+			found = true;
+		}
+		seen = seen || same;
+	}
+	if (!found)
+		return top;
+	std::rotate(top.begin(), top.begin() + long(first), top.end());
+	return top;
+}
+
 void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 				uint32_t max_nr)
 {
@@ -253,21 +431,35 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 
 	for (const auto &t : agg.targets)
 		pids[t.id] = t.pid;
+	// less than a page of quota left: nothing more charged, as DAMOS
+	// skips a region cut to 0 bytes
+	auto spent = [&st] {
+		return st.esz && (st.charged_sz >= st.esz ||
+				  st.esz - st.charged_sz < PAGE);
+	};
+	// (the resume point kept for the next window)
+	if (spent())
+		return;
 	for (const auto &r : agg.regions)
 		if (matches(s, r, max_nr, agg.aggr_us))
 			cands.push_back(&r);
-	// DAMOS applies in address order above a score threshold; here the
-	// highest score goes first, the address breaking ties
-	if (st.esz)
-		std::stable_sort(
-			cands.begin(), cands.end(),
-			[&](const Region *a, const Region *b) {
-				return score(s, *a, max_nr, agg.aggr_us) >
-				       score(s, *b, max_nr, agg.aggr_us);
-			});
+	uint64_t from = 0; // where the first region starts, when resumed
+	if (st.esz) {
+		bool resumed = st.resume;
+		cands = quota_order(st, std::move(cands), max_nr, agg.aggr_us);
+		// the rest of the region the last window stopped in
+		if (resumed && !cands.empty() &&
+		    cands.front()->target_id == st.resume_target &&
+		    cands.front()->start < st.resume_addr &&
+		    st.resume_addr < cands.front()->end)
+			from = st.resume_addr;
+		st.resume = false;
+	}
 	for (const Region *r : cands) {
-		if (st.esz && st.charged_sz >= st.esz)
+		if (spent())
 			break;
+		uint64_t r_start = std::max(r->start, from);
+		from = 0;
 		auto pit = pids.find(r->target_id);
 		std::optional<uint32_t> pid =
 			pit == pids.end() ? std::nullopt : pit->second;
@@ -275,7 +467,7 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 		if (!pid) {
 			// a physical address range: no mappings, no actions
 			// but stat
-			mapped.push_back({r->start, r->end, false});
+			mapped.push_back({r_start, r->end, false});
 		} else {
 			if (!maps_.count(*pid) && !maps_err_.count(*pid)) {
 				try {
@@ -293,7 +485,7 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 				continue;
 			}
 			for (const auto &m : maps_[*pid]) {
-				uint64_t a = std::max(m.start, r->start);
+				uint64_t a = std::max(m.start, r_start);
 				uint64_t b = std::min(m.end, r->end);
 				if (a < b)
 					mapped.push_back({a, b, m.anon});
@@ -306,14 +498,10 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 			if (!filters_pass(s.filters, p, r->target_id))
 				continue;
 			if (st.esz) {
-				if (st.charged_sz >= st.esz)
+				if (spent())
 					break;
 				uint64_t left =
 					(st.esz - st.charged_sz) & ~(PAGE - 1);
-				if (!left) {
-					st.charged_sz = st.esz;
-					break;
-				}
 				if (p.end - p.start > left)
 					p.end = p.start + left;
 			}
@@ -334,6 +522,11 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 			uint64_t t1 = backend_.now_ns();
 			st.charged_ns += t1 > t0 ? t1 - t0 : 0;
 			st.charged_sz += sz;
+			if (spent()) {
+				st.resume = true;
+				st.resume_target = r->target_id;
+				st.resume_addr = p.end;
+			}
 			if (res.sz_applied)
 				st.stats.nr_applied++;
 			st.stats.sz_applied += res.sz_applied;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -32,10 +33,28 @@ struct ApplyResult {
 	std::map<int, uint64_t> failed; // errno -> pages that failed
 };
 
+// A NUMA node's memory (/sys/devices/system/node/nodeN/meminfo), bytes.
+struct NodeMem {
+	uint64_t total = 0; // MemTotal: the node's managed memory
+	uint64_t free = 0;  // MemFree
+};
+
 // Where the actions go.
 class SchemeBackend {
 public:
 	virtual ~SchemeBackend() = default;
+	// The memory of node @nid; nullopt when it has none (no such node).
+	virtual std::optional<NodeMem> node_mem(int nid)
+	{
+		(void)nid;
+		return std::nullopt;
+	}
+	// The total time (us) some task stalled on memory since boot
+	// (/proc/pressure/memory); nullopt without PSI.
+	virtual std::optional<uint64_t> some_mem_psi_total_us()
+	{
+		return std::nullopt;
+	}
 	// The mappings of @pid in address order; throws std::system_error
 	// (the errno) when they cannot be read (ESRCH/ENOENT: it exited).
 	virtual std::vector<Mapping> mappings(uint32_t pid) = 0;
@@ -82,6 +101,23 @@ public:
 	// (UINT64_MAX: no quota).
 	uint64_t quota_left(size_t i) const;
 
+	// The effective size quota of scheme @i in its current window (0: no
+	// quota), and the goal tuner's last output in bp of a byte.
+	uint64_t effective_quota(size_t i) const { return states_[i].esz; }
+	uint64_t esz_bp(size_t i) const { return states_[i].esz_bp; }
+	// The metric values goal @g of scheme @i last read.
+	uint64_t goal_current(size_t i, size_t g) const
+	{
+		return states_[i].goal_current[g];
+	}
+
+	// damon_feed_loop_next_input() of mm/damon/core.c: the next input
+	// (esz_bp) for a score (10000: on target) the last input made.
+	static uint64_t feed_loop_next_input(uint64_t last_input,
+					     uint64_t score);
+	// DAMOS's goal score: @current in bp of @target (10000: reached).
+	static uint64_t goal_score(uint64_t current, uint64_t target);
+
 	// DAMOS's priority of @r for @s (0 .. 99, higher first), with
 	// @max_nr_accesses the aggregation's highest nr_accesses.
 	static unsigned int score(const Scheme &s, const Region &r,
@@ -105,13 +141,28 @@ private:
 		uint64_t charged_ns = 0;
 		uint64_t total_charged_sz = 0;
 		uint64_t total_charged_ns = 0;
-		uint64_t esz = 0; // effective size quota, 0: none
+		uint64_t esz = 0;    // effective size quota, 0: none
+		uint64_t esz_bp = 0; // the goal tuner's input, bp of a byte
+		std::vector<uint64_t> goal_current;  // each goal's metric
+		std::vector<uint64_t> goal_last_psi; // some_mem_psi_us's base
+		// where the last window's quota ran out (DAMOS's
+		// charge_target_from, charge_addr_from): the next starts there
+		bool resume = false;
+		uint32_t resume_target = 0;
+		uint64_t resume_addr = 0;
 	};
+
+	uint64_t goal_metric(State &st, size_t g);
+	uint64_t quota_score(State &st);
 
 	bool check_watermarks(State &st, uint64_t now);
 	void adjust_quota(State &st, uint64_t now);
 	void apply_scheme(State &st, const Aggregation &agg,
 			  uint32_t max_nr_accesses);
+	std::vector<const Region *> quota_order(State &st,
+						std::vector<const Region *> c,
+						uint32_t max_nr_accesses,
+						uint64_t aggr_us);
 
 	std::vector<State> states_;
 	SchemeBackend &backend_;
