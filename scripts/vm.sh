@@ -127,6 +127,10 @@ console=ttyS0
 [ "$arch" = aarch64 ] && console=ttyAMA0
 cmdline="console=$console,115200 panic=-1 printk.time=1 loglevel=7"
 cmdline+=" DAMON_PERF_TEST=$tests DAMON_PERF_KERNEL=$kernel"
+# no_timer_check: x86's check_timer() counts timer ticks over a busy wait;
+# a host busy enough to deschedule the vCPU then panics the boot with
+# "IO-APIC + timer doesn't work" (seen once on 6.12 at load average 16).
+[ "$arch" = aarch64 ] || cmdline+=" no_timer_check"
 [ -z "$append" ] || cmdline+=" $append"
 # The VM's console is a terminal, so tools inside would colour it and
 # redraw the screen; the user's stdout decides instead. When it is not a
