@@ -76,6 +76,9 @@ if [ ! -f "$DAMON_PERF_MODDIR/damon_perf_testpmu.ko" ]; then
 fi
 load_module damon_perf || finish
 workload_started -s 64 -o 16 -h 4 -t 0 -n 1
+# Its mapping and pid are what the test PMU's records name; its own loop
+# would only take a vCPU from every step (TCG): stopped until the end.
+kill -STOP "$WORKLOAD_PID"
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
 base=$((WORKLOAD_BASE))
@@ -257,6 +260,7 @@ else
 	kill -9 $apid 2>/dev/null
 fi
 diag "$(cat /tmp/attach2.out)"
+kill -CONT "$WORKLOAD_PID"
 stop_workload
 unload_module damon_perf_testpmu
 unload_module damon_perf
