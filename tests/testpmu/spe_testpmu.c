@@ -265,8 +265,9 @@ static void tp_begin(struct tp_cpu *st, struct perf_event *event)
 	limit = tp_next_off(st);
 	if (!limit)
 		return;
+	/* the limit as a stream index, in the generation of the head */
 	st->ptr = st->handle.head;
-	st->limit = st->handle.head + limit - (st->handle.head & (buf->size - 1));
+	st->limit = st->ptr - (st->ptr & (buf->size - 1)) + limit;
 }
 
 /* arm_spe_perf_aux_output_end(): the size written is PMBPTR - head */
