@@ -89,7 +89,7 @@ size=$((WORKLOAD_SIZE))
 # 2-page buffer gets, so every tick that finds the buffer empty ends in a
 # buffer-full event and a TRUNCATED begin; 2% of the samples collide.
 load_module damon_perf_testpmu hot_start=$hs hot_len=$((he - hs)) \
-	cold_start=$base cold_len=$size hot_pct=80 period_us=1000 batch=128 \
+	cold_start=$base cold_len=$size hot_pct=80 period_us=4000 batch=128 \
 	collide_pct=2 ctx_pid="$WORKLOAD_PID" || finish
 TP=/sys/module/damon_perf_testpmu/parameters
 
