@@ -4,8 +4,10 @@
 # test modules) for one of the two test kernels, in a private copy of the
 # sources: M= builds write objects next to the sources, so two kernels
 # cannot share one tree. A test build: DAMON_PERF_TEST_EXPORTS=y, so the
-# module exports what tests/nmi calls on kernels without KUnit too
-# (kmod/compat/compat.h), and tests/nmi is built (x86).
+# module exports what the test modules call on kernels without KUnit too
+# (kmod/compat/compat.h), and they are built: tests/nmi and the PEBS/IBS
+# conformance PMUs (x86), the SPE conformance PMU, the SPE test PMU and
+# the AUX harness (tests/testpmu), the arm64 kernel's included.
 #
 #   scripts/kbuild.sh stock|debug|trixie|sid|arm64
 #

@@ -2,17 +2,38 @@
 /*
  * Test PMU "arm_spe_test" (tests only): an AUX tracing PMU that, from a
  * per-CPU hrtimer, writes ARM SPE format records into the perf AUX buffer
- * with perf_aux_output_begin()/perf_aux_output_end(), the way the real
- * arm_spe_pmu driver does from its interrupt. The data addresses follow a
- * configurable pattern: hot_pct percent of them fall in [hot_start,
- * hot_start + hot_len), the rest in [cold_start, cold_start + cold_len).
- * A full buffer ends the transaction with PERF_AUX_FLAG_TRUNCATED, which
- * disables the event until the consumer re-enables it, as on hardware.
- * With unterminated=1 no record ever ends: a stream of valid packets that
- * a parser must not take for one endless record.
+ * the way drivers/perf/arm_spe_pmu.c has the hardware write them. The
+ * data addresses follow a configurable pattern: hot_pct percent of them
+ * fall in [hot_start, hot_start + hot_len), the rest in [cold_start,
+ * cold_start + cold_len).
+ *
+ * The buffer handling is the driver's (6.1), over an imitated PMBPTR (the
+ * write pointer), PMBLIMITR (the limit) and PMBSR.COLL: at start and after
+ * every buffer-full event a transaction begins (perf_aux_output_begin())
+ * with the limit of arm_spe_pmu_next_off(): a misaligned head padded to
+ * TP_ALIGN, the limit at the page below the consumer's tail or at the
+ * page after the wakeup, padding to the limit when less than a
+ * maximum-size record (TP_MAX_RECORD) fits, and with no space left the
+ * rest padded, PERF_AUX_FLAG_TRUNCATED and an end of size 0, which
+ * disables the event until the consumer frees space and enables it
+ * again. Records are written whole; when less than a maximum-size record
+ * fits below the limit, the buffer-full event ends the transaction with
+ * the size written, flagged PERF_AUX_FLAG_COLLISION when a sample collided
+ * since the last one, and begins the next. collide_pct percent of the
+ * samples taken while COLL is clear collide (are lost, and set COLL), so
+ * each COLLISION flag stands for exactly one lost sample. paused=1 ends
+ * the transaction at the next tick (a buffer-full event, its COLLISION
+ * flag included) and takes no sample until paused=0, so that a consumer
+ * can drain everything written. The parameter stats reads "written N
+ * collided N truncated N pad_bytes N" summed over the CPUs: written +
+ * collided samples were offered, each counted once, as a record in the
+ * buffer or as a COLLISION flag. With unterminated=1 no record ever ends:
+ * a stream of valid packets that a parser must not take for one endless
+ * record.
  *
  * Events must be CPU-bound (perf_event_open(..., cpu >= 0)) and the AUX
- * area mapped read-write (no overwrite mode).
+ * area mapped read-write (no overwrite mode) with at least 2 pages, as
+ * the driver requires.
  */
 #include <linux/hrtimer.h>
 #include <linux/minmax.h>
@@ -50,6 +71,17 @@ static bool unterminated;
 module_param(unterminated, bool, 0644);
 MODULE_PARM_DESC(unterminated,
 		 "write valid packets but never END or TIMESTAMP (an adversary)");
+static unsigned int collide_pct;
+module_param(collide_pct, uint, 0644);
+MODULE_PARM_DESC(collide_pct,
+		 "percent of the samples taken while COLL is clear that collide");
+static bool paused;
+module_param(paused, bool, 0644);
+MODULE_PARM_DESC(paused, "end the transaction and take no sample");
+
+/* PMSIDR_EL1.MaxSize and PMBIDR_EL1.Align of the imitated hardware */
+#define TP_MAX_RECORD	64
+#define TP_ALIGN	16
 
 struct tp_buf {
 	void **pages;
@@ -63,19 +95,50 @@ struct tp_cpu {
 	u64 seq;
 	u64 rnd;
 	bool running;
-	unsigned long records;
+	bool paused;		/* paused ended the transaction */
+	unsigned long ptr;	/* PMBPTR: stream index of the next record */
+	unsigned long limit;	/* PMBLIMITR: stream index, 0: disabled */
+	bool coll;		/* PMBSR.COLL */
+	unsigned long written;
+	unsigned long collided;
 	unsigned long truncated;
+	unsigned long pad_bytes;
 };
 
 static DEFINE_PER_CPU(struct tp_cpu, tp_cpus);
 static struct pmu tp_pmu;
+
+static int tp_stats_get(char *out, const struct kernel_param *kp)
+{
+	unsigned long w = 0, c = 0, t = 0, p = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct tp_cpu *st = per_cpu_ptr(&tp_cpus, cpu);
+
+		w += READ_ONCE(st->written);
+		c += READ_ONCE(st->collided);
+		t += READ_ONCE(st->truncated);
+		p += READ_ONCE(st->pad_bytes);
+	}
+	return scnprintf(out, PAGE_SIZE,
+			 "written %lu collided %lu truncated %lu pad_bytes %lu\n",
+			 w, c, t, p);
+}
+
+static const struct kernel_param_ops tp_stats_ops = {
+	.get = tp_stats_get,
+};
+module_param_cb(stats, &tp_stats_ops, NULL, 0444);
+MODULE_PARM_DESC(stats, "records written, samples collided, TRUNCATED ends, pad bytes");
 
 static void *tp_setup_aux(struct perf_event *event, void **pages,
 			  int nr_pages, bool overwrite)
 {
 	struct tp_buf *buf;
 
-	if (overwrite || !is_power_of_2(nr_pages))
+	/* arm_spe_pmu_setup_aux(): at least two pages; no snapshot here */
+	if (overwrite || nr_pages < 2 || !is_power_of_2(nr_pages))
 		return NULL;
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
@@ -98,7 +161,10 @@ static void tp_free_aux(void *data)
 	kfree(buf);
 }
 
-/* Copy @n bytes to stream position @pos, wrapping around the buffer. */
+/*
+ * Copy @n bytes to stream position @pos (@src NULL: PAD bytes, 0), wrapping
+ * around the buffer.
+ */
 static void put(struct tp_buf *buf, unsigned long pos, const u8 *src,
 		unsigned int n)
 {
@@ -107,12 +173,127 @@ static void put(struct tp_buf *buf, unsigned long pos, const u8 *src,
 		unsigned int in_page = offset_in_page(off);
 		unsigned int chunk = min_t(unsigned int, n,
 					   PAGE_SIZE - in_page);
+		void *dst = buf->pages[off >> PAGE_SHIFT] + in_page;
 
-		memcpy(buf->pages[off >> PAGE_SHIFT] + in_page, src, chunk);
+		if (src) {
+			memcpy(dst, src, chunk);
+			src += chunk;
+		} else {
+			memset(dst, 0, chunk);
+		}
 		pos += chunk;
-		src += chunk;
 		n -= chunk;
 	}
+}
+
+/* arm_spe_pmu_pad_buf() */
+static void tp_pad(struct tp_cpu *st, unsigned long len)
+{
+	struct tp_buf *buf = perf_get_aux(&st->handle);
+
+	put(buf, st->handle.head, NULL, len);
+	st->pad_bytes += len;
+	perf_aux_output_skip(&st->handle, len);
+}
+
+/*
+ * __arm_spe_pmu_next_off(): the limit as an offset into the buffer, 0
+ * when there is no space (the handle ended, TRUNCATED).
+ */
+static unsigned long __tp_next_off(struct tp_cpu *st)
+{
+	struct perf_output_handle *handle = &st->handle;
+	struct tp_buf *buf = perf_get_aux(handle);
+	unsigned long mask = buf->size - 1, limit = buf->size;
+	unsigned long head, tail, wakeup;
+
+	head = handle->head & mask;
+	if (!IS_ALIGNED(head, TP_ALIGN)) {
+		unsigned long delta = roundup(head, TP_ALIGN) - head;
+
+		tp_pad(st, min(delta, handle->size));
+		head = handle->head & mask;
+	}
+	if (!handle->size)
+		goto no_space;
+	tail = (handle->head + handle->size) & mask;
+	wakeup = handle->wakeup & mask;
+	/* avoid clobbering unconsumed data */
+	if (head < tail)
+		limit = round_down(tail, PAGE_SIZE);
+	/* a wakeup before the wrap: stop at the page boundary after it */
+	if (handle->wakeup < handle->head + handle->size && head <= wakeup)
+		limit = min(limit, round_up(wakeup, PAGE_SIZE));
+	if (limit > head)
+		return limit;
+	tp_pad(st, handle->size);
+no_space:
+	perf_aux_output_flag(handle, PERF_AUX_FLAG_TRUNCATED);
+	st->truncated++;
+	perf_aux_output_end(handle, 0);
+	return 0;
+}
+
+/* arm_spe_pmu_next_off(): too close to the limit, pad to it, recompute */
+static unsigned long tp_next_off(struct tp_cpu *st)
+{
+	struct tp_buf *buf = perf_get_aux(&st->handle);
+	unsigned long limit = __tp_next_off(st);
+	unsigned long head = st->handle.head & (buf->size - 1);
+
+	if (limit && limit - head < TP_MAX_RECORD) {
+		tp_pad(st, limit - head);
+		limit = __tp_next_off(st);
+	}
+	return limit;
+}
+
+/*
+ * arm_spe_perf_aux_output_begin() (6.1): no buffer stops the event; the
+ * limit becomes a stream index, PMBPTR the head.
+ */
+static void tp_begin(struct tp_cpu *st, struct perf_event *event)
+{
+	struct tp_buf *buf = perf_aux_output_begin(&st->handle, event);
+	unsigned long limit;
+
+	st->limit = 0;
+	if (!buf) {
+		event->hw.state |= PERF_HES_STOPPED;
+		return;
+	}
+	limit = tp_next_off(st);
+	if (!limit)
+		return;
+	/* the limit as a stream index, in the generation of the head */
+	st->ptr = st->handle.head;
+	st->limit = st->ptr - (st->ptr & (buf->size - 1)) + limit;
+}
+
+/* arm_spe_perf_aux_output_end(): the size written is PMBPTR - head */
+static void tp_end(struct tp_cpu *st)
+{
+	/* the records are in memory before the perf core publishes them */
+	smp_wmb();
+	perf_aux_output_end(&st->handle, st->ptr - st->handle.head);
+	st->limit = 0;
+}
+
+/*
+ * A buffer-full management event and arm_spe_pmu_irq_handler(): COLL flags
+ * COLLISION, the transaction ends with what was written; a new one begins
+ * unless @restart is false.
+ */
+static void tp_buffer_full(struct tp_cpu *st, bool restart)
+{
+	if (st->coll) {
+		perf_aux_output_flag(&st->handle, PERF_AUX_FLAG_COLLISION);
+		st->collided++;
+		st->coll = false;
+	}
+	tp_end(st);
+	if (restart)
+		tp_begin(st, st->event);
 }
 
 static unsigned int pkt(u8 *p, u8 hdr, u64 payload, unsigned int plen)
@@ -173,35 +354,38 @@ static enum hrtimer_restart tp_tick(struct hrtimer *timer)
 {
 	struct tp_cpu *st = container_of(timer, struct tp_cpu, timer);
 	unsigned int i, n, todo = min(batch, 256U);
-	unsigned long written = 0;
-	bool truncated = false;
 	struct tp_buf *buf;
-	u8 rec[64];
+	u8 rec[TP_MAX_RECORD];
 
 	if (!st->running)
 		return HRTIMER_NORESTART;
-	buf = perf_get_aux(&st->handle);
-	if (!buf)
-		buf = perf_aux_output_begin(&st->handle, st->event);
-	if (!buf)
+	if (READ_ONCE(paused)) {
+		if (perf_get_aux(&st->handle))
+			tp_buffer_full(st, false);
+		st->paused = true;
 		goto again;
-	for (i = 0; i < todo; i++) {
-		n = build(st, rec);
-		if (written + n > st->handle.size) {
-			perf_aux_output_flag(&st->handle,
-					     PERF_AUX_FLAG_TRUNCATED);
-			st->truncated++;
-			truncated = true;
-			break;
-		}
-		put(buf, st->handle.head + written, rec, n);
-		written += n;
-		st->records++;
 	}
-	perf_aux_output_end(&st->handle, written);
-	/* a truncated buffer disables the event; start() begins anew */
-	if (!truncated)
-		perf_aux_output_begin(&st->handle, st->event);
+	if (st->paused) {
+		st->paused = false;
+		if (st->event && !perf_get_aux(&st->handle))
+			tp_begin(st, st->event);
+	}
+	/* a sample per record while the buffer is enabled */
+	for (i = 0; i < todo && st->limit; i++) {
+		if (!st->coll && collide_pct &&
+		    next_rnd(st) % 100 < collide_pct) {
+			/* the previous record is still being written */
+			st->coll = true;
+			continue;
+		}
+		buf = perf_get_aux(&st->handle);
+		n = build(st, rec);
+		put(buf, st->ptr, rec, n);
+		st->ptr += n;
+		st->written++;
+		if (st->limit - st->ptr < TP_MAX_RECORD)
+			tp_buffer_full(st, true);
+	}
 again:
 	hrtimer_forward_now(timer, ns_to_ktime(max(period_us, 20U) * 1000ULL));
 	return HRTIMER_RESTART;
@@ -216,6 +400,7 @@ static int tp_event_init(struct perf_event *event)
 	return 0;
 }
 
+/* arm_spe_pmu_start() */
 static void tp_start(struct perf_event *event, int flags)
 {
 	struct tp_cpu *st = this_cpu_ptr(&tp_cpus);
@@ -224,22 +409,29 @@ static void tp_start(struct perf_event *event, int flags)
 	st->running = true;
 	event->hw.state = 0;
 	if (!perf_get_aux(&st->handle))
-		perf_aux_output_begin(&st->handle, event);
+		tp_begin(st, event);
 	hrtimer_start(&st->timer, ns_to_ktime(max(period_us, 20U) * 1000ULL),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+/*
+ * arm_spe_pmu_stop(): no management event is ever pending here, so the
+ * transaction ends with what was written; COLL stays set until the next
+ * buffer-full event reports it, as PMBSR does.
+ */
 static void tp_stop(struct perf_event *event, int flags)
 {
 	struct tp_cpu *st = this_cpu_ptr(&tp_cpus);
 
-	if (event->hw.state & PERF_HES_STOPPED)
-		return;
 	st->running = false;
 	/* same CPU, IRQs off: the callback cannot be running */
 	hrtimer_try_to_cancel(&st->timer);
+	/* stopped already (by tp_begin() too): nothing more to do */
+	if (event->hw.state & PERF_HES_STOPPED)
+		return;
 	if (perf_get_aux(&st->handle))
-		perf_aux_output_end(&st->handle, 0);
+		tp_end(st);
+	st->limit = 0;
 	event->hw.state = PERF_HES_STOPPED;
 }
 
@@ -287,9 +479,8 @@ static int __init tp_init(void)
 	for_each_possible_cpu(cpu) {
 		struct tp_cpu *st = per_cpu_ptr(&tp_cpus, cpu);
 
-		hrtimer_init(&st->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		st->timer.function = tp_tick;
+		hrtimer_setup(&st->timer, tp_tick, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 		st->rnd = 0x9e3779b97f4a7c15ULL ^ cpu;
 	}
 	return perf_pmu_register(&tp_pmu, "arm_spe_test", -1);

@@ -32,6 +32,9 @@ for c in start stop tune status report monitor record stats events; do
 done
 
 start_target -s 64 -o 8 -h 16 -t 0
+# Its mapping and pid are what the commands need; its loop would only take
+# a vCPU from every step (TCG): stopped until it is ended.
+kill -STOP "$WORKLOAD_PID"
 check "start a vaddr context on the workload" \
 	damonctl start -n work -p "$WORKLOAD_PID" -e page-faults \
 	--sample-us 5000 --aggr-us 100000 --update-us 500000
@@ -75,6 +78,7 @@ has "kept context is stopped" 'stopped' damonctl status work
 check "stop deletes" damonctl stop
 check "perf_stats balanced after the stop" stats_balanced
 has "no contexts after stop" "no contexts" damonctl status
+kill -CONT "$WORKLOAD_PID"
 stop_workload
 
 # physical address space, from a config file

@@ -1,15 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# arches: x86_64 arm64
 # kernels: debug
 # timeout: 600
 # ARM SPE end to end through the user-facing path: the arm_spe_test PMU
-# (tests/testpmu, debug kernel only) writes SPE records for a workload's
-# hot range into perf AUX buffers; `damonctl spe attach` opens it on every
-# CPU, hands the buffers to a running vaddr context with AUX_ATTACH and
-# stays in the foreground; the context's hottest region must overlap the
-# hot range. Then: SIGINT detaches cleanly (exit 0) while the context runs
-# on, a second attach exits by itself when the context stops, and every
-# module unloads.
+# (tests/testpmu, in test builds: the debug kernel, and Debian's arm64
+# kernel in the arm64 tier) writes SPE records for a workload's hot range
+# into perf AUX buffers as arm_spe_pmu.c has the hardware write them
+# (a page at a time below the consumer's tail, padding, the COLLISION
+# flag for a lost sample, TRUNCATED and the event stopped when the buffer
+# is full); `damonctl spe attach` opens it on every CPU, hands the
+# buffers to a running vaddr context with AUX_ATTACH and stays in the
+# foreground; the context's hottest region must overlap the hot range.
+# With the PMU paused, every sample it offered must be accounted for: a
+# record damon_perf parsed (perf_stats aux_record) or a COLLISION flag
+# (aux_collision); the 2-page buffers must have truncated and restarted.
+# Then: SIGINT detaches cleanly (exit 0) while the context runs on, a
+# second attach exits by itself when the context stops, perf_stats adds
+# up, and every module unloads.
 . /tests/lib.sh
 
 CTX=spe
@@ -63,20 +71,27 @@ attach_bg() {
 
 need_damonctl "SPE end to end"
 if [ ! -f "$DAMON_PERF_MODDIR/damon_perf_testpmu.ko" ]; then
-	skip "SPE end to end" "no test PMU module (debug kernel only)"
+	skip "SPE end to end" "no test PMU module (test builds only)"
 	finish
 fi
 load_module damon_perf || finish
 workload_started -s 64 -o 16 -h 4 -t 0 -n 1
+# Its mapping and pid are what the test PMU's records name; its own loop
+# would only take a vCPU from every step (TCG): stopped until the end.
+kill -STOP "$WORKLOAD_PID"
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
 base=$((WORKLOAD_BASE))
 size=$((WORKLOAD_SIZE))
 # CPU-wide events: the test PMU tags records with the workload's pid in
-# CONTEXT packets, as SPE does with CONFIG_PID_IN_CONTEXTIDR.
+# CONTEXT packets, as SPE does with CONFIG_PID_IN_CONTEXTIDR. 128 records
+# a tick (about 45 bytes each) fill more than the page a transaction of a
+# 2-page buffer gets, so every tick that finds the buffer empty ends in a
+# buffer-full event and a TRUNCATED begin; 2% of the samples collide.
 load_module damon_perf_testpmu hot_start=$hs hot_len=$((he - hs)) \
-	cold_start=$base cold_len=$size hot_pct=80 period_us=1000 batch=8 \
-	ctx_pid="$WORKLOAD_PID" || finish
+	cold_start=$base cold_len=$size hot_pct=80 period_us=4000 batch=128 \
+	collide_pct=2 ctx_pid="$WORKLOAD_PID" || finish
+TP=/sys/module/damon_perf_testpmu/parameters
 
 check "damonctl start: vaddr context on the workload" \
 	damonctl start -n $CTX -p "$WORKLOAD_PID" --exclude-kernel
@@ -112,7 +127,7 @@ else
 	not_ok "spe attach of a PMU without AUX tracing (exit $rc)"
 fi
 
-attach_bg /tmp/attach.out $CTX -e $EVENT --aux-pages 16
+attach_bg /tmp/attach.out $CTX -e $EVENT --aux-pages 2
 diag "$(cat /tmp/attach.out)"
 if grep -q "^attached $(nproc) AUX buffer" /tmp/attach.out; then
 	ok "spe attach: one AUX buffer per CPU handed over"
@@ -161,6 +176,56 @@ else
 	not_ok "most AUX hits on the hot range ($1%: $2 of $3)"
 fi
 
+# Offered against accounted. Paused, the PMU ends its transactions (a
+# buffer-full event: a pending collision is flagged) and takes no sample;
+# the context drains what they hold. Each sample offered is a record
+# written or a collision flagged (stats); each must come out as a record
+# parsed (aux_record: reports and records without an address) or a
+# COLLISION flag counted (aux_collision).
+echo 1 > $TP/paused
+i=0
+while :; do
+	# shellcheck disable=SC2046 # written W collided C truncated T pad_bytes P
+	set -- $(cat $TP/stats)
+	written=$2 collided=$4 truncated=$6
+	records=$(col aux_record) colls=$(col aux_collision)
+	offered=$((written + collided)) accounted=$((records + colls))
+	[ $i -ge 300 ] && break
+	# equal, and still equal a second later (every CPU's tick has seen
+	# the pause)
+	if [ "$offered" -eq "$accounted" ]; then
+		[ -n "${same:-}" ] && break
+		same=1
+		sleep 1
+		continue
+	fi
+	same=
+	sleep 0.1
+	i=$((i + 1))
+done
+diag "test PMU: $(cat $TP/stats)"
+diag "perf_stats: aux_record $records aux_no_addr $(col aux_no_addr) aux_collision $colls aux_truncated $(col aux_truncated) aux_partial $(col aux_partial)"
+if [ "$written" -gt 0 ] && [ "$offered" -eq "$accounted" ] &&
+	[ "$(col aux_partial)" -eq 0 ]; then
+	ok "spe: $offered offered, $accounted accounted ($written records written, $collided collided)"
+else
+	not_ok "spe: $offered offered, $accounted accounted ($written records written as $records, $collided collided as $colls)"
+fi
+if [ "$collided" -gt 0 ] && [ "$colls" -eq "$collided" ]; then
+	ok "each collided sample a COLLISION flag ($collided)"
+else
+	not_ok "each collided sample a COLLISION flag ($collided collided, aux_collision $colls)"
+fi
+# 2 pages hold at most 8192 / 32 records (32 bytes: the smallest one):
+# more were written only if the PMU ran again after a TRUNCATED stop.
+if [ "$truncated" -gt 0 ] && [ "$(col aux_truncated)" -gt 0 ] &&
+	[ "$written" -gt $(($(nproc) * 8192 / 32)) ]; then
+	ok "TRUNCATED $truncated times (aux_truncated $(col aux_truncated)), restarted: $written records"
+else
+	not_ok "TRUNCATED and restarted ($truncated TRUNCATED, aux_truncated $(col aux_truncated), $written records)"
+fi
+echo 0 > $TP/paused
+
 kill -INT $apid
 if wait_exit $apid 10; then
 	wait $apid
@@ -195,6 +260,7 @@ else
 	kill -9 $apid 2>/dev/null
 fi
 diag "$(cat /tmp/attach2.out)"
+kill -CONT "$WORKLOAD_PID"
 stop_workload
 unload_module damon_perf_testpmu
 unload_module damon_perf
