@@ -339,7 +339,7 @@ err:
 /* ---- doit handlers (pre_doit took damon_perf_lock) ---- */
 
 /**
- * damon_perf_nl_ctx_new_doit() - CTX_NEW: create a context, reply as CTX_GET does.
+ * damon_perf_nl_ctx_new_doit() - CTX_NEW: create a context, reply with it.
  * @skb:	the request.
  * @info:	its attributes and extack.
  *
