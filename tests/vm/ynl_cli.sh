@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kernels: stock
 # needs: python3
-# timeout: 600
+# timeout: 1200
 # The kernel's own YNL CLI (tools/net/ynl/cli.py of the 6.12 tree, with
 # Documentation/netlink/specs/damon_perf.yaml; /opt/ynl in the image,
 # scripts/initramfs.sh --python) drives the module with nothing of the
