@@ -306,7 +306,10 @@ int damon_perf_nl_fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
 	return fill_budget(skb, &ctx->budget);
 }
 
-/* A full message describing @ctx, sent as the reply to @info. */
+/*
+ * A full message describing @ctx, sent as the reply to @info under the
+ * request's own command (CTX_NEW or CTX_GET), as YNL expects of a reply.
+ */
 static int reply_ctx(struct damon_perf_ctx *ctx, struct genl_info *info)
 {
 	struct sk_buff *msg;
@@ -317,7 +320,7 @@ static int reply_ctx(struct damon_perf_ctx *ctx, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &damon_perf_family, 0,
-				DAMON_PERF_CMD_CTX_GET);
+				info->genlhdr->cmd);
 	if (!hdr) {
 		ret = -EMSGSIZE;
 		goto err;
@@ -336,7 +339,7 @@ err:
 /* ---- doit handlers (pre_doit took damon_perf_lock) ---- */
 
 /**
- * damon_perf_nl_ctx_new_doit() - CTX_NEW: create a context, reply as CTX_GET.
+ * damon_perf_nl_ctx_new_doit() - CTX_NEW: create a context, reply with it.
  * @skb:	the request.
  * @info:	its attributes and extack.
  *

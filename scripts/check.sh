@@ -49,6 +49,8 @@
 #   # timeout: 300             (seconds, per run)
 #   # arches: x86_64 arm64     (default: x86_64; arm64: also in the arm64
 #                              tier, on Debian 12's arm64 kernel)
+#   # needs: python3           (python3 and the kernel's YNL CLI in the
+#                              image of its batch: scripts/vm.sh)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # the damo interop test (ctest damo_interop) runs the real damo: damo from

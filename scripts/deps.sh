@@ -7,7 +7,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio xz-utils
-	python3 rsync dwarves sparse git pkg-config cmake ninja-build zstd
+	python3 python3-yaml rsync dwarves sparse git pkg-config cmake ninja-build zstd
 	clang clang-format clang-tidy libclang-rt-14-dev shellcheck
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static

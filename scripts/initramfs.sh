@@ -3,7 +3,8 @@
 # Build the VM's initramfs: busybox, an /init that runs one test script,
 # the modules, damonctl with its shared libraries, the workload, the tests.
 #
-#   scripts/initramfs.sh [--arch x86_64|aarch64] --ko KO_DIR --out FILE.cpio[.gz]
+#   scripts/initramfs.sh [--arch x86_64|aarch64] [--python] --ko KO_DIR
+#                        --out FILE.cpio[.gz]
 #
 # --arch aarch64 (default: the host's, x86_64): an arm64 image from the
 # sysroot of scripts/kernel/arm64.sh (its busybox-static, damonctl's shared
@@ -32,6 +33,15 @@
 #   /tests/uapi.sh          include/uapi/linux/damon_perf.h's numbers as
 #                           shell variables (scripts/lib/uapi-sh.sh)
 #   /tests/bench/*.sh       tests/vm/bench/*.sh (make bench only)
+#   /bin/python3, /opt/ynl  with --python (x86_64; scripts/vm.sh gives it
+#                           when a script says "# needs: python3"): Debian
+#                           12's /usr/bin/python3.11 with its shared
+#                           libraries, the kernel's YNL CLI
+#                           (/opt/ynl/cli.py, lib/) of the 6.12 tree
+#                           (ynl_tree, scripts/lib/kernels.sh), the spec as
+#                           /opt/ynl/damon_perf.yaml, and only the stdlib
+#                           and PyYAML modules the CLI loads, as .pyc
+#                           (scripts/lib/ynl-python.py); 13 MiB more
 #   /etc/passwd, /etc/group root and nobody (65534), for EPERM tests
 #
 # The test to run and the kernel flavour come from the kernel command line
@@ -42,12 +52,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 ko=
 out=
 arch=x86_64
+python=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) arch=$2; shift 2 ;;
+	--python) python=1; shift ;;
 	--ko) ko=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) echo "usage: $0 --ko KO_DIR --out FILE.cpio[.gz]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--arch ARCH] [--python] --ko KO_DIR --out FILE.cpio[.gz]" >&2; exit 2 ;;
 	esac
 done
 [ -n "$ko" ] && [ -n "$out" ] || { echo "usage: $0 --ko KO_DIR --out FILE.cpio[.gz]" >&2; exit 2; }
@@ -197,6 +209,32 @@ elif [ -x "$ctl" ]; then
 		echo "initramfs: warning: no ELF loader copied for damonctl" >&2
 else
 	echo "initramfs: no damonctl ($ctl not built); tests needing it report TODO" >&2
+fi
+
+# The kernel's YNL CLI for the scripts that need python3: Debian's
+# interpreter at its own path, linked as /bin/python3 (PATH=/bin), the
+# modules the CLI loads and the shared libraries of both.
+if [ $python = 1 ]; then
+	[ "$arch" = x86_64 ] || { echo "initramfs: --python is x86_64 only" >&2; exit 1; }
+	py=/usr/bin/python3.11
+	[ -x $py ] || { echo "initramfs: --python needs $py (apt-get install python3)" >&2; exit 1; }
+	# shellcheck source=lib/kernels.sh
+	. "$top/scripts/lib/kernels.sh"
+	ynltree=$(ynl_tree) || exit 1
+	sos=$($py "$top/scripts/lib/ynl-python.py" "$stage" "$ynltree/tools/net/ynl" \
+		"$top/Documentation/netlink/specs/damon_perf.yaml") ||
+		{ echo "initramfs: scripts/lib/ynl-python.py failed (python3-yaml?)" >&2; exit 1; }
+	# /usr/bin is a link to /bin in the image
+	cp $py "$stage/bin/python3.11"
+	ln -s python3.11 "$stage/bin/python3"
+	for f in $py $sos; do ldd "$f"; done |
+	awk '/=> \// {print $3} /^[ \t]*\/[^ ]+ \(/ {print $1}' | sort -u |
+	while read -r lib; do
+		[ -e "$stage$lib" ] && continue
+		mkdir -p "$stage$(dirname "$lib")"
+		strip --strip-unneeded -o "$stage$lib" "$lib" 2>/dev/null ||
+			cp -L "$lib" "$stage$lib"
+	done
 fi
 
 cp "$top"/tests/vm/*.sh "$stage/tests/"

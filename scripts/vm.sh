@@ -68,6 +68,9 @@ if [ "$arch" = aarch64 ]; then
 fi
 tests=
 limits=()
+# python3 and the kernel's YNL CLI go into the image only when a script
+# says "# needs: python3" (scripts/initramfs.sh --python)
+python=()
 for script in "${scripts[@]}"; do
 	[ -f "$script" ] || script=$top/tests/vm/$(basename "$script")
 	[ -f "$script" ] || { echo "vm: no such test script $script" >&2; exit 2; }
@@ -82,6 +85,7 @@ for script in "${scripts[@]}"; do
 	n=$(sed -nE 's/^# *timeout: *([0-9]+).*/\1/p' "$script" | head -n 1)
 	[ -n "$n" ] || case "$kernel" in debug|arm64) n=300 ;; *) n=120 ;; esac
 	limits+=("$n")
+	grep -qE '^# *needs:.*\bpython3\b' "$script" && python=(--python)
 done
 # DAMON_PERF_SCRIPT_TIMEOUT=N on the command line replaces every limit.
 for w in $append; do
@@ -121,7 +125,7 @@ if [ "$arch" = aarch64 ] && [ -z "${DAMONCTL:-}" ]; then
 	arm64_damonctl "$DAMON_PERF_SYSROOT" || exit 1
 fi
 DAMON_PERF_MODROOT=$(kernel_modroot "$kernel") \
-	"$top/scripts/initramfs.sh" --arch "$arch" --ko "$ko" --out "$initrd"
+	"$top/scripts/initramfs.sh" --arch "$arch" "${python[@]}" --ko "$ko" --out "$initrd"
 
 console=ttyS0
 [ "$arch" = aarch64 ] && console=ttyAMA0

@@ -25,17 +25,8 @@ case "${1:-}" in
 *) echo "usage: scripts/ynl-gen.sh [--check]" >&2; exit 2 ;;
 esac
 
-cache=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}
-tree=${YNL_TREE:-}
-if [ -z "$tree" ]; then
-	for d in $(ls -d "$cache"/stock-trixie-*/build 2>/dev/null | sort -rV); do
-		[ -f "$d/tools/net/ynl/ynl-gen-c.py" ] && { tree=$d; break; }
-	done
-fi
-if [ -z "$tree" ] && [ -z "${YNL_TREE:-}" ]; then
-	echo "ynl-gen: no cached 6.12 tree, fetching it (scripts/kernel/stock.sh trixie)" >&2
-	tree=$("$top/scripts/kernel/stock.sh" trixie | tail -n 1)/build || tree=
-fi
+. "$top/scripts/lib/kernels.sh"
+tree=$(ynl_tree) || exit 1
 ynl=$tree/tools/net/ynl
 schema=$tree/Documentation/netlink/genetlink-c.yaml
 for f in "$ynl/ynl-gen-c.py" "$ynl/ynl-gen-rst.py" "$schema"; do

@@ -180,3 +180,26 @@ kernel_boot_image() {
 	arm64) echo "$(arm64_dir)/image/boot/Image" ;;
 	esac
 }
+
+# ynl_tree: the 6.12 kernel tree whose tools/net/ynl (the YNL generators
+# and CLI) the project uses: $YNL_TREE, else the newest cached
+# stock-trixie-*/build, else fetched by scripts/kernel/stock.sh trixie.
+# Fails, with a message, when it has no tools/net/ynl/cli.py.
+ynl_tree() {
+	local cache=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf} d tree=${YNL_TREE:-}
+	if [ -z "$tree" ]; then
+		for d in $(ls -d "$cache"/stock-trixie-*/build 2>/dev/null | sort -rV); do
+			[ -f "$d/tools/net/ynl/ynl-gen-c.py" ] && { tree=$d; break; }
+		done
+	fi
+	if [ -z "$tree" ]; then
+		echo "ynl: no cached 6.12 tree, fetching it (scripts/kernel/stock.sh trixie)" >&2
+		tree=$("$kernels_top/scripts/kernel/stock.sh" trixie | tail -n 1)/build || tree=
+	fi
+	if [ -z "$tree" ] || [ ! -f "$tree/tools/net/ynl/cli.py" ]; then
+		echo "ynl: the kernel's YNL tools are missing (${tree:-no tree});" \
+			"run scripts/kernel/stock.sh trixie or set YNL_TREE=" >&2
+		return 1
+	fi
+	echo "$tree"
+}

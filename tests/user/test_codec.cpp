@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-// Netlink messages built and parsed without a kernel: round trips of every
-// reply type, requests as the kernel would see them, extended acks, and
-// malformed input.
+// Netlink messages without a kernel: the replies the module really sent
+// (tests/user/data/netlink/*.hex, captured by tests/vm/nlcapture.c, see
+// capture.sh there) decoded field by field, requests as the kernel would
+// see them, extended acks, and malformed input.
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -90,28 +94,61 @@ CtxInfo sample_ctx()
 	return c;
 }
 
-Aggregation sample_agg(size_t nr)
-{
-	Aggregation a;
+// The datagrams of one captured exchange (tests/user/data/netlink/NAME.hex:
+// hex, any line length), split into its messages.
+struct Capture {
+	std::vector<unsigned char> bytes;
+	std::vector<const nlmsghdr *> msgs;
+};
 
-	a.ctx_id = 3;
-	a.ctx_name = "web";
-	a.seq = 17;
-	a.time_ns = 123456789012ULL;
-	a.aggr_us = 100000;
-	a.nr_regions = uint32_t(nr);
-	for (size_t i = 0; i < nr; i++) {
-		Region r;
-		r.target_id = 1;
-		r.start = 0x1000 * (i + 1);
-		r.end = r.start + 0x1000;
-		r.nr_accesses = uint32_t(i % 7);
-		r.age = uint32_t(i);
-		r.rate = i * 1000;
-		r.probe_hits = {i, 2 * i, 0};
-		a.regions.push_back(r);
+Capture capture(const std::string &name)
+{
+	std::string path =
+		std::string(DAMONCTL_TEST_DATA) + "/netlink/" + name + ".hex";
+	std::ifstream in(path);
+	std::string line, hex;
+	Capture c;
+
+	EXPECT_TRUE(in.good()) << path;
+	while (std::getline(in, line))
+		hex += line;
+	for (size_t i = 0; i + 1 < hex.size(); i += 2)
+		c.bytes.push_back(static_cast<unsigned char>(
+			std::stoul(hex.substr(i, 2), nullptr, 16)));
+	auto *h = reinterpret_cast<const nlmsghdr *>(c.bytes.data());
+	int left = int(c.bytes.size());
+	while (NLMSG_OK(h, left)) {
+		c.msgs.push_back(h);
+		h = NLMSG_NEXT(h, left);
 	}
-	return a;
+	EXPECT_EQ(left, 0) << path << ": bytes after the last message";
+	EXPECT_FALSE(c.msgs.empty()) << path;
+	return c;
+}
+
+// The context of the capture (ctx_new.hex): its id and the target's pid
+// (ctx_get_dump.hex) recur in the other captures.
+uint32_t captured_ctx_id()
+{
+	return parse_ctx_info(capture("ctx_new").msgs.at(0)).id;
+}
+
+// Regions as the kernel keeps them: non-empty, ordered, not overlapping.
+void expect_ordered(const std::vector<Region> &regions)
+{
+	for (size_t i = 0; i < regions.size(); i++) {
+		EXPECT_LT(regions[i].start, regions[i].end) << i;
+		if (i) {
+			EXPECT_LE(regions[i - 1].end, regions[i].start) << i;
+		}
+	}
+}
+
+// The last message of a dump: NLMSG_DONE without an error.
+void expect_done(const nlmsghdr *nlh)
+{
+	EXPECT_EQ(nlh->nlmsg_type, NLMSG_DONE);
+	EXPECT_EQ(parse_ack(nlh).error, 0);
 }
 
 // A kernel-style error ack for @req with extack message @msg.
@@ -193,15 +230,6 @@ TEST(Codec, NewMessageCarriesFamilyCommandAndVersion)
 	EXPECT_EQ(msg_cmd(nlh), DAMON_PERF_CMD_START);
 }
 
-TEST(Codec, CtxInfoRoundTrips)
-{
-	CtxInfo c = sample_ctx();
-	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_CTX_GET, 0);
-
-	put_ctx_info(msg.get(), c);
-	EXPECT_EQ(parse_ctx_info(msg_hdr(msg)), c);
-}
-
 TEST(Codec, CtxInfoWithoutIdIsMalformed)
 {
 	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_CTX_GET, 0);
@@ -227,80 +255,226 @@ TEST(Codec, UnterminatedStringIsMalformed)
 	EXPECT_THROW(parse_ctx_info(msg_hdr(msg)), ProtocolError);
 }
 
-TEST(Codec, UnknownAttributesAreIgnored)
+TEST(Captured, CtxNewReplyIsTheNewContext)
 {
-	CtxInfo c = sample_ctx();
-	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_CTX_GET, 0);
+	Capture c = capture("ctx_new");
 
-	put_ctx_info(msg.get(), c);
-	nla_put_u64(msg.get(), 200, 7); // from a newer kernel
-	EXPECT_EQ(parse_ctx_info(msg_hdr(msg)), c);
+	ASSERT_EQ(c.msgs.size(), 2u); // the reply, the ack
+	// the reply carries its request's command (YNL matches on it)
+	EXPECT_EQ(msg_cmd(c.msgs[0]), DAMON_PERF_CMD_CTX_NEW);
+	CtxInfo ctx = parse_ctx_info(c.msgs[0]);
+	EXPECT_GE(ctx.id, 1u);
+	EXPECT_EQ(ctx.name, "capture");
+	EXPECT_EQ(ctx.ops, Ops::vaddr);
+	EXPECT_EQ(ctx.state, CtxState::configured);
+	// a new context: the module's defaults, nothing added yet
+	EXPECT_EQ(ctx.attrs.ring_size, uint32_t(DAMON_PERF_RING_SIZE_DEF));
+	EXPECT_EQ(ctx.attrs.mode, Mode::presence);
+	EXPECT_EQ(ctx.attrs.split, Split::samples);
+	ASSERT_TRUE(ctx.attrs.sample_us && ctx.attrs.aggr_us &&
+		    ctx.attrs.update_us);
+	EXPECT_GE(*ctx.attrs.sample_us, uint64_t(DAMON_PERF_SAMPLE_US_MIN));
+	EXPECT_LE(*ctx.attrs.sample_us, *ctx.attrs.aggr_us);
+	ASSERT_TRUE(ctx.attrs.min_nr_regions && ctx.attrs.max_nr_regions);
+	EXPECT_GE(*ctx.attrs.min_nr_regions,
+		  uint32_t(DAMON_PERF_NR_REGIONS_MIN));
+	EXPECT_LE(*ctx.attrs.min_nr_regions, *ctx.attrs.max_nr_regions);
+	EXPECT_TRUE(ctx.targets.empty());
+	EXPECT_TRUE(ctx.probes.empty());
+	EXPECT_TRUE(ctx.filters.empty());
+	EXPECT_EQ(ctx.arm_failures, 0u);
+	EXPECT_EQ(ctx.stale_drops, 0u);
+	ASSERT_TRUE(ctx.budget);
+	EXPECT_EQ(ctx.budget->raises, 0u);
+	Ack ack = parse_ack(c.msgs[1]);
+	EXPECT_EQ(ack.error, 0);
+	EXPECT_TRUE(ack.message.empty());
 }
 
-TEST(Codec, AggregationRoundTripsInOneMessage)
+TEST(Captured, CtxGetDumpIsTheRunningContext)
 {
-	Aggregation a = sample_agg(5);
-	Target t;
-	t.id = 1;
-	t.pid = 42;
-	t.nr_regions = 5;
-	a.targets.push_back(t);
-	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_AGGREGATION, 0);
-	Aggregation back;
+	Capture c = capture("ctx_get_dump");
 
-	put_aggregation(msg.get(), a);
-	parse_aggregation(msg_hdr(msg), back);
-	EXPECT_EQ(back, a);
+	ASSERT_EQ(c.msgs.size(), 2u); // one context, NLMSG_DONE
+	EXPECT_EQ(msg_cmd(c.msgs[0]), DAMON_PERF_CMD_CTX_GET);
+	EXPECT_TRUE(c.msgs[0]->nlmsg_flags & NLM_F_MULTI);
+	CtxInfo ctx = parse_ctx_info(c.msgs[0]);
+	EXPECT_EQ(ctx.id, captured_ctx_id());
+	EXPECT_EQ(ctx.name, "capture");
+	EXPECT_EQ(ctx.state, CtxState::running);
+	// what nlcapture set
+	EXPECT_EQ(ctx.attrs.sample_us, 5000u);
+	EXPECT_EQ(ctx.attrs.aggr_us, 100000u);
+	EXPECT_EQ(ctx.attrs.update_us, 1000000u);
+	EXPECT_EQ(ctx.attrs.min_nr_regions, 10u);
+	EXPECT_EQ(ctx.attrs.max_nr_regions, 100u);
+	ASSERT_EQ(ctx.targets.size(), 1u);
+	EXPECT_EQ(ctx.targets[0].id, 1u);
+	ASSERT_TRUE(ctx.targets[0].pid);
+	EXPECT_GT(*ctx.targets[0].pid, 1u);
+	EXPECT_FALSE(ctx.targets[0].start || ctx.targets[0].end);
+	EXPECT_FALSE(ctx.targets[0].dead);
+	EXPECT_GE(ctx.targets[0].nr_regions, 10u);
+	EXPECT_LE(ctx.targets[0].nr_regions, 100u);
+	ASSERT_EQ(ctx.probes.size(), 1u);
+	const Probe &p = ctx.probes[0];
+	EXPECT_EQ(p.idx, 1u);
+	EXPECT_EQ(p.type, 1u);   // PERF_TYPE_SOFTWARE
+	EXPECT_EQ(p.config, 2u); // PERF_COUNT_SW_PAGE_FAULTS
+	EXPECT_EQ(p.sample_period, 1u);
+	EXPECT_TRUE(p.exclude_kernel);
+	EXPECT_FALSE(p.freq || p.exclude_user || p.sample_phys_addr);
+	EXPECT_TRUE(ctx.filters.empty());
+	expect_done(c.msgs[1]);
 }
 
-TEST(Codec, SnapshotDumpMergesAcrossMessages)
+TEST(Captured, UnknownAttributesAreIgnored)
 {
-	Aggregation a = sample_agg(9);
-	Aggregation first = a, second = a, back;
+	// the captured context with an attribute from a newer kernel appended
+	Capture c = capture("ctx_new");
+	const nlmsghdr *orig = c.msgs.at(0);
+	std::vector<unsigned char> buf(
+		reinterpret_cast<const unsigned char *>(orig),
+		reinterpret_cast<const unsigned char *>(orig) +
+			orig->nlmsg_len);
+	unsigned char extra[12] = {12, 0, 200, 0, 7};
 
-	// the kernel sends the summary first, then regions over messages
-	first.regions.assign(a.regions.begin(), a.regions.begin() + 4);
-	second.regions.assign(a.regions.begin() + 4, a.regions.end());
-	second.ctx_name.clear();
-	NlMsg m1 = new_msg(FAMILY, DAMON_PERF_CMD_SNAPSHOT_GET, NLM_F_MULTI);
-	NlMsg m2 = new_msg(FAMILY, DAMON_PERF_CMD_SNAPSHOT_GET, NLM_F_MULTI);
-	put_aggregation(m1.get(), first);
-	put_aggregation(m2.get(), second, false);
-	parse_aggregation(msg_hdr(m1), back);
-	parse_aggregation(msg_hdr(m2), back);
-	EXPECT_EQ(back, a);
+	buf.insert(buf.end(), extra, extra + sizeof(extra));
+	auto *nlh = reinterpret_cast<nlmsghdr *>(buf.data());
+	nlh->nlmsg_len = uint32_t(buf.size());
+	EXPECT_EQ(parse_ctx_info(nlh), parse_ctx_info(orig));
 }
 
-TEST(Codec, TruncatedNotificationKeepsTheSummary)
+TEST(Captured, AggregationNotificationCarriesItsRegions)
 {
-	Aggregation a = sample_agg(0);
-	a.nr_regions = 5000;
-	a.truncated = true;
-	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_AGGREGATION, 0);
-	Aggregation back;
+	Capture c = capture("aggregation");
+	Aggregation agg;
 
-	put_aggregation(msg.get(), a);
-	parse_aggregation(msg_hdr(msg), back);
-	EXPECT_TRUE(back.truncated);
-	EXPECT_EQ(back.nr_regions, 5000u);
-	EXPECT_TRUE(back.regions.empty());
-}
-
-TEST(Codec, StatsRowsRoundTrip)
-{
-	StatsRow cpu;
-	cpu.cpu = 1;
-	cpu.state = 4;
-	cpu.state_name = "running";
-	cpu.counters = {{"callback", 10}, {"enqueue", 1ULL << 33}};
-	StatsRow total = cpu;
-	total.cpu.reset();
-
-	for (const StatsRow &row : {cpu, total}) {
-		NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_STATS_GET, 0);
-		put_stats_row(msg.get(), row);
-		EXPECT_EQ(parse_stats_row(msg_hdr(msg)), row);
+	ASSERT_EQ(c.msgs.size(), 1u);
+	EXPECT_EQ(msg_cmd(c.msgs[0]), DAMON_PERF_CMD_AGGREGATION);
+	parse_aggregation(c.msgs[0], agg);
+	EXPECT_EQ(agg.ctx_id, captured_ctx_id());
+	EXPECT_EQ(agg.ctx_name, "capture");
+	EXPECT_GE(agg.seq, 1u);
+	EXPECT_GT(agg.time_ns, 0u);
+	// the interval it covered: at least the 100 ms set
+	EXPECT_GE(agg.aggr_us, 100000u);
+	EXPECT_FALSE(agg.truncated);
+	// min 10, max 100 regions, every one sent
+	EXPECT_GE(agg.nr_regions, 10u);
+	EXPECT_LE(agg.nr_regions, 100u);
+	ASSERT_EQ(agg.regions.size(), agg.nr_regions);
+	expect_ordered(agg.regions);
+	for (const Region &r : agg.regions) {
+		EXPECT_EQ(r.target_id, 1u);
+		// a count per probe slot (probe-idx 1 to 3); only probe 1 is
+		// there
+		ASSERT_EQ(r.probe_hits.size(), 3u);
+		EXPECT_EQ(r.probe_hits[1], 0u);
+		EXPECT_EQ(r.probe_hits[2], 0u);
 	}
+}
+
+TEST(Captured, TruncatedNotificationKeepsTheSummary)
+{
+	Capture c = capture("aggregation_trunc");
+	Aggregation agg;
+
+	ASSERT_EQ(c.msgs.size(), 1u);
+	parse_aggregation(c.msgs[0], agg);
+	EXPECT_EQ(agg.ctx_id, captured_ctx_id());
+	EXPECT_TRUE(agg.truncated);
+	// 300 to 400 regions do not fit one notification: none is sent
+	EXPECT_GE(agg.nr_regions, 300u);
+	EXPECT_LE(agg.nr_regions, 400u);
+	EXPECT_TRUE(agg.regions.empty());
+}
+
+TEST(Captured, SnapshotDumpMergesAcrossMessages)
+{
+	Capture c = capture("snapshot_dump");
+	Capture trunc = capture("aggregation_trunc");
+	CtxInfo ctx = parse_ctx_info(capture("ctx_get_dump").msgs.at(0));
+	Aggregation agg, first, before;
+
+	// the summary and the target first, then the regions over several
+	// messages, then NLMSG_DONE
+	ASSERT_GE(c.msgs.size(), 3u);
+	for (size_t i = 0; i + 1 < c.msgs.size(); i++) {
+		EXPECT_EQ(msg_cmd(c.msgs[i]), DAMON_PERF_CMD_SNAPSHOT_GET);
+		parse_aggregation(c.msgs[i], agg);
+	}
+	expect_done(c.msgs.back());
+	parse_aggregation(c.msgs[0], first);
+	EXPECT_LT(first.regions.size(), agg.regions.size());
+	EXPECT_EQ(agg.ctx_id, ctx.id);
+	ASSERT_EQ(agg.targets.size(), 1u);
+	EXPECT_EQ(agg.targets[0].id, 1u);
+	EXPECT_EQ(agg.targets[0].pid, ctx.targets.at(0).pid);
+	EXPECT_EQ(agg.targets[0].nr_regions, agg.nr_regions);
+	EXPECT_GE(agg.nr_regions, 300u);
+	EXPECT_LE(agg.nr_regions, 400u);
+	ASSERT_EQ(agg.regions.size(), agg.nr_regions);
+	expect_ordered(agg.regions);
+	parse_aggregation(trunc.msgs.at(0), before);
+	EXPECT_GE(agg.seq, before.seq);
+	EXPECT_GE(agg.time_ns, before.time_ns);
+}
+
+TEST(Captured, StatsDumpHasARowPerCpuAndTheTotal)
+{
+	Capture c = capture("stats_dump");
+	std::vector<StatsRow> rows;
+
+	ASSERT_GE(c.msgs.size(), 3u);
+	for (size_t i = 0; i + 1 < c.msgs.size(); i++) {
+		EXPECT_EQ(msg_cmd(c.msgs[i]), DAMON_PERF_CMD_STATS_GET);
+		rows.push_back(parse_stats_row(c.msgs[i]));
+	}
+	expect_done(c.msgs.back());
+	// the CPUs in order, then the total
+	for (size_t i = 0; i + 1 < rows.size(); i++)
+		EXPECT_EQ(rows[i].cpu, uint32_t(i));
+	const StatsRow &total = rows.back();
+	EXPECT_FALSE(total.cpu);
+	ASSERT_FALSE(total.counters.empty());
+	for (size_t i = 0; i + 1 < rows.size(); i++) {
+		EXPECT_FALSE(rows[i].state_name.empty());
+		// the same counters in the same order in every row
+		ASSERT_EQ(rows[i].counters.size(), total.counters.size());
+		for (size_t k = 0; k < total.counters.size(); k++)
+			EXPECT_EQ(rows[i].counters[k].first,
+				  total.counters[k].first);
+	}
+	// samples were taken: some counter is not zero
+	EXPECT_TRUE(std::any_of(total.counters.begin(), total.counters.end(),
+				[](const auto &kv) { return kv.second > 0; }));
+}
+
+TEST(Captured, ProbeAddReplyIsTheIndex)
+{
+	Capture c = capture("probe_add");
+
+	ASSERT_EQ(c.msgs.size(), 2u);
+	EXPECT_EQ(msg_cmd(c.msgs[0]), DAMON_PERF_CMD_PROBE_ADD);
+	EXPECT_EQ(parse_probe_idx(c.msgs[0]), 1u);
+	EXPECT_EQ(parse_ack(c.msgs[1]).error, 0);
+}
+
+TEST(Captured, ErrorAckCarriesTheExtack)
+{
+	Capture c = capture("error_ack");
+
+	ASSERT_EQ(c.msgs.size(), 1u);
+	EXPECT_EQ(c.msgs[0]->nlmsg_type, NLMSG_ERROR);
+	// NETLINK_CAP_ACK, as damonctl sets it: the request is not echoed
+	EXPECT_TRUE(c.msgs[0]->nlmsg_flags & NLM_F_CAPPED);
+	Ack ack = parse_ack(c.msgs[0]);
+	EXPECT_EQ(ack.error, -ENOENT);
+	EXPECT_EQ(ack.message, "no such context");
+	// the offset of the context name in the request
+	ASSERT_TRUE(ack.bad_attr_offset);
+	EXPECT_EQ(*ack.bad_attr_offset, uint32_t(NLMSG_HDRLEN + GENL_HDRLEN));
 }
 
 TEST(Codec, ProbeIndexReply)

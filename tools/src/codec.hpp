@@ -47,14 +47,9 @@ void put_filters(nl_msg *msg, const std::vector<Filter> &filters);
 void put_aux(nl_msg *msg, const AuxAttach &aux);
 void put_u32_attr(nl_msg *msg, int type, uint32_t value);
 
-// Reply attributes, as the kernel writes them (for tests and tools).
-void put_ctx_info(nl_msg *msg, const CtxInfo &ctx);
-void put_aggregation(nl_msg *msg, const Aggregation &agg,
-		     bool with_targets = true);
-void put_stats_row(nl_msg *msg, const StatsRow &row);
-
 // Reply parsing. Unknown attributes are ignored; a known attribute with a
-// wrong length throws ProtocolError.
+// wrong length throws ProtocolError. The tests decode replies the module
+// really sent (tests/user/data/netlink/), so there is no reply encoder.
 uint8_t msg_cmd(const nlmsghdr *nlh);
 CtxInfo parse_ctx_info(const nlmsghdr *nlh);
 // SNAPSHOT_GET dump messages and AGGREGATION notifications: merges into
