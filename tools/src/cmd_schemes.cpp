@@ -493,8 +493,7 @@ private:
 	{
 		nlohmann::json schemes = nlohmann::json::array();
 
-		for (size_t i = 0; i < engine_.size(); i++)
-		{
+		for (size_t i = 0; i < engine_.size(); i++) {
 			schemes.push_back(
 				to_json(engine_.scheme(i), engine_.stats(i)));
 			add_goals_json(schemes.back(), engine_, i);
