@@ -385,7 +385,7 @@ std::string engine_file(const std::string &dir)
 	return f;
 }
 
-int run(test::FakeTransport &t, std::vector<std::string> args)
+int run(test::FakeTransport &t, const std::vector<std::string> &args)
 {
 	std::vector<const char *> argv{"damonctl"};
 	for (const auto &a : args)
