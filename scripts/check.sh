@@ -19,9 +19,12 @@
 #             with the same kernel and NUMA setting share one boot (a batch;
 #             CHECK_BATCH=0: one boot each), and a batch adds one test for
 #             the log outside the scripts (boot, kmemleak scan). Batches
-#             of different kernels run side by side; a VM that ends before
-#             its batch's last script (crash, stuck script) is followed by
-#             a new boot for the scripts it never reached
+#             run side by side in lanes that take them from one queue,
+#             longest first, a batch longer than a lane's share split in
+#             parts (estimates from earlier runs' script times, kept in
+#             the cache); a VM that ends before its batch's last script
+#             (crash, stuck script) is followed by a new boot for the
+#             scripts it never reached
 #   arm64     (before vm) Debian 12's arm64 kernel (6.1), a matching tree
 #             (scripts/kernel/arm64.sh, fetched once, then cached), the
 #             module cross-built for it (W=1, modpost against the image's
@@ -40,6 +43,8 @@
 #   TALLY_VERBOSE=1                 print every test line, not only failures
 #   CHECK_BATCH=0                   one VM boot per script
 #   CHECK_VM_JOBS=N                 batches in N lanes side by side (2)
+#   CHECK_PREFETCH=0                no background fetch and build of the
+#                                   kernels beside the first tiers
 #
 # A VM script can restrict or configure its runs with header comments:
 #   # kernels: debug           (default: debug stock; "stock" means
@@ -121,6 +126,52 @@ if want deps; then
 		tally_test ok "deps: packages installed"
 	else
 		tally_test fail "deps: packages installed"
+	fi
+fi
+
+# --- prefetch (background) ----------------------------------------------
+# On a fresh machine the kernels are fetched and built once, then cached.
+# Those steps wait on the network or can fill what the style and userland
+# tiers leave of the two cores, so they start here, in the background:
+# the fetches of the newer stock kernels and of the arm64 kernel with its
+# sysroot, then damonctl's arm64 cross build, and, at low priority (nice),
+# the debug kernel's build. The tiers that need them call the same
+# scripts, which hold a lock while they work: they wait for the
+# background job or find its result cached. With everything cached this
+# returns at once. CHECK_PREFETCH=0: no background job.
+prefetch_pids=()
+prefetch_arm64_pid=
+# prefetch_job NAME CMD...: CMD in the background, its stderr in
+# prefetch-NAME.log, the seconds it took into prefetch-NAME.secs.
+prefetch_job() {
+	local name=$1
+	shift
+	(
+		"$@" > /dev/null 2> "$logs/prefetch-$name.log"
+		echo "$? $(( $(date +%s) - prefetch_t0 ))" > "$logs/prefetch-$name.secs"
+	) &
+	prefetch_pids+=($!)
+}
+prefetch_stock() {
+	local k
+	for k in "$@"; do scripts/kernel/stock.sh "$k" || return 1; done
+}
+prefetch_arm64() {
+	local d
+	d=$(scripts/kernel/arm64.sh | tail -n 1) && [ -f "$d/.damon-perf-built" ] &&
+		nice -n 10 bash -c '. scripts/lib/kernels.sh && arm64_damonctl "$1"' _ "$d/sysroot"
+}
+rm -f "$logs"/prefetch-*
+if [ "${CHECK_PREFETCH:-1}" = 1 ] &&
+	{ want kernel || want modules || want kunit || want vm || want arm64; }; then
+	prefetch_t0=$(date +%s)
+	want_kernel debug && prefetch_job debug nice -n 10 scripts/kernel/build.sh
+	suites=()
+	for k in trixie sid; do want_kernel $k && suites+=("$k"); done
+	[ ${#suites[@]} -eq 0 ] || prefetch_job stock prefetch_stock "${suites[@]}"
+	if want arm64 && want_kernel arm64; then
+		prefetch_job arm64 prefetch_arm64
+		prefetch_arm64_pid=$!
 	fi
 fi
 
@@ -303,23 +354,30 @@ arches() {
 	echo "${a:-x86_64}"
 }
 
-# vm_batch_run KERNEL NUMA(0|1) PART SCRIPT...: the scripts one after the
-# other in one boot (a debug boot plus its kmemleak scan cost about a
+# vm_batch_base KERNEL NUMA(0|1) SLOT NSLOTS: the log name of a batch
+# (of one of its NSLOTS parts), without .log: batch-KERNEL[-numa][-sSLOT].
+vm_batch_base() {
+	echo "$logs/batch-$1$([ "$2" = 1 ] && echo -numa)$([ "$4" -gt 1 ] && echo "-s$3")"
+}
+
+# vm_batch_run BASE KERNEL NUMA(0|1) PART SCRIPT...: the scripts one after
+# the other in one boot (a debug boot plus its kmemleak scan cost about a
 # minute). When the VM ends before the last one (a crash, /init's watchdog
 # powered off on a script stuck in the kernel, or /init abandoned the
 # batch after a script killed at its limit or modules that would not
 # unload), those not reached run in a new boot, PART + 1 (log
-# batch-KERNEL[-numa]-PART.log). Each boot
-# adds a line "LOG SECONDS UNRUN SCRIPT..." to the batch's list of boots
-# (batch-KERNEL[-numa].boots), which vm_batch_count reads. Prints nothing,
-# so batches can run side by side.
+# BASE-PART.log). Each boot adds a line "LOG SECONDS UNRUN SCRIPT..." to
+# the batch's list of boots (BASE.boots), which vm_batch_count reads.
+# Prints nothing, so batches can run side by side.
 vm_batch_run() {
-	local k=$1 numa=$2 part=$3 t0 s base log numa_opt=() rest=() unrun=0
-	shift 3
+	local base=$1 k=$2 numa=$3 part=$4 t0 s log numa_opt=() rest=() unrun=0
+	shift 4
 	[ "$numa" = 1 ] && numa_opt=(--numa)
-	base=$logs/batch-$k$([ "$numa" = 1 ] && echo -numa)
 	[ "$part" -gt 1 ] || : > "$base.boots"
-	[ -n "${ko[$k]:-}" ] || return 0
+	if [ -z "${ko[$k]:-}" ]; then
+		echo "- 0 0 $*" >> "$base.boots"
+		return 0
+	fi
 	# (the VM's time limit: vm.sh's default, the boot plus the scripts' own)
 	log=$base$([ "$part" -gt 1 ] && echo "-$part").log
 	t0=$(date +%s)
@@ -332,34 +390,135 @@ vm_batch_run() {
 	# a new boot only when this one ran at least one script
 	[ ${#rest[@]} -gt 0 ] && [ ${#rest[@]} -lt $# ] && unrun=1
 	echo "$log $(( $(date +%s) - t0 )) $unrun $*" >> "$base.boots"
-	[ $unrun = 0 ] || vm_batch_run "$k" "$numa" $((part + 1)) "${rest[@]}"
+	[ $unrun = 0 ] || vm_batch_run "$base" "$k" "$numa" $((part + 1)) "${rest[@]}"
 }
 
-# vm_batch_count KERNEL NUMA(0|1) SCRIPT...: the verdicts of the batch's
-# boots, each script counted on its own part of the console log.
+# vm_batch_count KERNEL NUMA(0|1) NSLOTS: the verdicts of the batch's
+# boots (of each of its parts), each script counted on its own part of
+# the console log.
 vm_batch_count() {
-	local k=$1 numa=$2 s log secs unrun list where
-	shift 2
-	if [ -z "${ko[$k]:-}" ]; then
-		for s in "$@"; do
-			tally_test fail "$(basename "$s" .sh)-$k: not run, no modules for the $k kernel"
-		done
-		return
-	fi
+	local k=$1 numa=$2 n=$3 slot s log secs unrun list where base
 	where="${klabel[$k]:-$k}$([ "$numa" = 1 ] && echo ', 2 NUMA nodes')"
-	while read -r log secs unrun list; do
-		if [ "$unrun" = 1 ]; then
-			tally_logcheck vm "$log" --kernel "$k" --unrun-ok
-		else
-			tally_logcheck vm "$log" --kernel "$k"
+	for ((slot = 1; slot <= n; slot++)); do
+		base=$(vm_batch_base "$k" "$numa" "$slot" "$n")
+		if [ -z "${ko[$k]:-}" ]; then
+			while read -r log secs unrun list; do
+				for s in $list; do
+					tally_test fail "$(basename "$s" .sh)-$k: not run, no modules for the $k kernel"
+				done
+			done < "$base.boots"
+			continue
 		fi
-		sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"
-		grep -a '^vm: HUNG\|^DAMON_PERF_HUNG' "$log" | sed 's/^/  /'
+		while read -r log secs unrun list; do
+			if [ "$unrun" = 1 ]; then
+				tally_logcheck vm "$log" --kernel "$k" --unrun-ok
+			else
+				tally_logcheck vm "$log" --kernel "$k"
+			fi
+			sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=([0-9]+) took=(.*)/  \1 on '"$k"': exit \2, \3/p' "$log"
+			grep -a '^vm: HUNG\|^DAMON_PERF_HUNG' "$log" | sed 's/^/  /'
+			# shellcheck disable=SC2086 # a list of script paths
+			echo "  batch of $(echo $list | wc -w) on $where$([ "$n" -gt 1 ] && echo " (part $slot of $n)"): $TALLY_LAST ($secs s, log ${log#"$top"/})"
+			[ "$unrun" = 0 ] ||
+				echo "  the VM ended before the batch's last script: the rest run in a new boot"
+		done < "$base.boots"
+	done
+}
+
+# The scripts' times of earlier runs, to plan the lanes: "KERNEL NUMA
+# SCRIPT SECONDS" lines in the cache (vm_times_save keeps the latest).
+vm_times_file=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}/vm-times
+declare -A vm_times=()
+vm_times_load() {
+	local k numa s t
+	[ -f "$vm_times_file" ] || return 0
+	while read -r k numa s t; do
+		[[ "$t" =~ ^[0-9]+$ ]] && vm_times[$k:$numa:$s]=$t
+	done < "$vm_times_file"
+}
+vm_times_save() {
+	local f k numa s t tmp
+	for f in "$logs"/batch-*.log; do
+		[ -f "$f" ] || continue
+		k=${f##*/batch-}
+		k=${k%%-*}
+		k=${k%.log}
+		numa=0
+		case "$f" in *-numa*) numa=1 ;; esac
+		while read -r s t; do
+			vm_times[$k:$numa:$s]=${t%s}
+		done < <(sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=[0-9]+ took=([0-9]+)s.*/\1 \2/p' "$f")
+	done
+	mkdir -p "${vm_times_file%/*}" || return 0
+	tmp=$(mktemp "$vm_times_file.XXXXXX") || return 0
+	for f in "${!vm_times[@]}"; do
+		IFS=: read -r k numa s <<< "$f"
+		echo "$k $numa $s ${vm_times[$f]}"
+	done | sort > "$tmp" && mv "$tmp" "$vm_times_file"
+}
+# vm_cost KERNEL NUMA SCRIPT...: the scripts' estimated seconds.
+vm_cost() {
+	local k=$1 numa=$2 s c=0 d=10
+	shift 2
+	case $k in debug) d=30 ;; arm64) d=20 ;; esac
+	for s in "$@"; do
+		c=$((c + ${vm_times[$k:$numa:$(basename "$s")]:-$d}))
+	done
+	echo $c
+}
+# vm_boot_cost KERNEL: a boot's and its end's estimated seconds (debug:
+# KASAN and lockdep under TCG, and the kmemleak scan).
+vm_boot_cost() {
+	case $1 in debug) echo 60 ;; arm64) echo 30 ;; *) echo 15 ;; esac
+}
+# vm_split KEY SHARE SCRIPT...: the queue lines "COST KEY SLOT NSLOTS
+# SCRIPT..." of batch KEY (KERNEL:NUMA): one part, or as many as its
+# estimated cost holds lanes' shares (SHARE seconds), the scripts dealt
+# longest first to the lightest part and kept in their order within it.
+vm_split() {
+	local key=$1 share=$2 k=${1%:*} numa=${1#*:} n c i best s boot
+	shift 2
+	boot=$(vm_boot_cost "$k")
+	c=$(( $(vm_cost "$k" "$numa" "$@") + boot ))
+	n=$(( (c + share - 1) / share ))
+	[ "$n" -ge 1 ] || n=1
+	[ "$n" -le $# ] || n=$#
+	parts[$key]=$n
+	local -a load=() list=() order=()
+	for ((i = 1; i <= n; i++)); do load[i]=$boot; list[i]=''; done
+	mapfile -t order < <(for s in "$@"; do echo "$(vm_cost "$k" "$numa" "$s") $s"; done |
+		sort -k1,1nr | cut -d' ' -f2)
+	for s in "${order[@]}"; do
+		best=1
+		for ((i = 2; i <= n; i++)); do
+			[ "${load[i]}" -lt "${load[best]}" ] && best=$i
+		done
+		list[best]+=" $s"
+		load[best]=$((load[best] + $(vm_cost "$k" "$numa" "$s")))
+	done
+	for ((i = 1; i <= n; i++)); do
+		# the part's scripts in the batch's order
+		echo "${load[i]} $key $i $n$(for s in "$@"; do
+			case "${list[i]} " in *" $s "*) printf ' %s' "$s" ;; esac
+		done)"
+	done
+}
+# vm_lane QUEUE: run the queue's parts, one at a time, until it is empty.
+vm_lane() {
+	local line key slot n k numa scripts
+	while :; do
+		line=$({
+			flock 8
+			head -n 1 "$1"
+			sed -i 1d "$1"
+		} 8> "$1.lock")
+		[ -n "$line" ] || return 0
+		read -r _ key slot n scripts <<< "$line"
+		k=${key%:*}
+		numa=${key#*:}
 		# shellcheck disable=SC2086 # a list of script paths
-		echo "  batch of $(echo $list | wc -w) on $where: $TALLY_LAST ($secs s, log ${log#"$top"/})"
-		[ "$unrun" = 0 ] ||
-			echo "  the VM ended before the batch's last script: the rest run in a new boot"
-	done < "$logs/batch-$k$([ "$numa" = 1 ] && echo -numa).boots"
+		vm_batch_run "$(vm_batch_base "$k" "$numa" "$slot" "$n")" "$k" "$numa" 1 $scripts
+	done
 }
 
 # --- arm64 --------------------------------------------------------------
@@ -367,6 +526,8 @@ vm_batch_count() {
 # lanes (or alone, when the vm tier is not asked for).
 if want arm64 && want_kernel arm64; then
 	stage arm64 "Debian 12's arm64 kernel and the module cross-built for it"
+	# (the background fetch and cross build use the same build directory)
+	[ -z "$prefetch_arm64_pid" ] || wait "$prefetch_arm64_pid"
 	if d=$(scripts/kernel/arm64.sh 2>"$logs/arm64-kernel.log" | tail -n 1) &&
 		[ -f "$d/.damon-perf-built" ]; then
 		export DAMON_PERF_ARM64_DIR=$d
@@ -443,55 +604,61 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 			batch[arm64:$numa]+="$s "
 		done
 	fi
-	# Batches run in CHECK_VM_JOBS lanes side by side (default 2, one per
-	# core: a VM waits for its guest's timers much of the time), each
-	# kernel's batches in one lane, a kernel to the lane with the fewest
-	# scripts so far; then they are counted in the usual order.
+	# Batches run in CHECK_VM_JOBS lanes side by side (default 2: a VM
+	# waits for its guest's timers part of the time). Each batch's cost is
+	# estimated from its scripts' times in earlier runs (vm_times_load;
+	# unknown: 30 s a debug script, 20 s arm64, 10 s stock) plus a boot;
+	# a batch longer than a lane's share of the whole is split into parts
+	# of about that length, each its own boot. The lanes take the parts
+	# from one queue, longest first, so none idles while another has two
+	# left; the verdicts are counted afterwards in the usual order.
 	jobs=${CHECK_VM_JOBS:-2}
-	declare -a lane=() load=()
-	for ((i = 0; i < jobs; i++)); do lane[i]=''; load[i]=0; done
-	for k in debug stock trixie sid arm64; do
-		n=0
-		for numa in 0 1; do
-			# a debug script costs about three stock ones (KASAN, lockdep),
-			# an arm64 one (-cpu max under TCG) about two
-			w=1
-			case $k in debug) w=3 ;; arm64) w=2 ;; esac
-			# shellcheck disable=SC2086
-			n=$((n + $(echo ${batch[$k:$numa]:-} | wc -w) * w))
-		done
-		[ "$n" -gt 0 ] || continue
-		best=0
-		for ((i = 1; i < jobs; i++)); do
-			[ "${load[i]}" -lt "${load[best]}" ] && best=$i
-		done
-		lane[best]+="$k "
-		load[best]=$((load[best] + n))
+	vm_times_load
+	declare -A parts=()
+	queue=$logs/vm-queue
+	: > "$queue"
+	total=0
+	for key in "${!batch[@]}"; do
+		# shellcheck disable=SC2086
+		total=$((total + $(vm_cost "${key%:*}" "${key#*:}" ${batch[$key]}) + $(vm_boot_cost "${key%:*}")))
 	done
+	share=$(( (total + jobs - 1) / jobs ))
+	for key in "${!batch[@]}"; do
+		# shellcheck disable=SC2086
+		vm_split "$key" "$share" ${batch[$key]} >> "$queue"
+	done
+	sort -t' ' -k1,1nr -o "$queue" "$queue"
+	echo "  $(wc -l < "$queue") boots in $jobs lanes, about $total s of VM time in all:"
+	while read -r c key slot n list; do
+		# shellcheck disable=SC2086 # a list of script paths
+		echo "    ${klabel[${key%:*}]:-${key%:*}}$([ "${key#*:}" = 1 ] && echo ', NUMA')$([ "$n" -gt 1 ] && echo " (part $slot of $n)"): $(echo $list | wc -w) scripts, about $c s"
+	done < "$queue"
 	pids=()
-	for ((i = 0; i < jobs; i++)); do
-		[ -n "${lane[i]}" ] || continue
-		(
-			for k in ${lane[i]}; do
-				for numa in 0 1; do
-					[ -n "${batch[$k:$numa]:-}" ] || continue
-					# shellcheck disable=SC2086
-					vm_batch_run "$k" "$numa" 1 ${batch[$k:$numa]}
-				done
-			done
-		) &
+	for ((i = 1; i <= jobs; i++)); do
+		vm_lane "$queue" &
 		pids+=($!)
-		echo "  lane $((i + 1)): ${lane[i]}"
 	done
 	wait "${pids[@]}"
 	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1 arm64:0 arm64:1; do
 		[ -n "${batch[$key]:-}" ] || continue
 		# shellcheck disable=SC2086
-		vm_batch_count "${key%:*}" "${key#*:}" ${batch[$key]}
+		vm_batch_count "${key%:*}" "${key#*:}" "${parts[$key]:-1}"
 	done
+	vm_times_save
 fi
 
 stage_end
+if [ ${#prefetch_pids[@]} -gt 0 ]; then
+	wait "${prefetch_pids[@]}"
+	echo
+	echo "=== prefetch: background jobs (exit status, seconds after the start of check)"
+	for f in "$logs"/prefetch-*.secs; do
+		[ -f "$f" ] || continue
+		n=${f##*/prefetch-}
+		read -r rc secs < "$f"
+		echo "  ${n%.secs}: exit $rc after $secs s (log ${logs#$top/}/prefetch-${n%.secs}.log)"
+	done
+fi
 
 echo
 echo "=== timings (total $(( $(date +%s) - check_start )) s); every result in ${logs#$top/}/results.txt"
