@@ -39,54 +39,14 @@ cache=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}
 # Bump when a change here changes what gets prepared: part of the cache key.
 recipe=2
 apt_dir=$cache/apt/arm64
-mkdir -p "$apt_dir"/{lists/partial,archives/partial,debs}
+. "$(dirname "$0")/../lib/apt.sh"
+apt_opts=() # apt_private sets them
 
 # --- 1. private apt configuration --------------------------------------
-uri='' suri=''
-if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-	uri=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }' \
-		/etc/apt/sources.list.d/debian.sources)
-	suri=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i ~ /security/) { print $i; exit } }' \
-		/etc/apt/sources.list.d/debian.sources)
-fi
-if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-	uri=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) { print $i; exit } }' \
-		/etc/apt/sources.list)
-	suri=$(awk '$1 == "deb" && $0 ~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) { print $i; exit } }' \
-		/etc/apt/sources.list)
-fi
-[ -n "$uri" ] || { echo "arm64: no Debian URI in the host's apt sources" >&2; exit 1; }
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-{
-	echo "deb [arch=arm64,amd64 signed-by=$keyring] $uri bookworm main"
-	echo "deb [arch=arm64,amd64 signed-by=$keyring] $uri bookworm-updates main"
-	[ -z "$suri" ] ||
-		echo "deb [arch=arm64,amd64 signed-by=$keyring] $suri bookworm-security main"
-} > "$apt_dir/sources.list"
-apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
-	-o Dir::Etc::SourceParts=/dev/null
-	-o "Dir::State::Lists=$apt_dir/lists"
-	-o "Dir::Cache=$apt_dir" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
-	-o "Dir::Cache::Archives=$apt_dir/archives"
-	-o Dir::State::Status=/dev/null
-	-o APT::Architecture=arm64 -o APT::Architectures::=arm64 -o APT::Architectures::=amd64
-	-o APT::Sandbox::User=root
-	-o Debug::NoLocking=1 -q)
-
+apt_private arm64 "$apt_dir" arm64,amd64 bookworm bookworm-updates "security bookworm-security"
 exec 9>"$cache/arm64-stock.lock"
 flock 9
-stamp=$apt_dir/update-stamp
-if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
-	if apt-get "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1; then
-		touch "$stamp"
-	elif ! ls "$apt_dir"/lists/*_Packages >/dev/null 2>&1; then
-		cat "$apt_dir/update.log" >&2
-		echo "arm64: apt-get update failed" >&2
-		exit 1
-	else
-		echo "arm64: apt-get update failed; using the lists of $(date -r "$stamp" +%F 2>/dev/null || echo 'an earlier run')" >&2
-	fi
-fi
+apt_update arm64 "$apt_dir"
 
 # --- 2. resolve the release -------------------------------------------
 # cand PKG: its candidate version (apt-cache show lists every version).
