@@ -135,6 +135,9 @@ extra_mods="loop nls_cp437 fat msdos"
 extra_got=" "
 for x in $extra_mods; do
 	f=$(modinfo -b "${DAMON_PERF_MODROOT:-/}" -k "$release" -n "$x" 2>/dev/null || true)
+	# an unpacked image has no modules.dep for modinfo -n: by its name
+	[ -f "$f" ] || f=$(find "${DAMON_PERF_MODROOT:-/}/lib/modules/$release/kernel" \
+		-name "$x.ko*" 2>/dev/null | head -n 1)
 	[ -f "$f" ] || continue
 	xdeps_ok=1
 	for d in $(modinfo -F depends "$f" 2>/dev/null | tr ',' ' '); do

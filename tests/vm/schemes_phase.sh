@@ -153,6 +153,13 @@ numa=$(($(vmstat numa_pages_migrated) - numa0))
 diag "PHASE mapping node0=$1 node1=$2; pages_migrated=$migrated for" \
 	"$((3 * hot_pages)) needed (A up, A down, B up);" \
 	"numa_balancing_migrated=$numa"
+# what move_pages(2) itself sees of A (on 6.1, PROT_NONE pages: absent)
+# and what the demotion scheme did in the last run
+diag "A to a move_pages(2) query: $(/bin/pagenodes "$WORKLOAD_PID" $as $ae)"
+last=$(ls /tmp/phase.2.*.out 2>/dev/null | sort -t. -k3 -n | tail -n 1)
+[ -n "$last" ] && diag "demote, last run: $(awk '/"name": "demote"/ { f = 1 }
+	f && /"(nr|sz)_(tried|applied)"/ { gsub(/[ ",]/, ""); printf "%s ", $0 }
+	f && /^ *\}/ { f = 0 }' "$last")"
 while read -r l; do diag "stderr: $l"; done < /tmp/phase.err
 engine=$((migrated - numa))
 if [ "$engine" -le $((3 * hot_pages * 2)) ] &&
