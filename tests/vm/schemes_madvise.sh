@@ -278,8 +278,10 @@ if why=$(setup_fat); then
 	if [ $(((cold_pages - changed) * 100)) -ge $((cold_pages * 90)) ]; then
 		scheme_file cold "$IDLE"
 		runs_until cold_done
-		hot_act=$(st "$WORKLOAD_PID" "$hs" "$he" active)
-		hot_pre=$(st "$WORKLOAD_PID" "$hs" "$he" present)
+		# one read: -f maps and drops the hot pages all the time
+		_l=$(/bin/pagestate "$WORKLOAD_PID" "$hs" "$he")
+		hot_act=$(echo "$_l" | sed -n 's/.* active=\([0-9]*\).*/\1/p')
+		hot_pre=$(echo "$_l" | sed -n 's/.* present=\([0-9]*\).*/\1/p')
 		diag "cold: $changed of $cold_pages cold pages inactive after $runs runs, $hot_act of $hot_pre hot pages mapped active; sz_applied $sum_sz"
 		if cold_done; then
 			ok "cold: $changed of $cold_pages cold pages deactivated"
