@@ -16,9 +16,9 @@
 # of each are skipped, with the reason, where one is missing), mapped
 # shared by the workload (-F, MADV_RANDOM: a fault reads only its page),
 # a 4 MiB hot range at 8 MiB, whose pages it drops after every pass (-f):
-# the samples are its own page faults, NUMA balancing off (on 6.12 its
-# hinting faults on the shared file mapping stopped after the first ones,
-# and the hot range was taken for idle). collapse acts on anonymous
+# the samples are its own page faults, NUMA balancing off (with
+# NUMA balancing's hinting faults as samples, on 6.12 the monitor took the
+# hot range for idle, as in schemes.sh's pageout). collapse acts on anonymous
 # memory, with NUMA balancing's hinting faults (fast scans) as samples (a
 # refault would drop the huge pages).
 #
