@@ -126,13 +126,25 @@ add_deps() {
 for m in "$ko"/*.ko; do add_deps "$m"; done
 
 # Modules of the kernel that tests load themselves when they need them
-# (loop: a swap device for schemes.sh), where the kernel has them as a
-# module without dependencies: /lib/damon_perf/extra/NAME.ko, which /init
-# does not load.
-extra_mods="loop"
+# (loop: a swap device for schemes.sh; nls_cp437, fat, msdos: a block
+# file system for schemes_madvise.sh), where the kernel has them as a
+# module depending on none but the extra modules before it:
+# /lib/damon_perf/extra/NAME.ko, which /init does not load (a test loads
+# them in this order).
+extra_mods="loop nls_cp437 fat msdos"
+extra_got=" "
 for x in $extra_mods; do
 	f=$(modinfo -b "${DAMON_PERF_MODROOT:-/}" -k "$release" -n "$x" 2>/dev/null || true)
-	[ -f "$f" ] && [ -z "$(modinfo -F depends "$f" 2>/dev/null)" ] || continue
+	# an unpacked image has no modules.dep for modinfo -n: by its name
+	[ -f "$f" ] || f=$(find "${DAMON_PERF_MODROOT:-/}/lib/modules/$release/kernel" \
+		-name "$x.ko*" 2>/dev/null | head -n 1)
+	[ -f "$f" ] || continue
+	xdeps_ok=1
+	for d in $(modinfo -F depends "$f" 2>/dev/null | tr ',' ' '); do
+		case "$extra_got" in *" $d "*) ;; *) xdeps_ok=0 ;; esac
+	done
+	[ $xdeps_ok = 1 ] || continue
+	extra_got="$extra_got$x "
 	mkdir -p "$stage/lib/damon_perf/extra"
 	case "$f" in
 	*.xz) xz -dc "$f" > "$stage/lib/damon_perf/extra/$x.ko" ;;

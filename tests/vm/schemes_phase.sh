@@ -10,13 +10,26 @@
 # page (/proc/PID/pagemap, /bin/pagenodes -m) and /proc/vmstat's migration
 # counters.
 #
-# Not on 6.1: there move_pages(2) takes a page NUMA balancing left
-# PROT_NONE for no page (a query reads it as absent), and the old range,
-# idle once the phase changes, is exactly such memory; the samples here
-# are NUMA balancing's hinting faults (the only source that keeps the
-# pages where they are). On 6.1.192 the old range stayed on node 0 (0 of
-# 2048 pages back on node 1 after 50 aggregations) and the new one went
-# back and forth (23690 pages migrated for 6144).
+# Not on 6.1 (Debian 12's 6.1.192): there move_pages(2) can neither query
+# nor move a page whose PTE NUMA balancing made PROT_NONE for a hinting
+# fault. Its add_page_for_migration() and do_pages_stat() look the page up
+# with follow_page(vma, addr, FOLL_GET | FOLL_DUMP); 6.1's follow_page_pte()
+# has "if (pte_protnone(pte) && !gup_can_follow_protnone(flags)) goto
+# no_page" (from "mm/gup: replace FOLL_NUMA by gup_can_follow_protnone()",
+# 6.1), true without FOLL_FORCE, and no_page_table()
+# answers -EFAULT for an anonymous VMA under FOLL_DUMP: the page's status
+# is -EFAULT, neither moved nor failed. 6.5 made follow_page() follow such
+# PTEs again ("mm/gup: reintroduce FOLL_NUMA as FOLL_HONOR_NUMA_FAULT",
+# only for GUP callers that ask), so 6.12 and 7.2 move them. The samples
+# here are NUMA balancing's hinting faults (the only source that keeps the
+# pages where they are: a refault (-f) comes from the bound node), and the
+# old range, idle once the phase changes, keeps the PROT_NONE its last
+# scan left: on 6.1.192 phase 1 passes (A, hot, is faulted in again at
+# once) and B is promoted within 5 aggregations, but 0 of A's 2048 pages
+# go back to node 1 in 50 (4096 pages migrated: A up, B up). Nothing a
+# process outside the target can do makes such a page movable on 6.1
+# (reading it through /proc/PID/mem uses FOLL_FORCE and leaves the PTE
+# as it is); Documentation/schemes.rst says so under "PROT_NONE pages".
 #
 # The workload maps 64 MiB bound to node 1 (-N 1), two threads on CPU 0
 # read an 8 MiB hot range A at 8 MiB, later B at 40 MiB. NUMA balancing's
@@ -140,6 +153,13 @@ numa=$(($(vmstat numa_pages_migrated) - numa0))
 diag "PHASE mapping node0=$1 node1=$2; pages_migrated=$migrated for" \
 	"$((3 * hot_pages)) needed (A up, A down, B up);" \
 	"numa_balancing_migrated=$numa"
+# what move_pages(2) itself sees of A (on 6.1, PROT_NONE pages: absent)
+# and what the demotion scheme did in the last run
+diag "A to a move_pages(2) query: $(/bin/pagenodes "$WORKLOAD_PID" $as $ae)"
+last=$(ls /tmp/phase.2.*.out 2>/dev/null | sort -t. -k3 -n | tail -n 1)
+[ -n "$last" ] && diag "demote, last run: $(awk '/"name": "demote"/ { f = 1 }
+	f && /"(nr|sz)_(tried|applied)"/ { gsub(/[ ",]/, ""); printf "%s ", $0 }
+	f && /^ *\}/ { f = 0 }' "$last")"
 while read -r l; do diag "stderr: $l"; done < /tmp/phase.err
 engine=$((migrated - numa))
 if [ "$engine" -le $((3 * hot_pages * 2)) ] &&

@@ -5,7 +5,7 @@
  *
  *   workload [-s TOTAL_MB] [-o HOT_OFF_MB] [-h HOT_MB] [-t SECONDS]
  *            [-n THREADS] [-w] [-f] [-r RANGE]... [-m SECS:OFF_MB]
- *            [-P PROCS] [-N NODE]
+ *            [-P PROCS] [-N NODE] [-F FILE [-a] [-T]] [-H]
  *
  * Maps TOTAL_MB of anonymous memory (no transparent huge pages, so each 4 KiB
  * page is its own NUMA hinting fault; where madvise() is missing, the
@@ -41,6 +41,16 @@
  * page only when the faulting CPU is on NODE; move_pages(2) moves pages
  * anywhere, and the pages a thread faults in again (-f) come from NODE.
  *
+ * -F FILE maps the first TOTAL_MB of FILE (MAP_SHARED, read and write;
+ * the file must be that long) instead of anonymous memory, with
+ * MADV_RANDOM: a fault reads only its own page into the page cache, so
+ * what is resident is what was touched. The first touch reads every page.
+ * -a reads FILE twice with read(2) before mapping it: each page-cache
+ * page marked accessed twice (on the classic LRU: active). -T skips the
+ * first touch: only the hot ranges are ever touched. -H leaves transparent
+ * huge pages to the system (no MADV_NOHUGEPAGE) and aligns the anonymous
+ * mapping to 2 MiB, so that MADV_COLLAPSE can collapse it.
+ *
  * Ground truth, one parseable line each, flushed before the loop starts:
  *   WORKLOAD pid=123 base=0x7f.. size=0x.. hot_start=0x7f.. hot_end=0x7f..
  *   WORKLOAD range i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq pid=123
@@ -55,6 +65,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -69,6 +80,7 @@
 #include <unistd.h>
 
 #define MB (1024UL * 1024UL)
+#define HPAGE (2 * MB)
 #define KB 1024UL
 #define PAGE 4096UL
 #define MAX_RANGES 8
@@ -286,12 +298,82 @@ static void print_range(const char *what, unsigned int i)
 	       (int)getpid());
 }
 
+/* -F: the first @size bytes of @path, shared; -a: read twice first */
+static unsigned char *map_file(const char *path, size_t size, int twice)
+{
+	/* a page per read(2): filemap_read() marks only a call's first page */
+	static char buf[PAGE];
+	unsigned char *p;
+	int fd, pass;
+	ssize_t n;
+
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		fprintf(stderr, "workload: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	for (pass = 0; twice && pass < 2; pass++) {
+		if (lseek(fd, 0, SEEK_SET)) {
+			perror("workload: lseek");
+			exit(1);
+		}
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			;
+		if (n < 0) {
+			perror("workload: read");
+			exit(1);
+		}
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		perror("workload: mmap");
+		exit(1);
+	}
+	close(fd);
+	if (madvise(p, size, MADV_RANDOM)) {
+		perror("workload: madvise(MADV_RANDOM)");
+		exit(1);
+	}
+	return p;
+}
+
+/* anonymous memory; -H: 2 MiB aligned, THP as the system says */
+static unsigned char *map_anon(size_t size, int thp)
+{
+	unsigned char *p;
+	uintptr_t a;
+
+	p = mmap(NULL, size + (thp ? HPAGE : 0), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("workload: mmap");
+		exit(1);
+	}
+	if (thp) {
+		a = ((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1);
+		if (a > (uintptr_t)p)
+			munmap(p, a - (uintptr_t)p);
+		if (a + size < (uintptr_t)p + size + HPAGE)
+			munmap((void *)(a + size),
+			       (uintptr_t)p + size + HPAGE - a - size);
+		return (unsigned char *)a;
+	}
+	/* EINVAL: no THP in this kernel; ENOSYS: no madvise (tinyconfig). */
+	if (madvise(p, size, MADV_NOHUGEPAGE) && errno != EINVAL &&
+	    errno != ENOSYS) {
+		perror("workload: madvise");
+		exit(1);
+	}
+	return p;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long total_mb = 64, hot_off_mb = 16, hot_mb = 8, secs = 10;
 	unsigned long nthreads = 2, i, all = 0, move_secs = 0, move_off_mb = 0;
 	unsigned long nprocs = 1, node = 0;
-	int bind = 0, balanced = 0;
+	int bind = 0, balanced = 0, twice = 0, notouch = 0, thp = 0;
+	const char *file = NULL;
 	pid_t kids[MAX_PROCS];
 	int ready[2] = { -1, -1 };
 	char c;
@@ -305,7 +387,7 @@ int main(int argc, char **argv)
 	size_t size;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:N:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:N:F:aTH")) != -1) {
 		switch (opt) {
 		case 's':
 			total_mb = arg_ul(optarg, "size");
@@ -335,6 +417,18 @@ int main(int argc, char **argv)
 			node = arg_ul(optarg, "node");
 			bind = 1;
 			break;
+		case 'F':
+			file = optarg;
+			break;
+		case 'a':
+			twice = 1;
+			break;
+		case 'T':
+			notouch = 1;
+			break;
+		case 'H':
+			thp = 1;
+			break;
 		case 'r':
 			if (nr_specs == MAX_RANGES) {
 				fprintf(stderr, "workload: at most 8 ranges\n");
@@ -359,7 +453,8 @@ int main(int argc, char **argv)
 				"usage: %s [-s TOTAL_MB] [-o HOT_OFF_MB] "
 				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w] [-f] "
 				"[-r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]]... "
-				"[-m SECS:OFF_MB] [-P PROCS] [-N NODE]\n",
+				"[-m SECS:OFF_MB] [-P PROCS] [-N NODE] "
+				"[-F FILE [-a] [-T]] [-H]\n",
 				argv[0]);
 			return 2;
 		}
@@ -426,19 +521,15 @@ int main(int argc, char **argv)
 	if (bind)
 		balanced = bind_node(node);
 	size = total_mb * MB;
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (base == MAP_FAILED) {
-		perror("workload: mmap");
-		return 1;
+	if (file) {
+		base = map_file(file, size, twice);
+		for (i = 0; !notouch && i < size; i += PAGE)
+			all += ((volatile unsigned char *)base)[i];
+	} else {
+		base = map_anon(size, thp);
+		if (!notouch)
+			memset(base, 1, size);
 	}
-	/* EINVAL: no THP in this kernel; ENOSYS: no madvise (tinyconfig). */
-	if (madvise(base, size, MADV_NOHUGEPAGE) && errno != EINVAL &&
-	    errno != ENOSYS) {
-		perror("workload: madvise");
-		return 1;
-	}
-	memset(base, 1, size);
 	for (i = 0; i < nr_specs; i++) {
 		ranges[i].start = base + specs[i].off_kb * KB;
 		ranges[i].len = specs[i].size_kb * KB;
@@ -516,6 +607,7 @@ int main(int argc, char **argv)
 				stop = 1;
 		}
 	}
+	all = 0;
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(tids[i], NULL);
 		all += passes[i];
