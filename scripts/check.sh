@@ -279,6 +279,26 @@ for k in trixie sid; do
 done
 
 # --- module builds ------------------------------------------------------
+# module_build KERNEL TIER: scripts/kbuild.sh KERNEL, two tests: it builds
+# (ko[KERNEL] is then its directory), and without a W=1 warning.
+module_build() {
+	local k=$1 tier=$2 d w what=$1
+	[ "$tier" = arm64 ] && what=module
+	if d=$(scripts/kbuild.sh "$k" 2>"$logs/kbuild-$k.err" | tail -n 1) && [ -f "$d/damon_perf.ko" ]; then
+		ko[$k]=$d
+		tally_test ok "$tier: $what build ($(cd "$d" && echo *.ko))"
+		w=$(grep -c 'warning:' "$top/build/logs/kbuild-$k.log")
+		if [ "$w" -eq 0 ]; then
+			tally_test ok "$tier: $what build has no W=1 warnings"
+		else
+			grep 'warning:' "$top/build/logs/kbuild-$k.log" | head -n 10 | sed 's/^/  | /'
+			tally_test fail "$tier: $what build has no W=1 warnings ($w warnings)"
+		fi
+	else
+		sed 's/^/  | /' "$logs/kbuild-$k.err" | tail -n 20
+		tally_test fail "$tier: $what build (log build/logs/kbuild-$k.log)"
+	fi
+}
 declare -A ko=()
 if want modules || want kunit || want vm; then
 	stage modules "damon_perf.ko (+ test modules) for each kernel, W=1"
@@ -288,20 +308,7 @@ if want modules || want kunit || want vm; then
 			tally_test fail "modules: $k build (no debug kernel)"
 			continue
 		fi
-		if d=$(scripts/kbuild.sh $k 2>"$logs/kbuild-$k.err" | tail -n 1) && [ -f "$d/damon_perf.ko" ]; then
-			ko[$k]=$d
-			tally_test ok "modules: $k build ($(cd "$d" && echo *.ko))"
-			w=$(grep -c 'warning:' "$top/build/logs/kbuild-$k.log")
-			if [ "$w" -eq 0 ]; then
-				tally_test ok "modules: $k build has no W=1 warnings"
-			else
-				grep 'warning:' "$top/build/logs/kbuild-$k.log" | head -n 10 | sed 's/^/  | /'
-				tally_test fail "modules: $k build has no W=1 warnings ($w warnings)"
-			fi
-		else
-			sed 's/^/  | /' "$logs/kbuild-$k.err" | tail -n 20
-			tally_test fail "modules: $k build (log build/logs/kbuild-$k.log)"
-		fi
+		module_build "$k" modules
 	done
 	# Packaging (tests/pkg): modinfo of every module built; make install
 	# into a staging directory and make dkms into a private dkms tree,
@@ -535,21 +542,7 @@ if want arm64 && want_kernel arm64; then
 		klabel[arm64]=arm64-$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
 		tally_test ok "arm64: kernel $rel"
 		tail -n 1 "$logs/arm64-kernel.log" | sed 's/^/  /'
-		if kd=$(scripts/kbuild.sh arm64 2>"$logs/kbuild-arm64.err" | tail -n 1) &&
-			[ -f "$kd/damon_perf.ko" ]; then
-			ko[arm64]=$kd
-			tally_test ok "arm64: module build ($(cd "$kd" && echo *.ko))"
-			w=$(grep -c 'warning:' "$top/build/logs/kbuild-arm64.log")
-			if [ "$w" -eq 0 ]; then
-				tally_test ok "arm64: module build has no W=1 warnings"
-			else
-				grep 'warning:' "$top/build/logs/kbuild-arm64.log" | head -n 10 | sed 's/^/  | /'
-				tally_test fail "arm64: module build has no W=1 warnings ($w warnings)"
-			fi
-		else
-			sed 's/^/  | /' "$logs/kbuild-arm64.err" | tail -n 20
-			tally_test fail "arm64: module build (log build/logs/kbuild-arm64.log)"
-		fi
+		module_build arm64 arm64
 		# damonctl for arm64 before the batches start (vm.sh would
 		# build it there, while the other lane's VM runs)
 		if (. scripts/lib/kernels.sh && arm64_damonctl "$d/sysroot") 2> "$logs/arm64-damonctl.err"; then
