@@ -23,6 +23,7 @@
 
 #include "aux.h"
 #include "budget.h"
+#include "ctx.h"
 #include "drain.h"
 #include "kdamond.h"
 #include "listener.h"

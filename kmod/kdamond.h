@@ -7,7 +7,7 @@
 #ifndef _DAMON_PERF_KDAMOND_H
 #define _DAMON_PERF_KDAMOND_H
 
-#include "ctx.h"
+#include "ctx_types.h"
 
 int damon_perf_kdamond_start(struct damon_perf_ctx *ctx);
 void damon_perf_kdamond_stop(struct damon_perf_ctx *ctx);

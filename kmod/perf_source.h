@@ -6,7 +6,7 @@
 #ifndef _DAMON_PERF_PERF_SOURCE_H
 #define _DAMON_PERF_PERF_SOURCE_H
 
-#include "ctx.h"
+#include "ctx_types.h"
 
 int damon_perf_source_init(void);
 phys_addr_t damon_perf_virt_to_phys(unsigned long addr);

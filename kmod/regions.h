@@ -12,7 +12,7 @@
 #ifndef _DAMON_PERF_REGIONS_H
 #define _DAMON_PERF_REGIONS_H
 
-#include "ctx.h"
+#include "ctx_types.h"
 
 /* Smallest region, and the alignment of every region boundary. */
 #define DAMON_PERF_MIN_REGION	PAGE_SIZE
