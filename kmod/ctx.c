@@ -33,6 +33,7 @@
 #include "kdamond.h"
 #include "perf_source.h"
 #include "regions.h"
+#include "snapshot.h"
 
 /* Every configuration call, the lifecycle and every netlink handler. */
 struct mutex damon_perf_lock = __MUTEX_INITIALIZER(damon_perf_lock);
@@ -1056,46 +1057,6 @@ void damon_perf_ctx_kdamond_exited(struct damon_perf_ctx *ctx)
 	WRITE_ONCE(ctx->kdamond_done, true);
 	schedule_work(&reap_work);
 }
-
-static void snapshot_release(struct kref *kref)
-{
-	kvfree(container_of(kref, struct damon_perf_snapshot, kref));
-}
-
-/**
- * damon_perf_snapshot_get() - Reference the latest aggregation of @ctx.
- * @ctx:	the context.
- *
- * Context: process context (takes @ctx->snap_lock, a spinlock); the caller
- * keeps @ctx alive (damon_perf_lock or its kdamond).
- * Return: the snapshot, to release with damon_perf_snapshot_put(), or NULL
- * before the first aggregation.
- */
-struct damon_perf_snapshot *damon_perf_snapshot_get(struct damon_perf_ctx *ctx)
-{
-	struct damon_perf_snapshot *snap;
-
-	spin_lock(&ctx->snap_lock);
-	snap = ctx->snap;
-	if (snap)
-		kref_get(&snap->kref);
-	spin_unlock(&ctx->snap_lock);
-	return snap;
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_snapshot_get);
-
-/**
- * damon_perf_snapshot_put() - Release a snapshot reference.
- * @snap:	the snapshot, may be NULL.
- *
- * Context: process context.
- */
-void damon_perf_snapshot_put(struct damon_perf_snapshot *snap)
-{
-	if (snap)
-		kref_put(&snap->kref, snapshot_release);
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_snapshot_put);
 
 /**
  * damon_perf_ctx_init() - Set up the context subsystem.

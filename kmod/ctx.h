@@ -49,7 +49,4 @@ void damon_perf_ctx_kdamond_exited(struct damon_perf_ctx *ctx);
 struct damon_perf_target *damon_perf_target_find(struct damon_perf_ctx *ctx,
 						 u32 target_id);
 
-struct damon_perf_snapshot *damon_perf_snapshot_get(struct damon_perf_ctx *ctx);
-void damon_perf_snapshot_put(struct damon_perf_snapshot *snap);
-
 #endif /* _DAMON_PERF_CTX_H */

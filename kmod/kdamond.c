@@ -29,6 +29,7 @@
 #include "listener.h"
 #include "perf_source.h"
 #include "regions.h"
+#include "snapshot.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -120,7 +121,7 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
  */
 void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 {
-	struct damon_perf_snapshot *snap, *old;
+	struct damon_perf_snapshot *snap;
 	struct damon_perf_target *t;
 	struct damon_perf_region *r;
 	unsigned int max_nr = 0;
@@ -132,12 +133,7 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 
 	snap = snapshot_build(ctx, elapsed_ns);
 	if (snap) {
-		spin_lock(&ctx->snap_lock);
-		old = ctx->snap;
-		snap->seq = old ? old->seq + 1 : 1;
-		ctx->snap = snap;
-		spin_unlock(&ctx->snap_lock);
-		damon_perf_snapshot_put(old);
+		damon_perf_snapshot_publish(ctx, snap);
 		damon_perf_listeners_aggregated(ctx, snap);
 	}
 	if (trace_damon_perf_aggregated_enabled()) {

@@ -17,6 +17,7 @@
 
 #include "ctx.h"
 #include "netlink_internal.h"
+#include "snapshot.h"
 #include "stats.h"
 
 /**

@@ -22,6 +22,7 @@
 #include "listener.h"
 #include "perf_source.h"
 #include "regions.h"
+#include "snapshot.h"
 #include "stats.h"
 #include "ring.h"
 
