@@ -863,6 +863,18 @@ static bool has_probes(struct damon_perf_ctx *ctx)
 	return false;
 }
 
+/*
+ * The kdamond of @ctx left on its own (no target remains alive): its exit
+ * callback, called as its last action. A work item then stops the context
+ * under damon_perf_lock. Only damon_perf_ctx_stop() ever calls
+ * kthread_stop(), once, so the thread is never stopped twice.
+ */
+static void kdamond_exited(struct damon_perf_ctx *ctx)
+{
+	WRITE_ONCE(ctx->kdamond_done, true);
+	schedule_work(&reap_work);
+}
+
 /**
  * damon_perf_ctx_start() - Start monitoring.
  * @ctx:	a context that is not running.
@@ -940,7 +952,7 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 			goto err_rings;
 		ctx->source_armed = true;
 	}
-	ret = damon_perf_kdamond_start(ctx);
+	ret = damon_perf_kdamond_start(ctx, kdamond_exited);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot start the kdamond thread");
 		goto err_source;
@@ -1039,23 +1051,6 @@ static void reap_fn(struct work_struct *work)
 		if (running(ctx) && READ_ONCE(ctx->kdamond_done))
 			damon_perf_ctx_stop(ctx);
 	mutex_unlock(&damon_perf_lock);
-}
-
-/**
- * damon_perf_ctx_kdamond_exited() - The kdamond of @ctx left on its own.
- * @ctx:	the context.
- *
- * Called by the kdamond as its last action when no target remains alive;
- * a work item then stops the context under damon_perf_lock. Only
- * damon_perf_ctx_stop() ever calls kthread_stop(), once, so the thread is
- * never stopped twice.
- *
- * Context: the kdamond of @ctx.
- */
-void damon_perf_ctx_kdamond_exited(struct damon_perf_ctx *ctx)
-{
-	WRITE_ONCE(ctx->kdamond_done, true);
-	schedule_work(&reap_work);
 }
 
 /**

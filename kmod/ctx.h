@@ -45,7 +45,6 @@ int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 			      struct netlink_ext_ack *extack);
 void damon_perf_ctx_get_attrs(struct damon_perf_ctx *ctx,
 			      struct damon_perf_attrs *attrs);
-void damon_perf_ctx_kdamond_exited(struct damon_perf_ctx *ctx);
 struct damon_perf_target *damon_perf_target_find(struct damon_perf_ctx *ctx,
 						 u32 target_id);
 

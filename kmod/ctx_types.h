@@ -270,6 +270,8 @@ struct damon_perf_probe {
  *			reference is held from start to stop.
  * @kdamond_wait:	where the kdamond sleeps between sample intervals.
  * @kdamond_wake:	set by the rings' high watermark to wake it early.
+ * @kdamond_exited:	what the kdamond calls when it leaves its loop on its
+ *			own (damon_perf_kdamond_start()).
  * @snap_lock:		protects the @snap pointer (not the snapshot).
  * @snap:		latest aggregation, immutable, replaced under
  *			@snap_lock; readers use damon_perf_snapshot_get().
@@ -322,6 +324,7 @@ struct damon_perf_ctx {
 	struct task_struct *kdamond;
 	wait_queue_head_t kdamond_wait;
 	bool kdamond_wake;
+	void (*kdamond_exited)(struct damon_perf_ctx *ctx);
 
 	/* latest aggregation, replaced under snap_lock */
 	spinlock_t snap_lock;

@@ -11,7 +11,8 @@
  *
  * The kdamond never takes damon_perf_lock. It exits when kthread_stop()
  * asks it to, or on its own when every target process has exited; then it
- * hands the context to damon_perf_ctx_kdamond_exited(), and only
+ * hands the context to the exit callback damon_perf_kdamond_start() was
+ * given (ctx.c's, which queues the stop), and only
  * damon_perf_ctx_stop() (under damon_perf_lock) ever calls kthread_stop(),
  * on a task it holds a reference on.
  */
@@ -23,7 +24,6 @@
 
 #include "aux.h"
 #include "budget.h"
-#include "ctx.h"
 #include "drain.h"
 #include "kdamond.h"
 #include "listener.h"
@@ -278,7 +278,7 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 	if (now >= c->next_update) {
 		c->next_update = now + ns(ctx->attrs.update_us);
 		if (!update(ctx)) {
-			damon_perf_ctx_kdamond_exited(ctx);
+			ctx->kdamond_exited(ctx);
 			return false;
 		}
 	}
@@ -324,14 +324,18 @@ static int kdamond_fn(void *data)
 /**
  * damon_perf_kdamond_start() - Start the kdamond of a context.
  * @ctx:	the context, with rings and regions set up.
+ * @exited:	called by the kdamond as its last action when it leaves its
+ *		loop on its own (no target alive); not when stopped.
  *
  * Context: process context, damon_perf_lock held.
  * Return: 0 or a negative errno.
  */
-int damon_perf_kdamond_start(struct damon_perf_ctx *ctx)
+int damon_perf_kdamond_start(struct damon_perf_ctx *ctx,
+			     void (*exited)(struct damon_perf_ctx *ctx))
 {
 	struct task_struct *task;
 
+	ctx->kdamond_exited = exited;
 	task = kthread_create(kdamond_fn, ctx, "kdamond.%u", ctx->id);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
