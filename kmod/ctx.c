@@ -32,6 +32,7 @@
 #include "drain.h"
 #include "kdamond.h"
 #include "perf_source.h"
+#include "probe.h"
 #include "regions.h"
 #include "snapshot.h"
 

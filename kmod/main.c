@@ -12,6 +12,7 @@
 #include "debugfs.h"
 #include "netlink.h"
 #include "perf_source.h"
+#include "probe.h"
 #include "spe.h"
 #include "stats.h"
 
@@ -67,6 +68,7 @@ static void __exit damon_perf_exit(void)
 	/* the backends once no AUX event uses them */
 	damon_perf_aux_exit();
 	damon_perf_spe_exit();
+	damon_perf_probes_exit();
 	damon_perf_source_exit();
 	damon_perf_debugfs_exit();
 	damon_perf_stats_exit();

@@ -24,6 +24,7 @@
 #include "netlink.h"
 #include "netlink_internal.h"
 #include "perf_source.h"
+#include "probe.h"
 
 /*
  * The policies and the operations table are generated from the spec

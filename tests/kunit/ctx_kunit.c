@@ -16,11 +16,13 @@
 #include <linux/umh.h>
 #include <linux/vmalloc.h>
 
+#include "addr.h"
 #include "ctx.h"
 #include "helpers.h"
 #include "kdamond.h"
 #include "listener.h"
 #include "perf_source.h"
+#include "probe.h"
 #include "regions.h"
 #include "snapshot.h"
 #include "stats.h"
