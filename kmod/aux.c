@@ -30,7 +30,7 @@
 #include <net/net_namespace.h>
 
 #include "aux.h"
-#include "ctx.h"
+#include "ctx_types.h"
 
 static const struct damon_perf_backend_ops *
 	backends[DAMON_PERF_AUX_MAX_BACKENDS];
