@@ -8,7 +8,8 @@
 # make bench      native microbenchmarks (not part of check): build/bench/results.txt
 # make demo       boots a VM and monitors a real workload
 # make sparse     sparse (C=2) over the module
-# make style      shellcheck, checkpatch, kernel-doc, clang-format, clang-tidy
+# make style      shellcheck, checkpatch, kernel-doc, clang-format, clang-tidy,
+#                 ynl-gen, layering (scripts/style.sh)
 # make install    the module (+ depmod), damonctl, its man page, bash
 #                 completion and the damonctl-schemes@.service unit
 #                 (SYSTEMDUNITDIR=, default PREFIX/lib/systemd/system);

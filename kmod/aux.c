@@ -30,8 +30,7 @@
 #include <net/net_namespace.h>
 
 #include "aux.h"
-#include "ctx.h"
-#include "spe.h"
+#include "ctx_types.h"
 
 static const struct damon_perf_backend_ops *
 	backends[DAMON_PERF_AUX_MAX_BACKENDS];
@@ -940,7 +939,9 @@ void damon_perf_aux_map_unpin(struct damon_perf_aux_map *map)
 }
 
 /**
- * damon_perf_aux_init() - Set up the AUX transport and its backends.
+ * damon_perf_aux_init() - Set up the AUX transport.
+ *
+ * The backends register afterwards (module init, main.c).
  *
  * Context: module init.
  * Return: 0 or a negative errno.
@@ -955,20 +956,17 @@ int damon_perf_aux_init(void)
 	ret = netlink_register_notifier(&aux_netlink_nb);
 	if (ret)
 		goto err_wq;
-	ret = damon_perf_spe_init();
-	if (ret)
-		goto err_nb;
 	return 0;
 
-err_nb:
-	netlink_unregister_notifier(&aux_netlink_nb);
 err_wq:
 	destroy_workqueue(aux_wq);
 	return ret;
 }
 
 /**
- * damon_perf_aux_exit() - Tear down every AUX buffer and the backends.
+ * damon_perf_aux_exit() - Tear down every AUX buffer and the transport.
+ *
+ * The backends unregister afterwards, once no event uses them.
  *
  * Context: module exit, after the contexts stopped.
  */
@@ -976,6 +974,5 @@ void damon_perf_aux_exit(void)
 {
 	netlink_unregister_notifier(&aux_netlink_nb);
 	release_if(match_all, NULL);
-	damon_perf_spe_exit();
 	destroy_workqueue(aux_wq);
 }

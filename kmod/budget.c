@@ -24,7 +24,7 @@
 #include <linux/minmax.h>
 
 #include "budget.h"
-#include "ctx.h"
+#include "ctx_types.h"
 #include "perf_source.h"
 #include "stats.h"
 

@@ -32,7 +32,9 @@
 #include "drain.h"
 #include "kdamond.h"
 #include "perf_source.h"
+#include "probe.h"
 #include "regions.h"
+#include "snapshot.h"
 
 /* Every configuration call, the lifecycle and every netlink handler. */
 struct mutex damon_perf_lock = __MUTEX_INITIALIZER(damon_perf_lock);
@@ -862,6 +864,18 @@ static bool has_probes(struct damon_perf_ctx *ctx)
 	return false;
 }
 
+/*
+ * The kdamond of @ctx left on its own (no target remains alive): its exit
+ * callback, called as its last action. A work item then stops the context
+ * under damon_perf_lock. Only damon_perf_ctx_stop() ever calls
+ * kthread_stop(), once, so the thread is never stopped twice.
+ */
+static void kdamond_exited(struct damon_perf_ctx *ctx)
+{
+	WRITE_ONCE(ctx->kdamond_done, true);
+	schedule_work(&reap_work);
+}
+
 /**
  * damon_perf_ctx_start() - Start monitoring.
  * @ctx:	a context that is not running.
@@ -939,7 +953,7 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 			goto err_rings;
 		ctx->source_armed = true;
 	}
-	ret = damon_perf_kdamond_start(ctx);
+	ret = damon_perf_kdamond_start(ctx, kdamond_exited);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot start the kdamond thread");
 		goto err_source;
@@ -1039,63 +1053,6 @@ static void reap_fn(struct work_struct *work)
 			damon_perf_ctx_stop(ctx);
 	mutex_unlock(&damon_perf_lock);
 }
-
-/**
- * damon_perf_ctx_kdamond_exited() - The kdamond of @ctx left on its own.
- * @ctx:	the context.
- *
- * Called by the kdamond as its last action when no target remains alive;
- * a work item then stops the context under damon_perf_lock. Only
- * damon_perf_ctx_stop() ever calls kthread_stop(), once, so the thread is
- * never stopped twice.
- *
- * Context: the kdamond of @ctx.
- */
-void damon_perf_ctx_kdamond_exited(struct damon_perf_ctx *ctx)
-{
-	WRITE_ONCE(ctx->kdamond_done, true);
-	schedule_work(&reap_work);
-}
-
-static void snapshot_release(struct kref *kref)
-{
-	kvfree(container_of(kref, struct damon_perf_snapshot, kref));
-}
-
-/**
- * damon_perf_snapshot_get() - Reference the latest aggregation of @ctx.
- * @ctx:	the context.
- *
- * Context: process context (takes @ctx->snap_lock, a spinlock); the caller
- * keeps @ctx alive (damon_perf_lock or its kdamond).
- * Return: the snapshot, to release with damon_perf_snapshot_put(), or NULL
- * before the first aggregation.
- */
-struct damon_perf_snapshot *damon_perf_snapshot_get(struct damon_perf_ctx *ctx)
-{
-	struct damon_perf_snapshot *snap;
-
-	spin_lock(&ctx->snap_lock);
-	snap = ctx->snap;
-	if (snap)
-		kref_get(&snap->kref);
-	spin_unlock(&ctx->snap_lock);
-	return snap;
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_snapshot_get);
-
-/**
- * damon_perf_snapshot_put() - Release a snapshot reference.
- * @snap:	the snapshot, may be NULL.
- *
- * Context: process context.
- */
-void damon_perf_snapshot_put(struct damon_perf_snapshot *snap)
-{
-	if (snap)
-		kref_put(&snap->kref, snapshot_release);
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_snapshot_put);
 
 /**
  * damon_perf_ctx_init() - Set up the context subsystem.

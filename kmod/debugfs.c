@@ -18,7 +18,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "ctx.h"
+#include "ctx_types.h"
 #include "debugfs.h"
 #include "fault.h"
 #include "ring.h"

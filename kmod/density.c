@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where the density of a region's samples changes: the cut point of the
- * samples split mode (regions.c). Pure code over a sorted sample array,
+ * samples split mode (split.c). Pure code over a sorted sample array,
  * built in the kernel and in userspace (Google Benchmark, tests/user).
  */
 #include "density.h"

@@ -7,7 +7,7 @@
 #ifndef _DAMON_PERF_DENSITY_H
 #define _DAMON_PERF_DENSITY_H
 
-#include "spe_types.h"
+#include "portable_types.h"
 
 #ifndef __KERNEL__
 #define PAGE_SHIFT	12

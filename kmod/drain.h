@@ -7,7 +7,7 @@
 #ifndef _DAMON_PERF_DRAIN_H
 #define _DAMON_PERF_DRAIN_H
 
-#include "ctx.h"
+#include "ctx_types.h"
 
 /**
  * struct damon_perf_drain_ent - One region in the drain snapshot.

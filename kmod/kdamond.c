@@ -11,7 +11,8 @@
  *
  * The kdamond never takes damon_perf_lock. It exits when kthread_stop()
  * asks it to, or on its own when every target process has exited; then it
- * hands the context to damon_perf_ctx_kdamond_exited(), and only
+ * hands the context to the exit callback damon_perf_kdamond_start() was
+ * given (ctx.c's, which queues the stop), and only
  * damon_perf_ctx_stop() (under damon_perf_lock) ever calls kthread_stop(),
  * on a task it holds a reference on.
  */
@@ -28,6 +29,7 @@
 #include "listener.h"
 #include "perf_source.h"
 #include "regions.h"
+#include "snapshot.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -119,7 +121,7 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
  */
 void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 {
-	struct damon_perf_snapshot *snap, *old;
+	struct damon_perf_snapshot *snap;
 	struct damon_perf_target *t;
 	struct damon_perf_region *r;
 	unsigned int max_nr = 0;
@@ -131,12 +133,7 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 
 	snap = snapshot_build(ctx, elapsed_ns);
 	if (snap) {
-		spin_lock(&ctx->snap_lock);
-		old = ctx->snap;
-		snap->seq = old ? old->seq + 1 : 1;
-		ctx->snap = snap;
-		spin_unlock(&ctx->snap_lock);
-		damon_perf_snapshot_put(old);
+		damon_perf_snapshot_publish(ctx, snap);
 		damon_perf_listeners_aggregated(ctx, snap);
 	}
 	if (trace_damon_perf_aggregated_enabled()) {
@@ -281,7 +278,7 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 	if (now >= c->next_update) {
 		c->next_update = now + ns(ctx->attrs.update_us);
 		if (!update(ctx)) {
-			damon_perf_ctx_kdamond_exited(ctx);
+			ctx->kdamond_exited(ctx);
 			return false;
 		}
 	}
@@ -327,14 +324,18 @@ static int kdamond_fn(void *data)
 /**
  * damon_perf_kdamond_start() - Start the kdamond of a context.
  * @ctx:	the context, with rings and regions set up.
+ * @exited:	called by the kdamond as its last action when it leaves its
+ *		loop on its own (no target alive); not when stopped.
  *
  * Context: process context, damon_perf_lock held.
  * Return: 0 or a negative errno.
  */
-int damon_perf_kdamond_start(struct damon_perf_ctx *ctx)
+int damon_perf_kdamond_start(struct damon_perf_ctx *ctx,
+			     void (*exited)(struct damon_perf_ctx *ctx))
 {
 	struct task_struct *task;
 
+	ctx->kdamond_exited = exited;
 	task = kthread_create(kdamond_fn, ctx, "kdamond.%u", ctx->id);
 	if (IS_ERR(task))
 		return PTR_ERR(task);

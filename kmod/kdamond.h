@@ -7,9 +7,10 @@
 #ifndef _DAMON_PERF_KDAMOND_H
 #define _DAMON_PERF_KDAMOND_H
 
-#include "ctx.h"
+#include "ctx_types.h"
 
-int damon_perf_kdamond_start(struct damon_perf_ctx *ctx);
+int damon_perf_kdamond_start(struct damon_perf_ctx *ctx,
+			     void (*exited)(struct damon_perf_ctx *ctx));
 void damon_perf_kdamond_stop(struct damon_perf_ctx *ctx);
 void damon_perf_kdamond_wake(void *arg);
 void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns);

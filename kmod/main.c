@@ -12,6 +12,8 @@
 #include "debugfs.h"
 #include "netlink.h"
 #include "perf_source.h"
+#include "probe.h"
+#include "spe.h"
 #include "stats.h"
 
 static int __init damon_perf_init(void)
@@ -30,6 +32,10 @@ static int __init damon_perf_init(void)
 	ret = damon_perf_aux_init();
 	if (ret)
 		goto err_aux;
+	/* the AUX backends, into the registry of aux.c */
+	ret = damon_perf_spe_init();
+	if (ret)
+		goto err_backends;
 	ret = damon_perf_ctx_init();
 	if (ret)
 		goto err_ctx;
@@ -42,6 +48,9 @@ static int __init damon_perf_init(void)
 err_netlink:
 	damon_perf_ctx_exit();
 err_ctx:
+	/* before netlink is up no AUX event exists: plain reverse order */
+	damon_perf_spe_exit();
+err_backends:
 	damon_perf_aux_exit();
 err_aux:
 	damon_perf_source_exit();
@@ -56,7 +65,10 @@ static void __exit damon_perf_exit(void)
 {
 	damon_perf_netlink_exit();
 	damon_perf_ctx_exit();
+	/* the backends once no AUX event uses them */
 	damon_perf_aux_exit();
+	damon_perf_spe_exit();
+	damon_perf_probes_exit();
 	damon_perf_source_exit();
 	damon_perf_debugfs_exit();
 	damon_perf_stats_exit();

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Generic netlink family "damon_perf": strict per-command policies, the
- * operations table and one doit handler per configuration command. The
- * dumps live in netlink_dump.c, the AGGREGATION notifications and their
- * subscribers in netlink_notify.c.
+ * Generic netlink family "damon_perf": the family, its registration and
+ * one doit handler per configuration command. The policies and the
+ * operations table are generated (netlink_gen.c), the dumps live in
+ * netlink_dump.c, the AGGREGATION notifications and their subscribers in
+ * netlink_notify.c, and the permission check, the context lookup and the
+ * message builders all three use in netlink_msg.c.
  *
  * Every command needs CAP_SYS_ADMIN or CAP_PERFMON (checked in pre_doit for
  * doit handlers and on the first call of every dump). Every handler holds
  * damon_perf_lock while it touches a context.
  */
-#include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/netlink.h>
 #include <linux/slab.h>
@@ -23,6 +24,7 @@
 #include "netlink.h"
 #include "netlink_internal.h"
 #include "perf_source.h"
+#include "probe.h"
 
 /*
  * The policies and the operations table are generated from the spec
@@ -31,279 +33,11 @@
 
 /* ---- helpers ---- */
 
-static bool privileged(struct sk_buff *skb)
-{
-	return netlink_capable(skb, CAP_PERFMON) ||
-	       netlink_capable(skb, CAP_SYS_ADMIN);
-}
-
-/**
- * damon_perf_nl_check_perm() - Check the sender's capabilities.
- * @skb:	the request.
- * @extack:	where the error message goes.
- *
- * Context: any process context.
- * Return: 0 when the sender has CAP_SYS_ADMIN or CAP_PERFMON, else -EPERM.
- */
-int damon_perf_nl_check_perm(struct sk_buff *skb,
-			     struct netlink_ext_ack *extack)
-{
-	if (privileged(skb))
-		return 0;
-	NL_SET_ERR_MSG(extack, "damon_perf needs CAP_SYS_ADMIN or CAP_PERFMON");
-	return -EPERM;
-}
-
-/* Find the context named by CTX_ID and/or CTX_NAME; damon_perf_lock held. */
+/* damon_perf_nl_lookup() (netlink_msg.c) under the doits' short name */
 static struct damon_perf_ctx *lookup(struct nlattr **attrs,
 				     struct netlink_ext_ack *extack)
 {
-	struct nlattr *id_attr = attrs[DAMON_PERF_A_CTX_ID];
-	struct nlattr *name_attr = attrs[DAMON_PERF_A_CTX_NAME];
-	struct damon_perf_ctx *ctx = NULL;
-
-	lockdep_assert_held(&damon_perf_lock);
-	if (!id_attr && !name_attr) {
-		NL_SET_ERR_MSG(extack, "context id or name required");
-		return ERR_PTR(-EINVAL);
-	}
-	if (id_attr)
-		ctx = damon_perf_ctx_find(nla_get_u32(id_attr));
-	else
-		ctx = damon_perf_ctx_find_name(nla_data(name_attr));
-	if (!ctx) {
-		NL_SET_ERR_MSG_ATTR(extack, id_attr ? id_attr : name_attr,
-				    "no such context");
-		return ERR_PTR(-ENOENT);
-	}
-	if (id_attr && name_attr && strcmp(ctx->name, nla_data(name_attr))) {
-		NL_SET_ERR_MSG_ATTR(extack, name_attr,
-				    "context id and name do not match");
-		return ERR_PTR(-EINVAL);
-	}
-	return ctx;
-}
-
-/**
- * damon_perf_nl_lookup() - Find the context a request names.
- * @attrs:	the request's attributes (CTX_ID and/or CTX_NAME).
- * @extack:	where the error message goes.
- *
- * Context: damon_perf_lock held.
- * Return: the context, or an ERR_PTR() with the reason in @extack.
- */
-struct damon_perf_ctx *damon_perf_nl_lookup(struct nlattr **attrs,
-					    struct netlink_ext_ack *extack)
-{
-	return lookup(attrs, extack);
-}
-
-static int fill_attrs(struct sk_buff *skb, const struct damon_perf_attrs *a)
-{
-	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_ATTRS);
-
-	if (!nest ||
-	    put_u64(skb, DAMON_PERF_ATTRS_A_SAMPLE_US, a->sample_us,
-		    DAMON_PERF_ATTRS_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_ATTRS_A_AGGR_US, a->aggr_us,
-		    DAMON_PERF_ATTRS_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_ATTRS_A_UPDATE_US, a->update_us,
-		    DAMON_PERF_ATTRS_A_PAD) ||
-	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MIN_NR_REGIONS,
-			a->min_nr_regions) ||
-	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MAX_NR_REGIONS,
-			a->max_nr_regions) ||
-	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MODE, a->mode) ||
-	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_RING_SIZE, a->ring_size) ||
-	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_SPLIT, a->split) ||
-	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_CPU_BUDGET, a->cpu_budget))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/**
- * damon_perf_nl_fill_target() - Put one DAMON_PERF_A_TARGET nest.
- * @skb:	the message.
- * @t:		the target.
- *
- * Context: damon_perf_lock held.
- * Return: 0 or -EMSGSIZE.
- */
-int damon_perf_nl_fill_target(struct sk_buff *skb,
-			      const struct damon_perf_target *t)
-{
-	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_TARGET);
-
-	if (!nest ||
-	    nla_put_u32(skb, DAMON_PERF_TARGET_A_ID, t->id) ||
-	    /* the pid as the reader's PID namespace sees it, 0 if it cannot */
-	    (t->pid && nla_put_u32(skb, DAMON_PERF_TARGET_A_PID,
-				   pid_vnr(t->pid_ref))) ||
-	    (!t->pid &&
-	     (put_u64(skb, DAMON_PERF_TARGET_A_START, t->start,
-		      DAMON_PERF_TARGET_A_PAD) ||
-	      put_u64(skb, DAMON_PERF_TARGET_A_END, t->end,
-		      DAMON_PERF_TARGET_A_PAD))) ||
-	    (READ_ONCE(t->dead) &&
-	     nla_put_flag(skb, DAMON_PERF_TARGET_A_DEAD)) ||
-	    nla_put_u32(skb, DAMON_PERF_TARGET_A_NR_REGIONS,
-			READ_ONCE(t->nr_regions)))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int put_flag_if(struct sk_buff *skb, int type, bool set)
-{
-	return set ? nla_put_flag(skb, type) : 0;
-}
-
-static int fill_probe(struct sk_buff *skb, unsigned int idx,
-		      const struct damon_perf_probe_attr *p, u64 period)
-{
-	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_PROBE);
-
-	if (!nest ||
-	    nla_put_u32(skb, DAMON_PERF_PROBE_A_IDX, idx) ||
-	    nla_put_u32(skb, DAMON_PERF_PROBE_A_TYPE, p->type) ||
-	    put_u64(skb, DAMON_PERF_PROBE_A_CONFIG, p->config,
-		    DAMON_PERF_PROBE_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_PROBE_A_CONFIG1, p->config1,
-		    DAMON_PERF_PROBE_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_PROBE_A_CONFIG2, p->config2,
-		    DAMON_PERF_PROBE_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_PROBE_A_SAMPLE_PERIOD, p->sample_period,
-		    DAMON_PERF_PROBE_A_PAD) ||
-	    put_flag_if(skb, DAMON_PERF_PROBE_A_FREQ, p->freq) ||
-	    nla_put_u32(skb, DAMON_PERF_PROBE_A_WAKEUP_EVENTS,
-			p->wakeup_events) ||
-	    nla_put_u32(skb, DAMON_PERF_PROBE_A_WEIGHT, p->weight) ||
-	    nla_put_u8(skb, DAMON_PERF_PROBE_A_PRECISE_IP, p->precise_ip) ||
-	    put_flag_if(skb, DAMON_PERF_PROBE_A_SAMPLE_PHYS_ADDR,
-			p->sample_phys_addr) ||
-	    put_flag_if(skb, DAMON_PERF_PROBE_A_SAMPLE_WEIGHT_STRUCT,
-			p->sample_weight_struct) ||
-	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_KERNEL,
-			p->exclude_kernel) ||
-	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_HV, p->exclude_hv) ||
-	    put_flag_if(skb, DAMON_PERF_PROBE_A_EXCLUDE_USER,
-			p->exclude_user) ||
-	    (period && put_u64(skb, DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD, period,
-			       DAMON_PERF_PROBE_A_PAD)))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int fill_filter(struct sk_buff *skb, const struct damon_perf_filter *f)
-{
-	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_FILTERS_A_FILTER);
-	unsigned int i;
-	char *cpus;
-	int ret;
-
-	if (!nest ||
-	    nla_put_u32(skb, DAMON_PERF_FILTER_A_TYPE, f->type) ||
-	    put_flag_if(skb, DAMON_PERF_FILTER_A_ALLOW, f->allow))
-		return -EMSGSIZE;
-	if (f->type == DAMON_PERF_FILTER_CPUMASK) {
-		cpus = kasprintf(GFP_KERNEL, "%*pbl",
-				 cpumask_pr_args(&f->cpus));
-		if (!cpus)
-			return -ENOMEM;
-		ret = nla_put_string(skb, DAMON_PERF_FILTER_A_CPUS, cpus);
-		kfree(cpus);
-		if (ret)
-			return ret;
-	}
-	for (i = 0; i < f->nr_tids && i < DAMON_PERF_MAX_FILTER_TIDS; i++)
-		if (nla_put_u32(skb, DAMON_PERF_FILTER_A_TID,
-				damon_perf_tid_vnr(f->tids[i])))
-			return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/* What the CPU budget measured; the kdamond writes it with WRITE_ONCE. */
-static int fill_budget(struct sk_buff *skb, const struct damon_perf_budget *b)
-{
-	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_BUDGET);
-
-	if (!nest ||
-	    nla_put_u32(skb, DAMON_PERF_BUDGET_A_COST, READ_ONCE(b->cost)) ||
-	    put_u64(skb, DAMON_PERF_BUDGET_A_HANDLER_NS,
-		    READ_ONCE(b->handler_total_ns), DAMON_PERF_BUDGET_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_BUDGET_A_DRAIN_NS,
-		    READ_ONCE(b->drain_total_ns), DAMON_PERF_BUDGET_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_BUDGET_A_RAISES, READ_ONCE(b->raises),
-		    DAMON_PERF_BUDGET_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_BUDGET_A_LOWERS, READ_ONCE(b->lowers),
-		    DAMON_PERF_BUDGET_A_PAD))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/*
- * The attributes in effect, or about to be: a running context takes tuned
- * intervals at its next sample interval.
- */
-static void current_attrs(struct damon_perf_ctx *ctx,
-			  struct damon_perf_attrs *a)
-{
-	spin_lock(&ctx->pending_lock);
-	*a = ctx->attrs_pending ? ctx->pending_attrs : ctx->attrs;
-	spin_unlock(&ctx->pending_lock);
-}
-
-/**
- * damon_perf_nl_fill_ctx() - Put the CTX_GET reply body.
- * @skb:	the message.
- * @ctx:	the context it describes.
- *
- * Context: damon_perf_lock held.
- * Return: 0, -EMSGSIZE or -ENOMEM.
- */
-int damon_perf_nl_fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
-{
-	struct damon_perf_target *t;
-	struct damon_perf_attrs a;
-	struct nlattr *nest;
-	unsigned int i;
-	int ret;
-
-	if (nla_put_u32(skb, DAMON_PERF_A_CTX_ID, ctx->id) ||
-	    nla_put_string(skb, DAMON_PERF_A_CTX_NAME, ctx->name) ||
-	    nla_put_u32(skb, DAMON_PERF_A_CTX_OPS, ctx->ops) ||
-	    nla_put_u32(skb, DAMON_PERF_A_CTX_STATE, ctx->state))
-		return -EMSGSIZE;
-	current_attrs(ctx, &a);
-	if (fill_attrs(skb, &a))
-		return -EMSGSIZE;
-	damon_perf_for_each_target(t, ctx)
-		if (damon_perf_nl_fill_target(skb, t))
-			return -EMSGSIZE;
-	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
-		if (ctx->probes[i].used &&
-		    fill_probe(skb, i + 1, &ctx->probes[i].attr,
-			       damon_perf_source_period(ctx, i + 1)))
-			return -EMSGSIZE;
-	nest = nla_nest_start(skb, DAMON_PERF_A_FILTERS);
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = 0; i < ctx->nr_filters && i < DAMON_PERF_MAX_FILTERS; i++) {
-		ret = fill_filter(skb, &ctx->filters[i]);
-		if (ret)
-			return ret;
-	}
-	nla_nest_end(skb, nest);
-	if (nla_put_u32(skb, DAMON_PERF_A_ARM_FAILURES,
-			atomic_read(&ctx->arm_failures)) ||
-	    put_u64(skb, DAMON_PERF_A_STALE_DROPS, READ_ONCE(ctx->stale_drops),
-		    DAMON_PERF_A_PAD))
-		return -EMSGSIZE;
-	return fill_budget(skb, &ctx->budget);
+	return damon_perf_nl_lookup(attrs, extack);
 }
 
 /*
@@ -441,7 +175,7 @@ int damon_perf_nl_set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		return ret;
 
-	current_attrs(ctx, &a);
+	damon_perf_nl_current_attrs(ctx, &a);
 	if (tb[DAMON_PERF_ATTRS_A_SAMPLE_US])
 		a.sample_us = nla_get_u64(tb[DAMON_PERF_ATTRS_A_SAMPLE_US]);
 	if (tb[DAMON_PERF_ATTRS_A_AGGR_US])

@@ -3,7 +3,7 @@
  * The dumps of the "damon_perf" family: CTX_GET (every context),
  * SNAPSHOT_GET (one context's last aggregation, over as many messages as
  * its regions need) and STATS_GET (the observe counters, per CPU and in
- * total), and the snapshot attribute writers the notifications share.
+ * total). The messages are built by netlink_msg.c.
  *
  * A dump checks the sender's capabilities on its first call only: the
  * later calls run on behalf of the same socket.
@@ -17,6 +17,7 @@
 
 #include "ctx.h"
 #include "netlink_internal.h"
+#include "snapshot.h"
 #include "stats.h"
 
 /**
@@ -60,76 +61,6 @@ int damon_perf_nl_ctx_get_dumpit(struct sk_buff *skb,
 	}
 	mutex_unlock(&damon_perf_lock);
 	return ret ? ret : skb->len;
-}
-
-/**
- * damon_perf_nl_fill_snap() - Put the DAMON_PERF_A_SNAPSHOT summary nest.
- * @skb:	the message.
- * @s:		the snapshot.
- *
- * Context: any process context.
- * Return: 0 or -EMSGSIZE.
- */
-int damon_perf_nl_fill_snap(struct sk_buff *skb,
-			    const struct damon_perf_snapshot *s)
-{
-	struct nlattr *nest = nla_nest_start(skb, DAMON_PERF_A_SNAPSHOT);
-
-	if (!nest ||
-	    put_u64(skb, DAMON_PERF_SNAP_A_SEQ, s->seq,
-		    DAMON_PERF_SNAP_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_SNAP_A_TIME_NS, s->time_ns,
-		    DAMON_PERF_SNAP_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_SNAP_A_AGGR_US, s->aggr_us,
-		    DAMON_PERF_SNAP_A_PAD) ||
-	    nla_put_u32(skb, DAMON_PERF_SNAP_A_NR_REGIONS, s->nr_regions))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/**
- * damon_perf_nl_fill_region() - Put one DAMON_PERF_A_REGION nest.
- * @skb:	the message.
- * @r:		the snapshot region.
- *
- * Leaves @skb as it found it when the region does not fit.
- *
- * Context: any process context.
- * Return: 0 or -EMSGSIZE.
- */
-int damon_perf_nl_fill_region(struct sk_buff *skb,
-			      const struct damon_perf_snap_region *r)
-{
-	struct nlattr *nest, *hits;
-	unsigned int i;
-
-	nest = nla_nest_start(skb, DAMON_PERF_A_REGION);
-	if (!nest ||
-	    nla_put_u32(skb, DAMON_PERF_REGION_A_TARGET_ID, r->target_id) ||
-	    put_u64(skb, DAMON_PERF_REGION_A_START, r->start,
-		    DAMON_PERF_REGION_A_PAD) ||
-	    put_u64(skb, DAMON_PERF_REGION_A_END, r->end,
-		    DAMON_PERF_REGION_A_PAD) ||
-	    nla_put_u32(skb, DAMON_PERF_REGION_A_NR_ACCESSES, r->nr_accesses) ||
-	    nla_put_u32(skb, DAMON_PERF_REGION_A_AGE, r->age) ||
-	    put_u64(skb, DAMON_PERF_REGION_A_RATE, r->rate,
-		    DAMON_PERF_REGION_A_PAD))
-		goto cancel;
-	hits = nla_nest_start(skb, DAMON_PERF_REGION_A_PROBE_HITS);
-	if (!hits)
-		goto cancel;
-	/* probe index i + 1; index 0 of the nest would be padding */
-	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
-		if (nla_put_u64_64bit(skb, i + 1, r->probe_hits[i], 0))
-			goto cancel;
-	nla_nest_end(skb, hits);
-	nla_nest_end(skb, nest);
-	return 0;
-cancel:
-	if (nest)
-		nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
 }
 
 /* The targets of context @id as they are now (snapshot dump header). */
@@ -235,48 +166,6 @@ int damon_perf_nl_snapshot_done(struct netlink_callback *cb)
 	return 0;
 }
 
-/* Every counter of stats_counters.h, by name, in its order. */
-static const struct {
-	const char *name;
-	size_t offset;
-} counters[] = {
-#define DAMON_PERF_STAT(name, doc) \
-	{ #name, offsetof(struct damon_perf_stats, name) },
-#include "stats_counters.h"
-};
-
-static int fill_stats(struct sk_buff *skb, const struct damon_perf_stats *st,
-		      int cpu)
-{
-	struct nlattr *nest, *c;
-	unsigned int i;
-
-	nest = nla_nest_start(skb, DAMON_PERF_A_STATS);
-	if (!nest)
-		return -EMSGSIZE;
-	if (cpu < 0 ? nla_put_flag(skb, DAMON_PERF_STATS_A_TOTAL) :
-		      nla_put_u32(skb, DAMON_PERF_STATS_A_CPU, cpu))
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, DAMON_PERF_STATS_A_STATE, st->cpu_state) ||
-	    nla_put_string(skb, DAMON_PERF_STATS_A_STATE_NAME,
-			   damon_perf_state_name(st->cpu_state) ?: "?"))
-		return -EMSGSIZE;
-	for (i = 0; i < ARRAY_SIZE(counters); i++) {
-		c = nla_nest_start(skb, DAMON_PERF_STATS_A_COUNTER);
-		if (!c ||
-		    nla_put_string(skb, DAMON_PERF_COUNTER_A_NAME,
-				   counters[i].name) ||
-		    put_u64(skb, DAMON_PERF_COUNTER_A_VALUE,
-			    *(const unsigned long *)((const char *)st +
-						     counters[i].offset),
-			    DAMON_PERF_COUNTER_A_PAD))
-			return -EMSGSIZE;
-		nla_nest_end(skb, c);
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
 /**
  * damon_perf_nl_stats_get_dumpit() - STATS_GET: one row per CPU, then total.
  * @skb:	the message to fill.
@@ -315,7 +204,7 @@ int damon_perf_nl_stats_get_dumpit(struct sk_buff *skb,
 				  NLM_F_MULTI, DAMON_PERF_CMD_STATS_GET);
 		if (!hdr)
 			break;
-		if (fill_stats(skb, st, total ? -1 : cpu)) {
+		if (damon_perf_nl_fill_stats(skb, st, total ? -1 : cpu)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}

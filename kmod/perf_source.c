@@ -18,8 +18,9 @@
  *    that no handler still runs with a pointer it read earlier, and only
  *    then frees the per-probe state; ctx.c frees the rings afterwards.
  *
- * A PMU type is driven by at most one context: the owner table below,
- * protected by damon_perf_lock, refcounts the probes of each type.
+ * A PMU type is driven by at most one context: the owner table of
+ * probe.c, which also validates and adds the probes, sees to that. The
+ * address of a sample is translated by addr.c.
  */
 #include <linux/atomic.h>
 #include <linux/cpu.h>
@@ -33,21 +34,18 @@
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
-#include <linux/pgtable.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "ctx.h"
+#include "addr.h"
+#include "ctx_types.h"
 #include "fault.h"
 #include "perf_source.h"
 #include "ring.h"
 #include "stats.h"
-
-/* Kernel counters bypass perf_event_max_sample_rate; keep its default. */
-#define MAX_SAMPLE_FREQ		100000
 
 /* Largest sample_period (uapi): 48-bit hardware counters. */
 #define MAX_SAMPLE_PERIOD	((u64)DAMON_PERF_SAMPLE_PERIOD_MAX)
@@ -62,9 +60,6 @@
  */
 #define FREQ_FIRST_NS		(NSEC_PER_SEC / 100)
 #define FREQ_ADAPT_NS		(NSEC_PER_SEC / 10)
-
-/* One owner slot per probe of every possible context. */
-#define TYPE_OWNERS		(DAMON_PERF_MAX_CTXS * DAMON_PERF_MAX_PROBES)
 
 struct src_cpu {
 	struct perf_event *event;	/* NULL when offline or failed */
@@ -131,12 +126,6 @@ struct damon_perf_source {
 	bool freq_seen;
 };
 
-struct type_owner {
-	u32 type;
-	struct damon_perf_ctx *ctx;	/* NULL: free slot */
-	unsigned int refs;
-};
-
 static enum cpuhp_state hp_state;
 
 /*
@@ -145,7 +134,6 @@ static enum cpuhp_state hp_state;
  * damon_perf_lock, before &damon_perf_source.lock.
  */
 static DEFINE_MUTEX(period_lock);
-static struct type_owner owners[TYPE_OWNERS];	/* damon_perf_lock */
 
 /* Address of a sample, by what the sample says it carries. */
 static bool sample_has(const struct perf_sample_data *data, u64 flag)
@@ -158,123 +146,6 @@ static unsigned long sample_vaddr(const struct perf_sample_data *data)
 {
 	return damon_perf_sample_addr(data);
 }
-
-static bool user_vaddr(unsigned long addr)
-{
-	return addr < TASK_SIZE_MAX;
-}
-
-/**
- * damon_perf_walk_user() - Physical address of a user address in an mm.
- * @mm:		the address space, which the caller keeps alive.
- * @addr:	the user address.
- *
- * A lockless walk of @mm's page tables. Interrupts are off,
- * which holds off the TLB-flush IPI or RCU grace period that has to pass
- * before a page-table page is freed: the guarantee get_user_pages_fast()
- * and perf_get_pgtable_size() rely on. The IPI reaches only the CPUs of
- * mm_cpumask(@mm) on x86 before 7.2, and an NMI inside
- * switch_mm_irqs_off() can find current->mm's mask without this CPU:
- * then nothing is walked (damon_perf_pgtables_held(), compat/compat.h,
- * says where and why). Each level is read once into a
- * local copy and the next level is found from that copy, so a concurrent
- * change is seen either before or after, never torn.
- *
- * Unlike get_user_page_fast_only(), which perf_virt_to_phys() uses, this
- * takes no page reference (nothing to put in NMI) and translates PROT_NONE
- * entries: NUMA-balancing hinting faults, the most frequent page faults of
- * a running workload, fault on exactly those.
- *
- * The walk assumes a 64-bit kernel: no HIGHPTE (page tables in high memory
- * need kmap), which is why Kbuild refuses 32-bit kernels.
- *
- * Context: interrupts disabled (NMI included); no lock, no page reference.
- * Return: the physical address, 0 when nothing is mapped at @addr, the
- * page tables of @mm are not held for this CPU, or the architecture has no
- * lockless walk.
- */
-phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr)
-{
-#ifdef DAMON_PERF_HAVE_LOCKLESS_PGTABLE_WALK
-	pgd_t *pgdp, pgd;
-	p4d_t *p4dp, p4d;
-	pud_t *pudp, pud;
-	pmd_t *pmdp, pmd;
-	pte_t pte;
-
-	if (!damon_perf_pgtables_held(mm))
-		return 0;
-	pgdp = pgd_offset(mm, addr);
-	pgd = READ_ONCE(*pgdp);
-	if (pgd_none(pgd) || pgd_leaf(pgd))
-		return 0;
-	p4dp = p4d_offset_lockless(pgdp, pgd, addr);
-	p4d = READ_ONCE(*p4dp);
-	if (!p4d_present(p4d) || p4d_leaf(p4d))
-		return 0;
-	pudp = pud_offset_lockless(p4dp, p4d, addr);
-	pud = READ_ONCE(*pudp);
-	if (!pud_present(pud))
-		return 0;
-	if (pud_leaf(pud))
-		return PFN_PHYS(pud_pfn(pud)) + (addr & ~PUD_MASK);
-	pmdp = pmd_offset_lockless(pudp, pud, addr);
-	pmd = READ_ONCE(*pmdp);
-	if (!pmd_present(pmd))
-		return 0;
-	if (pmd_leaf(pmd))
-		return PFN_PHYS(pmd_pfn(pmd)) + (addr & ~PMD_MASK);
-	/* the table of the copy just checked; no kmap: no HIGHPTE on 64-bit */
-	pte = ptep_get_lockless(pte_offset_kernel(&pmd, addr));
-	if (!pte_present(pte))
-		return 0;
-	return PFN_PHYS(pte_pfn(pte)) + (addr & ~PAGE_MASK);
-#else
-	return 0;
-#endif
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_walk_user);
-
-/**
- * damon_perf_virt_to_phys() - Physical address of a sampled data address.
- * @addr:	the sample's virtual data address.
- *
- * What perf_virt_to_phys() (not exported) computes in perf's own output
- * path: a kernel linear-map address by arithmetic, a user address of the
- * current task by a lockless page-table walk. Nothing for vmalloc or other
- * kernel addresses, a task without an mm (kernel threads), or a user page
- * that is not mapped (not yet faulted in, swapped out, being migrated).
- *
- * Context: any, including NMI; takes no lock and no page reference.
- * Return: the physical address, 0 when it cannot be found.
- */
-phys_addr_t damon_perf_virt_to_phys(unsigned long addr)
-{
-	phys_addr_t phys = 0;
-	struct mm_struct *mm;
-	unsigned long flags;
-
-	if (!addr)
-		return 0;
-	if (!user_vaddr(addr)) {
-		if (virt_addr_valid((void *)addr) &&
-		    !is_vmalloc_addr((void *)addr))
-			phys = virt_to_phys((void *)addr);
-		return phys;
-	}
-	/*
-	 * Our own mm: it cannot go away under us, exit_mm() and exec clear
-	 * or switch current->mm in this task, not under its NMI.
-	 */
-	mm = READ_ONCE(current->mm);
-	if (!mm || (current->flags & PF_KTHREAD))
-		return 0;
-	local_irq_save(flags);
-	phys = damon_perf_walk_user(mm, addr);
-	local_irq_restore(flags);
-	return phys;
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_virt_to_phys);
 
 /*
  * The overflow handler. Runs in NMI (hardware PMUs), hard IRQ (hrtimer
@@ -349,8 +220,9 @@ static void handle(struct damon_perf_source *src,
 	} else {
 		addr = report.vaddr;
 		if (addr)
-			why = user_vaddr(addr) ? DAMON_PERF_SAMPLE_VALID :
-						 DAMON_PERF_SAMPLE_KERNEL;
+			why = damon_perf_user_vaddr(addr) ?
+				DAMON_PERF_SAMPLE_VALID :
+				DAMON_PERF_SAMPLE_KERNEL;
 		else if (report.paddr)
 			/* a physical address alone names no process page */
 			why = DAMON_PERF_SAMPLE_PHYS_ONLY;
@@ -666,209 +538,6 @@ static int src_offline(unsigned int cpu, struct hlist_node *node)
 {
 	return src_online(cpu, node);
 }
-
-/* Owner table: damon_perf_lock held. */
-static struct type_owner *find_owner(u32 type)
-{
-	int i;
-
-	for (i = 0; i < TYPE_OWNERS; i++)
-		if (owners[i].ctx && owners[i].type == type)
-			return &owners[i];
-	return NULL;
-}
-
-static int get_owner(struct damon_perf_ctx *ctx, u32 type,
-		     struct netlink_ext_ack *extack)
-{
-	struct type_owner *o = find_owner(type);
-	int i;
-
-	if (o) {
-		if (o->ctx != ctx) {
-			NL_SET_ERR_MSG_FMT(extack,
-					   "PMU type %u is owned by context '%s' (id %u)",
-					   type, o->ctx->name, o->ctx->id);
-			return -EBUSY;
-		}
-		o->refs++;
-		return 0;
-	}
-	for (i = 0; i < TYPE_OWNERS; i++) {
-		if (!owners[i].ctx) {
-			owners[i] = (struct type_owner){ type, ctx, 1 };
-			return 0;
-		}
-	}
-	/* Cannot happen: one slot per probe of every possible context. */
-	NL_SET_ERR_MSG(extack, "no free PMU owner slot");
-	return -ENOSPC;
-}
-
-static void put_owner(struct damon_perf_ctx *ctx, u32 type)
-{
-	struct type_owner *o = find_owner(type);
-
-	if (WARN_ON_ONCE(!o || o->ctx != ctx || !o->refs))
-		return;
-	if (!--o->refs)
-		o->ctx = NULL;
-}
-
-static int validate(const struct damon_perf_probe_attr *pa,
-		    struct netlink_ext_ack *extack)
-{
-	if (pa->precise_ip > 3) {
-		NL_SET_ERR_MSG_FMT(extack, "precise_ip %u out of range 0..3",
-				   pa->precise_ip);
-		return -EINVAL;
-	}
-	if (pa->type == PERF_TYPE_BREAKPOINT) {
-		NL_SET_ERR_MSG(extack,
-			       "type: breakpoint probes are not supported");
-		return -EOPNOTSUPP;
-	}
-	if (pa->type == PERF_TYPE_SOFTWARE && pa->config >= PERF_COUNT_SW_MAX) {
-		NL_SET_ERR_MSG_FMT(extack,
-				   "config %llu is not a software event (max %u)",
-				   pa->config, PERF_COUNT_SW_MAX - 1);
-		return -EINVAL;
-	}
-	if (pa->freq) {
-		if (!pa->sample_period || pa->sample_period > MAX_SAMPLE_FREQ) {
-			NL_SET_ERR_MSG_FMT(extack,
-					   "sample_freq %llu out of range 1..%u",
-					   pa->sample_period, MAX_SAMPLE_FREQ);
-			return -EINVAL;
-		}
-	} else {
-		if (!pa->sample_period) {
-			NL_SET_ERR_MSG(extack,
-				       "sample_period is 0 (set it, or freq and sample_freq)");
-			return -EINVAL;
-		}
-		if (pa->sample_period > MAX_SAMPLE_PERIOD) {
-			NL_SET_ERR_MSG_FMT(extack,
-					   "sample_period %llu out of range 1..%llu (2^48)",
-					   pa->sample_period,
-					   MAX_SAMPLE_PERIOD);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/**
- * damon_perf_probe_add() - Add a perf probe to a stopped context.
- * @ctx:	the context.
- * @attr:	what userspace asked for; validated here, copied.
- * @extack:	receives a message naming the offending field or owner.
- *
- * Takes a reference on the ownership of @attr->type for @ctx. A weight of 0
- * is stored as 1.
- *
- * Context: process context, damon_perf_lock held.
- * Return: the probe's 1-based probe_idx, -EINVAL or -EOPNOTSUPP for bad
- * attributes, -EBUSY when @ctx runs or another context owns the PMU type,
- * -ENOSPC when all DAMON_PERF_MAX_PROBES slots are used.
- */
-int damon_perf_probe_add(struct damon_perf_ctx *ctx,
-			 const struct damon_perf_probe_attr *attr,
-			 struct netlink_ext_ack *extack)
-{
-	struct damon_perf_probe *probe = NULL;
-	int i, err;
-
-	lockdep_assert_held(&damon_perf_lock);
-	if (ctx->state == DAMON_PERF_CTX_STATE_RUNNING) {
-		NL_SET_ERR_MSG(extack, "stop the context before adding probes");
-		return -EBUSY;
-	}
-	err = validate(attr, extack);
-	if (err)
-		return err;
-	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
-		if (!ctx->probes[i].used) {
-			probe = &ctx->probes[i];
-			break;
-		}
-	}
-	if (!probe) {
-		NL_SET_ERR_MSG_FMT(extack,
-				   "context '%s' already has %d perf probes",
-				   ctx->name, DAMON_PERF_MAX_PROBES);
-		return -ENOSPC;
-	}
-	err = get_owner(ctx, attr->type, extack);
-	if (err)
-		return err;
-	probe->attr = *attr;
-	if (!probe->attr.weight)
-		probe->attr.weight = 1;
-	probe->src = NULL;
-	probe->used = true;
-	return i + 1;
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_probe_add);
-
-/**
- * damon_perf_probe_del() - Remove a perf probe from a stopped context.
- * @ctx:	the context.
- * @probe_idx:	1-based index returned by damon_perf_probe_add().
- * @extack:	receives a message on error.
- *
- * Context: process context, damon_perf_lock held.
- * Return: 0, -EBUSY when @ctx runs, -ENOENT when there is no such probe.
- */
-int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
-			 struct netlink_ext_ack *extack)
-{
-	struct damon_perf_probe *probe;
-
-	lockdep_assert_held(&damon_perf_lock);
-	if (ctx->state == DAMON_PERF_CTX_STATE_RUNNING) {
-		NL_SET_ERR_MSG(extack,
-			       "stop the context before removing probes");
-		return -EBUSY;
-	}
-	if (!probe_idx || probe_idx > DAMON_PERF_MAX_PROBES ||
-	    !ctx->probes[probe_idx - 1].used) {
-		NL_SET_ERR_MSG_FMT(extack,
-				   "context '%s' has no probe %u",
-				   ctx->name, probe_idx);
-		return -ENOENT;
-	}
-	probe = &ctx->probes[probe_idx - 1];
-	if (WARN_ON_ONCE(probe->src))
-		return -EBUSY;
-	put_owner(ctx, probe->attr.type);
-	memset(probe, 0, sizeof(*probe));
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_probe_del);
-
-/**
- * damon_perf_probes_release() - Disarm and remove every probe of a context.
- * @ctx:	the context being destroyed.
- *
- * Context: process context, may sleep, damon_perf_lock held.
- */
-void damon_perf_probes_release(struct damon_perf_ctx *ctx)
-{
-	int i;
-
-	lockdep_assert_held(&damon_perf_lock);
-	damon_perf_source_disarm(ctx);
-	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
-		struct damon_perf_probe *probe = &ctx->probes[i];
-
-		if (!probe->used)
-			continue;
-		put_owner(ctx, probe->attr.type);
-		memset(probe, 0, sizeof(*probe));
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_probes_release);
 
 /**
  * damon_perf_probe_status() - Report how a probe's counters are doing.
@@ -1401,15 +1070,11 @@ int damon_perf_source_init(void)
 /**
  * damon_perf_source_exit() - Remove the CPU hotplug state.
  *
- * Every context has been destroyed (and its probes released) before.
+ * Every context has been destroyed (and its probes disarmed) before.
  *
  * Context: module exit.
  */
 void damon_perf_source_exit(void)
 {
-	int i;
-
-	for (i = 0; i < TYPE_OWNERS; i++)
-		WARN_ON_ONCE(owners[i].ctx);
 	cpuhp_remove_multi_state(hp_state);
 }

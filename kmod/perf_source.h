@@ -1,29 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Perf probes: attribute validation, per-PMU ownership, cpuhp-managed
- * per-CPU counters and the NMI-safe overflow handler.
+ * Perf probes armed: cpuhp-managed per-CPU counters, the NMI-safe overflow
+ * handler and the period changes of the CPU budget. The probe slots,
+ * their validation and PMU ownership are probe.h's, the address walk
+ * addr.h's.
  */
 #ifndef _DAMON_PERF_PERF_SOURCE_H
 #define _DAMON_PERF_PERF_SOURCE_H
 
-#include "ctx.h"
+#include "ctx_types.h"
+
+struct netlink_ext_ack;
 
 int damon_perf_source_init(void);
-phys_addr_t damon_perf_virt_to_phys(unsigned long addr);
-phys_addr_t damon_perf_walk_user(struct mm_struct *mm, unsigned long addr);
 void damon_perf_source_exit(void);
-
-/*
- * Probe slots (damon_perf_lock held, context stopped). _add returns the
- * 1-based probe_idx, -EBUSY when another context owns the PMU type,
- * -ENOSPC when all DAMON_PERF_MAX_PROBES slots are used.
- */
-int damon_perf_probe_add(struct damon_perf_ctx *ctx,
-			 const struct damon_perf_probe_attr *attr,
-			 struct netlink_ext_ack *extack);
-int damon_perf_probe_del(struct damon_perf_ctx *ctx, unsigned int probe_idx,
-			 struct netlink_ext_ack *extack);
-void damon_perf_probes_release(struct damon_perf_ctx *ctx);
 
 /**
  * struct damon_perf_probe_status - How an armed probe's counters are doing.

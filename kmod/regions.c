@@ -1,49 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Regions and DAMON's adaptive region adjustment.
+ * Regions and DAMON's adaptive region adjustment: the region lists.
  *
  * A target's regions are sorted by address and do not overlap; they cover
  * the target: its physical range (paddr), or the three big chunks of its
  * mapped address space (vaddr: everything between the lowest and the
- * highest mapping minus the two largest unmapped gaps). Every boundary is
- * DAMON_PERF_MIN_REGION aligned.
+ * highest mapping minus the two largest unmapped gaps, vaddr.c). Every
+ * boundary is DAMON_PERF_MIN_REGION aligned.
  *
  * At each aggregation the kdamond ages the regions, merges neighbours whose
  * access counts are close, and splits them, so regions follow the access
  * pattern at a bounded cost. Bounds hold per target. Two split modes:
  *
- * - samples (default): every sample names the page it touched, so the
- *   drain keeps the aggregation's samples (drain.c) and, at the end of the
- *   aggregation and before the merge, each region is cut where its sample
- *   density changes. A region's sorted sample pages are compared with a
- *   uniform spread over the region (Kolmogorov-Smirnov): the page boundary
- *   where the two cumulative shares differ most is the cut, taken when
- *   the difference is significant (above 2 / sqrt(samples)) and at least
- *   1/64, else at the edge of the longest empty gap between samples when
- *   a uniform spread would hardly leave such a gap (fewer than
- *   SPLIT_MIN_SAMPLES samples are cut out only when they all lie within
- *   1/SPLIT_SPAN of the region, or on one or two pages they would hardly
- *   all hit by chance, density.c); both pieces are tested again, down to
- *   a depth of 2 log2(samples) + 2 pieces of pieces per region, at least
- *   16 (split_depth()), and up to max_nr_regions per target. The pieces
- *   get the counters their samples give them, so the aggregation that
- *   saw a hot range already reports its exact edges.
+ * - samples (default): each region is cut where the density of the
+ *   aggregation's samples changes, before the merge (split.c).
  * - random: DAMON's split at random points, after the counters were
- *   reset, while the target has at most half of max_nr_regions.
+ *   reset, while the target has at most half of max_nr_regions (here).
+ *
+ * This file holds the list operations, the initial regions, fitting them
+ * to new ranges, ageing, merging and the random split.
  */
-#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
-#include <linux/pid.h>
 #include <linux/random.h>
-#include <linux/rcupdate.h>
-#include <linux/sched/mm.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 
-#include "density.h"
 #include "drain.h"
 #include "regions.h"
 
@@ -160,10 +142,21 @@ int damon_perf_regions_split_evenly(struct damon_perf_target *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split_evenly);
 
-/* Split @r at @at (start < at < end); the new right part copies counters. */
-static struct damon_perf_region *split_at(struct damon_perf_target *t,
-					  struct damon_perf_region *r,
-					  unsigned long at)
+/**
+ * damon_perf_region_split_at() - Split a region in two at an address.
+ * @t:		its target.
+ * @r:		the region.
+ * @at:		the address, aligned, with @r->start < @at < @r->end.
+ *
+ * The new right part copies the access counters and the age of @r (not
+ * its probe hits or events).
+ *
+ * Context: target owned by the caller.
+ * Return: the new right part, or NULL when out of memory.
+ */
+struct damon_perf_region *
+damon_perf_region_split_at(struct damon_perf_target *t,
+			   struct damon_perf_region *r, unsigned long at)
 {
 	struct damon_perf_region *n;
 
@@ -184,6 +177,7 @@ static struct damon_perf_region *split_at(struct damon_perf_target *t,
 static int fill_to_min(struct damon_perf_target *t, unsigned int min)
 {
 	struct damon_perf_region *r, *big;
+	unsigned long at;
 
 	while (t->nr_regions < min) {
 		big = NULL;
@@ -192,8 +186,9 @@ static int fill_to_min(struct damon_perf_target *t, unsigned int min)
 				big = r;
 		if (!big || sz(big) < 2 * DAMON_PERF_MIN_REGION)
 			return 0;
-		if (!split_at(t, big, big->start +
-			      ALIGN_DOWN(sz(big) / 2, DAMON_PERF_MIN_REGION)))
+		at = big->start +
+		     ALIGN_DOWN(sz(big) / 2, DAMON_PERF_MIN_REGION);
+		if (!damon_perf_region_split_at(t, big, at))
 			return -ENOMEM;
 	}
 	return 0;
@@ -230,114 +225,6 @@ static int init_ranges(struct damon_perf_target *t,
 	return fill_to_min(t, min);
 }
 
-struct gap {
-	unsigned long start;
-	unsigned long end;
-};
-
-static unsigned long gap_sz(const struct gap *g)
-{
-	return g->end - g->start;
-}
-
-/**
- * damon_perf_regions_vma_ranges() - The three big chunks of an mm.
- * @mm:		the address space.
- * @ranges:	receives up to three sorted, aligned ranges.
- *
- * Everything from the lowest to the highest mapping, minus the two largest
- * gaps between mappings (DAMON's vaddr initial regions).
- *
- * Context: process context; takes the mmap read lock of @mm.
- * Return: the number of ranges (1 to 3), or -ENOENT for an mm without any
- * mapping.
- */
-int damon_perf_regions_vma_ranges(struct mm_struct *mm,
-				  struct damon_perf_range ranges[3])
-{
-	struct gap first = {}, second = {}, g;
-	unsigned long start = 0, prev_end = 0;
-	struct vm_area_struct *vma;
-	struct vma_iterator vmi;
-	bool any = false;
-	int n = 0;
-
-	vma_iter_init(&vmi, mm, 0);
-	mmap_read_lock(mm);
-	for_each_vma(vmi, vma) {
-		if (!any) {
-			start = vma->vm_start;
-			any = true;
-		} else if (vma->vm_start > prev_end) {
-			g.start = prev_end;
-			g.end = vma->vm_start;
-			if (gap_sz(&g) > gap_sz(&first)) {
-				second = first;
-				first = g;
-			} else if (gap_sz(&g) > gap_sz(&second)) {
-				second = g;
-			}
-		}
-		prev_end = vma->vm_end;
-	}
-	mmap_read_unlock(mm);
-	if (!any)
-		return -ENOENT;
-
-	if (second.start && first.start > second.start)
-		swap(first, second);	/* first is now the lower gap */
-	ranges[n].start = start;
-	if (first.end) {
-		ranges[n++].end = first.start;
-		ranges[n].start = first.end;
-	}
-	if (second.end) {
-		ranges[n++].end = second.start;
-		ranges[n].start = second.end;
-	}
-	ranges[n++].end = prev_end;
-	return n;
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_vma_ranges);
-
-/*
- * The mm of a live vaddr target, or NULL once its process is gone. The
- * thread-group leader may have called pthread_exit(): it then stays a
- * zombie without an mm while its other threads run on, so any live
- * thread's mm (they all share it) stands for the process.
- */
-static struct mm_struct *target_mm(struct damon_perf_target *t)
-{
-	struct task_struct *leader, *thread;
-	struct mm_struct *mm = NULL;
-
-	rcu_read_lock();
-	leader = pid_task(t->pid_ref, PIDTYPE_TGID);
-	if (leader) {
-		for_each_thread(leader, thread) {
-			mm = get_task_mm(thread);
-			if (mm)
-				break;
-		}
-	}
-	rcu_read_unlock();
-	return mm;
-}
-
-static int target_ranges(struct damon_perf_target *t,
-			 struct damon_perf_range ranges[3])
-{
-	struct mm_struct *mm;
-	int n;
-
-	mm = target_mm(t);
-	if (!mm)
-		return -ESRCH;
-	n = damon_perf_regions_vma_ranges(mm, ranges);
-	mmput(mm);
-	return n == -ENOENT ? -ESRCH : n;
-}
-
 /**
  * damon_perf_regions_init() - Build the initial regions of a target.
  * @ctx:	its context (for min_nr_regions and the address space).
@@ -358,7 +245,7 @@ int damon_perf_regions_init(struct damon_perf_ctx *ctx,
 		ranges[0].end = t->end;
 		n = 1;
 	} else {
-		n = target_ranges(t, ranges);
+		n = damon_perf_regions_target_ranges(t, ranges);
 		if (n < 0)
 			return n;
 	}
@@ -460,7 +347,7 @@ int damon_perf_regions_update(struct damon_perf_ctx *ctx,
 
 	if (ctx->ops == DAMON_PERF_OPS_PADDR)
 		return 0;
-	n = target_ranges(t, ranges);
+	n = damon_perf_regions_target_ranges(t, ranges);
 	if (n < 0)
 		return n;
 	return damon_perf_regions_set_ranges(t, ranges, n);
@@ -650,7 +537,7 @@ void damon_perf_regions_split(struct damon_perf_target *t,
 					   DAMON_PERF_MIN_REGION);
 			if (!piece || piece >= left)
 				continue;
-			if (!split_at(t, r, r->start + piece))
+			if (!damon_perf_region_split_at(t, r, r->start + piece))
 				return;
 			/* keep cutting the left piece, as DAMON does */
 			left = piece;
@@ -741,289 +628,6 @@ void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_adjust_split);
 
-/*
- * Depth of the cuts of a region in samples mode: a piece of a piece ...
- * at most this deep. Each level of pieces holds each sample at most once,
- * so a region of n samples costs at most (depth + 1) n steps; the depth is
- * split_depth(n), at most this for a 65536-sample buffer.
- */
-#define SPLIT_MAX_DEPTH		34
-/* Never shallower: as deep as the 16 cuts a region had before. */
-#define SPLIT_MIN_DEPTH		16
-struct orig {
-	unsigned int nr_accesses;
-	u64 probe_hits[DAMON_PERF_MAX_PROBES];
-	u64 events;
-};
-
-static unsigned long smp_page(const struct damon_perf_sample *smp, u32 i)
-{
-	return damon_perf_sample_page(smp[i].key);
-}
-
-struct piece {
-	struct damon_perf_region *r;
-	u32 lo;
-	u32 hi;
-};
-
-/*
- * How deep the cuts of a region with @n samples go: 2 log2(n) + 2, at
- * least SPLIT_MIN_DEPTH, so a balanced cut sequence isolates every
- * sampled page run and one that peels a run at a time (a comb of small
- * hot ranges, cut at the edges of its gaps) still takes log2(n) + 1 runs
- * an aggregation, at a cost of O(n log n) steps; the next aggregation
- * goes on from the pieces.
- */
-static unsigned int split_depth(u32 n)
-{
-	return clamp_t(unsigned int, 2 * ilog2(max_t(u32, n, 1)) + 2,
-		       SPLIT_MIN_DEPTH, SPLIT_MAX_DEPTH);
-}
-
-/* Cut @r at its density changes; returns the number of cuts. */
-static unsigned int cut_region(struct damon_perf_target *t,
-			       struct damon_perf_region *r,
-			       const struct damon_perf_sample *smp,
-			       u32 lo, u32 hi, unsigned int budget)
-{
-	/*
-	 * Depth first: a piece at depth d is cut only when d < limit, and
-	 * the stack holds at most one pending piece per depth plus the top
-	 * pair, so at most limit + 1 pieces.
-	 */
-	struct piece stack[SPLIT_MAX_DEPTH + 1];
-	u8 depth[SPLIT_MAX_DEPTH + 1];
-	unsigned int limit = split_depth(hi - lo);
-	unsigned int top = 0, cuts = 0, d;
-	struct damon_perf_region *n;
-	unsigned long page;
-	struct piece p;
-	u32 mid;
-
-	depth[top] = 0;
-	stack[top++] = (struct piece){ r, lo, hi };
-	while (top && cuts < budget) {
-		p = stack[--top];
-		d = depth[top];
-		if (d >= limit ||
-		    !damon_perf_density_cut(smp, p.lo, p.hi,
-					    p.r->start >> PAGE_SHIFT,
-					    p.r->end >> PAGE_SHIFT,
-					    &page, &mid))
-			continue;
-		n = split_at(t, p.r, page << PAGE_SHIFT);
-		if (!n)
-			break;
-		cuts++;
-		depth[top] = d + 1;
-		stack[top++] = (struct piece){ p.r, p.lo, mid };
-		depth[top] = d + 1;
-		stack[top++] = (struct piece){ n, mid, p.hi };
-	}
-	return cuts;
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	u64 x = ((const struct damon_perf_sample *)a)->key;
-	u64 y = ((const struct damon_perf_sample *)b)->key;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_interval(const void *a, const void *b)
-{
-	const struct damon_perf_sample *sa = a, *sb = b;
-	u32 x = damon_perf_sample_interval(sa->tag);
-	u32 y = damon_perf_sample_interval(sb->tag);
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sample intervals one bitmap pass of distinct_intervals() covers. */
-#define INTERVAL_WINDOW		1024
-/* Passes before distinct_intervals() sorts instead. */
-#define INTERVAL_PASSES		8
-
-/*
- * The distinct sample intervals of @smp[@a, @b) (sorted by key; left so):
- * an on-stack bitmap of INTERVAL_WINDOW intervals from the lowest one not
- * yet counted, one pass per window that holds any (a single pass when the
- * aggregation is at most INTERVAL_WINDOW sample intervals long), so
- * O(@b - @a). Intervals spread over more than INTERVAL_PASSES windows
- * (aggregations of many thousand sample intervals) are counted by
- * sorting the piece by interval and back by key instead.
- */
-static u32 distinct_intervals(struct damon_perf_sample *smp, u32 a, u32 b)
-{
-	u64 seen[INTERVAL_WINDOW / 64], bit;
-	u32 i, v, lo, hi, next, n = 0;
-
-	if (a == b)
-		return 0;
-	lo = damon_perf_sample_interval(smp[a].tag);
-	hi = lo;
-	for (i = a + 1; i < b; i++) {
-		v = damon_perf_sample_interval(smp[i].tag);
-		lo = min(lo, v);
-		hi = max(hi, v);
-	}
-	if (hi - lo >= INTERVAL_WINDOW * INTERVAL_PASSES) {
-		sort(smp + a, b - a, sizeof(*smp), cmp_interval, NULL);
-		for (i = a; i < b; i++)
-			n += i == a ||
-			     damon_perf_sample_interval(smp[i].tag) !=
-			     damon_perf_sample_interval(smp[i - 1].tag);
-		sort(smp + a, b - a, sizeof(*smp), cmp_key, NULL);
-		return n;
-	}
-	for (;;) {
-		memset(seen, 0, sizeof(seen));
-		next = lo;
-		for (i = a; i < b; i++) {
-			v = damon_perf_sample_interval(smp[i].tag);
-			if (v < lo)
-				continue;
-			if (v - lo < INTERVAL_WINDOW) {
-				bit = 1ULL << ((v - lo) % 64);
-				n += !(seen[(v - lo) / 64] & bit);
-				seen[(v - lo) / 64] |= bit;
-			} else if (next == lo || v < next) {
-				next = v;	/* lowest interval beyond */
-			}
-		}
-		if (next == lo)
-			return n;
-		lo = next;
-	}
-}
-
-/*
- * The counters of the pieces [@first, @stop) of a cut region, whose
- * counters before the cut were @orig, from its samples [@lo, @hi): raw
- * probe hits in proportion to each probe's samples, the events they stand
- * for and count-mode nr_accesses in proportion to the samples weighted by
- * their probe's weight @w (what crediting added for them; drain.c)
- * (exact when the buffer holds every sample), presence-mode nr_accesses
- * from the distinct sample intervals seen in each piece
- * (distinct_intervals()). O(@hi - @lo + pieces): the samples stay in the
- * order of the one sort by key.
- */
-static void recount(struct damon_perf_region *first,
-		    struct damon_perf_region *stop, const struct orig *o,
-		    u32 mode, const u32 *w, struct damon_perf_sample *smp,
-		    u32 lo, u32 hi)
-{
-	u32 tot[DAMON_PERF_MAX_PROBES] = {}, cnt[DAMON_PERF_MAX_PROBES];
-	struct damon_perf_region *p;
-	u64 wtot = 0, wcnt;
-	u32 i, a = lo, b;
-	unsigned int slot;
-
-	for (i = lo; i < hi; i++) {
-		slot = damon_perf_sample_slot(smp[i].tag);
-		if (slot < DAMON_PERF_MAX_PROBES)
-			tot[slot]++;
-	}
-	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
-		wtot += (u64)w[i] * tot[i];
-	for (p = first; p != stop; p = list_next_entry(p, list)) {
-		for (b = a; b < hi && smp_page(smp, b) < p->end >> PAGE_SHIFT;
-		     b++)
-			;
-		memset(cnt, 0, sizeof(cnt));
-		for (i = a; i < b; i++) {
-			slot = damon_perf_sample_slot(smp[i].tag);
-			if (slot < DAMON_PERF_MAX_PROBES)
-				cnt[slot]++;
-		}
-		wcnt = 0;
-		for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
-			p->probe_hits[i] = tot[i] ?
-				mul_u64_u64_div_u64(o->probe_hits[i], cnt[i],
-						    tot[i]) : 0;
-			wcnt += (u64)w[i] * cnt[i];
-		}
-		p->events = wtot ? mul_u64_u64_div_u64(o->events, wcnt, wtot) :
-			    0;
-		if (mode == DAMON_PERF_MODE_COUNT)
-			p->nr_accesses = wtot ?
-				mul_u64_u64_div_u64(o->nr_accesses, wcnt,
-						    wtot) : 0;
-		else
-			p->nr_accesses = min(distinct_intervals(smp, a, b),
-					     o->nr_accesses);
-		a = b;
-	}
-}
-
-/**
- * damon_perf_regions_split_samples() - Cut where the sample density
- * changes.
- * @t:		the target.
- * @attrs:	the attributes (max_nr_regions, access mode).
- * @weights:	the weight of each probe slot's samples (&struct
- *		damon_perf_probe_attr), 0 counting as 1; NULL: all 1.
- * @smp:	the target's samples of the aggregation, sorted by key.
- * @nr:		their number.
- *
- * Each region is cut at the page boundaries where the density of its
- * samples changes significantly (see the top of this file), pieces of
- * pieces down to split_depth() of its samples; the target never exceeds
- * max_nr_regions. The
- * pieces of a cut region get the counters the aggregation would have
- * given them, from the samples (see recount()), and its age. Samples
- * outside every region are ignored. An allocation failure ends the split
- * early (the list stays valid).
- *
- * Context: target owned by the caller.
- * Return: the number of cuts.
- */
-unsigned int
-damon_perf_regions_split_samples(struct damon_perf_target *t,
-				 const struct damon_perf_attrs *attrs,
-				 const u32 *weights,
-				 struct damon_perf_sample *smp,
-				 u32 nr)
-{
-	struct damon_perf_region *r, *next;
-	unsigned int budget, cuts = 0, c, i;
-	u32 w[DAMON_PERF_MAX_PROBES];
-	unsigned long first, end;
-	struct orig o;
-	u32 lo = 0, hi;
-
-	if (t->nr_regions >= attrs->max_nr_regions)
-		return 0;
-	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
-		w[i] = weights ? max_t(u32, weights[i], 1) : 1;
-	budget = attrs->max_nr_regions - t->nr_regions;
-	damon_perf_for_each_region_safe(r, next, t) {
-		first = r->start >> PAGE_SHIFT;
-		end = r->end >> PAGE_SHIFT;
-		while (lo < nr && smp_page(smp, lo) < first)
-			lo++;
-		for (hi = lo; hi < nr && smp_page(smp, hi) < end; hi++)
-			;
-		if (budget && hi > lo) {
-			o.nr_accesses = r->nr_accesses;
-			memcpy(o.probe_hits, r->probe_hits,
-			       sizeof(o.probe_hits));
-			o.events = r->events;
-			c = cut_region(t, r, smp, lo, hi, budget);
-			if (c)
-				recount(r, next, &o, attrs->mode, w, smp, lo,
-					hi);
-			budget -= c;
-			cuts += c;
-		}
-		lo = hi;
-	}
-	return cuts;
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split_samples);
-
 /**
  * damon_perf_regions_merge_ctx() - Age and merge the regions of a context.
  * @ctx:		the context.
@@ -1057,84 +661,6 @@ void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_merge_ctx);
-
-/*
- * Sort the @s->nr samples of @s by key: a least-significant-digit radix
- * sort, a byte a pass, skipping the bytes every key shares (the target
- * position and the high address bits), through @s->tmp; stable. O(n) per
- * pass, at most 8 passes; a heapsort when there is no @s->tmp.
- */
-static void sort_by_key(struct damon_perf_samples *s)
-{
-	struct damon_perf_sample *smp = s->buf, *a = s->buf, *b = s->tmp, *t;
-	u32 *cnt = s->radix, n = s->nr, i, sum, c;
-	unsigned int shift;
-	u64 differ = 0;
-
-	if (!b) {
-		sort(smp, n, sizeof(*smp), cmp_key, NULL);
-		return;
-	}
-	for (i = 1; i < n; i++)
-		differ |= smp[i].key ^ smp[0].key;
-	for (shift = 0; shift < 64; shift += 8) {
-		if (!((differ >> shift) & 0xff))
-			continue;
-		memset(cnt, 0, sizeof(s->radix));
-		for (i = 0; i < n; i++)
-			cnt[(a[i].key >> shift) & 0xff]++;
-		for (sum = 0, i = 0; i < 256; i++) {
-			c = cnt[i];
-			cnt[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			b[cnt[(a[i].key >> shift) & 0xff]++] = a[i];
-		t = a;
-		a = b;
-		b = t;
-	}
-	if (a != smp)
-		memcpy(smp, a, n * sizeof(*smp));
-}
-
-/**
- * damon_perf_regions_cut_ctx() - Cut the regions of a context by samples.
- * @ctx:	the context, at the end of an aggregation, before the merge.
- *
- * Samples split mode only: sorts the aggregation's samples by target and
- * page (sort_by_key(): O(n) per key byte that differs, or a heapsort)
- * and hands each live target its run to
- * damon_perf_regions_split_samples(), so the aggregation's snapshot
- * already has the regions its samples describe.
- *
- * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
- */
-void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx)
-{
-	struct damon_perf_samples *s = &ctx->samples;
-	u32 w[DAMON_PERF_MAX_PROBES];
-	struct damon_perf_target *t;
-	unsigned int pos = 0, i;
-	u32 lo = 0, hi;
-
-	if (ctx->attrs.split != DAMON_PERF_SPLIT_SAMPLES || !s->nr)
-		return;
-	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
-		w[i] = ctx->probes[i].attr.weight;
-	sort_by_key(s);
-	damon_perf_for_each_target(t, ctx) {
-		for (hi = lo; hi < s->nr &&
-		     damon_perf_sample_pos(s->buf[hi].key) == pos; hi++)
-			;
-		if (!t->dead)
-			damon_perf_regions_split_samples(t, &ctx->attrs, w,
-							 s->buf + lo, hi - lo);
-		lo = hi;
-		pos++;
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_cut_ctx);
 
 /**
  * damon_perf_regions_split_ctx() - Split for the next aggregation.

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Region lists of monitoring targets and DAMON's adaptive region
- * adjustment: initial regions, ageing, merging, splitting (at random points
- * or where the sample density changes) and the
- * refresh of virtual address ranges from the VMAs.
+ * adjustment: initial regions, ageing, merging, splitting at random points
+ * (regions.c), the refresh of virtual address ranges from the VMAs
+ * (vaddr.c) and the cuts where the sample density changes (split.c).
  *
  * Everything here runs in process context. Before a context starts, the
  * caller holds damon_perf_lock; while it runs, only its kdamond touches the
@@ -12,7 +12,7 @@
 #ifndef _DAMON_PERF_REGIONS_H
 #define _DAMON_PERF_REGIONS_H
 
-#include "ctx.h"
+#include "ctx_types.h"
 
 /* Smallest region, and the alignment of every region boundary. */
 #define DAMON_PERF_MIN_REGION	PAGE_SIZE
@@ -40,6 +40,9 @@ void damon_perf_region_add(struct damon_perf_target *t,
 void damon_perf_region_destroy(struct damon_perf_target *t,
 			       struct damon_perf_region *r);
 void damon_perf_regions_free(struct damon_perf_target *t);
+struct damon_perf_region *
+damon_perf_region_split_at(struct damon_perf_target *t,
+			   struct damon_perf_region *r, unsigned long at);
 
 int damon_perf_regions_split_evenly(struct damon_perf_target *t,
 				    unsigned long start, unsigned long end,
@@ -49,8 +52,6 @@ int damon_perf_regions_init(struct damon_perf_ctx *ctx,
 int damon_perf_regions_set_ranges(struct damon_perf_target *t,
 				  const struct damon_perf_range *ranges,
 				  unsigned int nr);
-int damon_perf_regions_vma_ranges(struct mm_struct *mm,
-				  struct damon_perf_range ranges[3]);
 int damon_perf_regions_update(struct damon_perf_ctx *ctx,
 			      struct damon_perf_target *t);
 
@@ -68,6 +69,17 @@ damon_perf_regions_adjust_merge(struct damon_perf_target *t,
 				unsigned int max_nr_accesses);
 void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 				     const struct damon_perf_attrs *attrs);
+void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
+				  unsigned int max_nr_accesses);
+void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx);
+
+/* vaddr.c: the VMA ranges of a process */
+int damon_perf_regions_vma_ranges(struct mm_struct *mm,
+				  struct damon_perf_range ranges[3]);
+int damon_perf_regions_target_ranges(struct damon_perf_target *t,
+				     struct damon_perf_range ranges[3]);
+
+/* split.c: the samples split mode */
 unsigned int
 damon_perf_regions_split_samples(struct damon_perf_target *t,
 				 const struct damon_perf_attrs *attrs,
@@ -75,8 +87,5 @@ damon_perf_regions_split_samples(struct damon_perf_target *t,
 				 struct damon_perf_sample *smp,
 				 u32 nr);
 void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx);
-void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
-				  unsigned int max_nr_accesses);
-void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx);
 
 #endif /* _DAMON_PERF_REGIONS_H */

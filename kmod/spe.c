@@ -465,7 +465,7 @@ static const struct damon_perf_backend_ops spe_ops = {
 /**
  * damon_perf_spe_init() - Register the SPE backend.
  *
- * Context: module init (from damon_perf_aux_init()).
+ * Context: module init, after damon_perf_aux_init().
  * Return: 0 or a negative errno.
  */
 int damon_perf_spe_init(void)
@@ -476,7 +476,7 @@ int damon_perf_spe_init(void)
 /**
  * damon_perf_spe_exit() - Unregister the SPE backend.
  *
- * Context: module exit, after every AUX event was freed.
+ * Context: module exit, after damon_perf_aux_exit() freed every AUX event.
  */
 void damon_perf_spe_exit(void)
 {

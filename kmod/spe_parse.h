@@ -4,7 +4,7 @@
  *
  * Pure code: no allocation, no locks, no global state; it only reads the
  * bytes it is given and never past @len. It builds in the kernel and in
- * userspace (see spe_types.h).
+ * userspace (see portable_types.h).
  *
  * An SPE record is a sequence of packets ended by an END or a TIMESTAMP
  * packet. Packets have a one-byte header, or a two-byte "extended" header
@@ -15,7 +15,7 @@
 #ifndef _DAMON_PERF_SPE_PARSE_H
 #define _DAMON_PERF_SPE_PARSE_H
 
-#include "spe_types.h"
+#include "portable_types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
  *
  * An X-include, no include guard: define DAMON_PERF_STAT(name, doc), then
  * include this file where the list expands (stats.h, stats.c,
- * netlink_dump.c); it undefines DAMON_PERF_STAT at its end.
+ * netlink_msg.c); it undefines DAMON_PERF_STAT at its end.
  */
 DAMON_PERF_STAT(callback, "overflow callbacks, every sample delivered")
 DAMON_PERF_STAT(sample_valid, "samples with a usable address: a report")

@@ -63,8 +63,8 @@ allow=(
 	"kmod/spe_parse.h BIT_MACRO"
 	"kmod/spe_parse.c BIT_MACRO"
 	"kmod/drain.h BIT_MACRO"
-	"kmod/spe_types.h PREFER_KERNEL_TYPES"
-	"kmod/spe_types.h CAMELCASE"
+	"kmod/portable_types.h PREFER_KERNEL_TYPES"
+	"kmod/portable_types.h CAMELCASE"
 	"kmod/density.c MACRO_ARG_REUSE"
 	# DAMON_PERF_GENL_SPLIT_OPS(): ARRAY_SIZE() of the table it names
 	"kmod/compat/compat.h MACRO_ARG_REUSE"

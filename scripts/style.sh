@@ -23,6 +23,8 @@
 #   6. ynl-gen       scripts/ynl-gen.sh --check: the uapi header,
 #                    kmod/netlink_gen.[ch] and Documentation/netlink/
 #                    damon_perf.rst are what the netlink spec generates
+#   7. layering      scripts/layering.py: no include or call in kmod/ runs
+#                    against the direction Documentation/design.rst draws
 #
 # checkpatch and clang-tidy keep each file's result in a cache
 # (scripts/lib/stylecache.sh: $DAMON_PERF_STYLE_CACHE, default
@@ -32,7 +34,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 . scripts/lib/stylecache.sh
 
-all="shellcheck checkpatch kernel-doc clang-format clang-tidy ynl-gen"
+all="shellcheck checkpatch kernel-doc clang-format clang-tidy ynl-gen layering"
 checks=${*:-$all}
 for c in $checks; do
 	case " $all " in *" $c "*) ;; *) echo "style: unknown check $c (one of: $all)" >&2; exit 2 ;; esac
@@ -130,6 +132,14 @@ for c in $checks; do
 			result ok "ynl-gen: generated files match Documentation/netlink/specs/damon_perf.yaml"
 		else
 			result fail "ynl-gen: $(echo "$out" | grep -c ' differs from ') generated files differ from the spec (scripts/ynl-gen.sh)" \
+				"$(echo "$out" | head -n 40)"
+		fi
+		;;
+	layering)
+		if out=$(scripts/layering.py 2>&1); then
+			result ok "$out"
+		else
+			result fail "layering: $(echo "$out" | grep -c '^layering: .* cycle:') dependency cycles in kmod/ (scripts/layering.py)" \
 				"$(echo "$out" | head -n 40)"
 		fi
 		;;

@@ -120,7 +120,7 @@ int damon_perf_compat_genl_ops(struct genl_family *family,
 /*
  * damon_perf_pgtables_held(mm): with interrupts disabled on this CPU, can
  * none of @mm's page-table pages be freed until they are enabled again?
- * What a lockless walk of @mm needs (perf_source.c). Callers include
+ * What a lockless walk of @mm needs (addr.c). Callers include
  * <linux/mm.h>.
  *
  * x86: 6.1 and 6.12 free page tables natively with tlb_remove_page()

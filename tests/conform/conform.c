@@ -79,6 +79,7 @@
 
 #include "ctx.h"
 #include "perf_source.h"
+#include "probe.h"
 #include "ring.h"
 #include "stats.h"
 #include "../nmi/runfile.h"

@@ -176,6 +176,38 @@ fi
 unset DAMON_PERF_STYLE_CACHE
 rm -rf "$sc"
 
+# scripts/layering.py on a tree of its own: three modules calling down
+# pass; one upward call, or one upward include, is a cycle and fails.
+lt=$(mktemp -d)
+mkdir -p "$lt/scripts" "$lt/kmod"
+cp "$top/scripts/layering.py" "$lt/scripts/"
+printf '#include "mid.h"\nint top_fn(void)\n{\n\treturn mid_fn();\n}\n' >"$lt/kmod/top.c"
+printf '#include "low.h"\nint mid_fn(void)\n{\n\treturn low_fn();\n}\n' >"$lt/kmod/mid.c"
+printf 'int low_fn(void)\n{\n\treturn 0;\n}\n' >"$lt/kmod/low.c"
+printf 'int top_fn(void);\n' >"$lt/kmod/top.h"
+printf 'int mid_fn(void);\n' >"$lt/kmod/mid.h"
+printf 'int low_fn(void);\n' >"$lt/kmod/low.h"
+"$lt/scripts/layering.py" >"$lt/out" 2>&1
+r1=$?
+printf 'int top_fn(void);\nint low_fn(void)\n{\n\treturn top_fn();\n}\n' >"$lt/kmod/low.c"
+"$lt/scripts/layering.py" >"$lt/call.out" 2>&1
+r2=$?
+printf '#include "low.h"\nint low_fn(void)\n{\n\treturn 0;\n}\n' >"$lt/kmod/low.c"
+printf '#include "top.h"\nint low_fn(void);\n' >"$lt/kmod/low.h"
+"$lt/scripts/layering.py" >"$lt/inc.out" 2>&1
+r3=$?
+if [ $r1 = 0 ] && [ $r2 = 1 ] && [ $r3 = 1 ] &&
+	grep -q '^layering: calls cycle: low mid top' "$lt/call.out" &&
+	grep -q '^  low -> top: top_fn' "$lt/call.out" &&
+	grep -q '^layering: includes cycle: low mid top' "$lt/inc.out"; then
+	ok "layering: an upward call or include in kmod/ is a cycle"
+else
+	not_ok "layering: an upward call or include in kmod/ is a cycle"
+	echo "# one way: exit $r1; upward call: exit $r2; upward include: exit $r3"
+	cat "$lt/out" "$lt/call.out" "$lt/inc.out" | sed 's/^/#   /'
+fi
+rm -rf "$lt"
+
 # An unreadable log is a failure, not a silent skip.
 if "$logcheck" vm "$here/logs/does-not-exist.log" >/dev/null; then
 	not_ok "a missing log fails"

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c,
- * regions.c, density.c and stats.c include, so that the module's own
- * sources build unchanged for the native microbenchmarks (tests/user/bench)
- * and their unit tests (tests/user/kmod, kmod_test). They build with
- * __KERNEL__ defined, so the headers shared with userspace builds
- * (spe_types.h, density.h) take their kernel branch. Every <linux/...> and
- * <asm/...> header under tests/kshim includes only this file.
+ * regions.c, vaddr.c, split.c, density.c and stats.c include, so that the
+ * module's own sources build unchanged for the native microbenchmarks
+ * (tests/user/bench) and their unit tests (tests/user/kmod, kmod_test).
+ * They build with __KERNEL__ defined, so the headers shared with userspace
+ * builds (portable_types.h, density.h) take their kernel branch. Every
+ * <linux/...> and <asm/...> header under tests/kshim includes only this
+ * file.
  *
  * A model of the kernel: a fixed number of possible CPUs, a "current CPU"
  * the caller sets (shim_cpu, per thread, so that two threads can be two

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the kernel provides to kmod/ring.c, drain.c, regions.c, density.c
- * and stats.c, for the native microbenchmarks and the unit tests
- * (tests/user/bench, tests/user/kmod): allocation (which the tests can
- * make fail: shim_fail_alloc), per-CPU areas,
- * the monotonic clocks, the out-of-line bsearch() and sort() of lib/ and
- * get_random_u32_below(). The observe API is kmod/stats.c itself.
+ * What the kernel provides to kmod/ring.c, drain.c, regions.c, vaddr.c,
+ * split.c, density.c and stats.c, for the native microbenchmarks and the
+ * unit tests (tests/user/bench, tests/user/kmod): allocation (which the tests
+ * can make fail: shim_fail_alloc), per-CPU areas, the monotonic clocks, the
+ * out-of-line bsearch() and sort() of lib/ and get_random_u32_below(). The
+ * observe API is kmod/stats.c itself.
  */
 #include <stdlib.h>
 #include <time.h>

@@ -12,6 +12,7 @@
 #include "budget.h"
 #include "ctx.h"
 #include "perf_source.h"
+#include "probe.h"
 
 #define PMAX	DAMON_PERF_SAMPLE_PERIOD_MAX
 

@@ -7,6 +7,7 @@
 #include <linux/prandom.h>
 #include <linux/sched/clock.h>
 
+#include "ctx.h"
 #include "drain.h"
 #include "regions.h"
 #include "stats.h"

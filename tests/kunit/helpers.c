@@ -4,6 +4,8 @@
  */
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/sched.h>
+#include <linux/umh.h>
 
 #include "helpers.h"
 
@@ -101,4 +103,81 @@ int test_ctx_stop(struct damon_perf_ctx *ctx)
 	ret = damon_perf_ctx_stop(ctx);
 	mutex_unlock(&damon_perf_lock);
 	return ret;
+}
+
+/**
+ * test_ctx_set_fast() - Short intervals for a run under test.
+ * @test:	the case (asserts that the attributes are taken).
+ * @ctx:	the context.
+ * @sample_us:	its sample interval.
+ * @aggr_us:	its aggregation interval; the update interval is five times it.
+ *
+ * At most 100 regions, DAMON's defaults otherwise.
+ *
+ * Context: process context, damon_perf_lock held.
+ */
+void test_ctx_set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
+		       u64 sample_us, u64 aggr_us)
+{
+	struct damon_perf_attrs a;
+
+	damon_perf_attrs_default(&a);
+	a.sample_us = sample_us;
+	a.aggr_us = aggr_us;
+	a.update_us = aggr_us * 5;
+	a.max_nr_regions = 100;
+	ASSERT_LOCKED(test, damon_perf_ctx_set_attrs(ctx, &a, NULL) == 0);
+}
+
+struct spawn {
+	pid_t tgid;
+};
+
+static int spawn_init(struct subprocess_info *info, struct cred *new)
+{
+	struct spawn *s = info->data;
+
+	s->tgid = task_tgid_nr(current);
+	return 0;
+}
+
+/**
+ * test_spawn() - Start a user process.
+ * @argv:	its command line, NULL-terminated; @argv[0] is the program.
+ *
+ * Context: process context, may sleep.
+ * Return: its pid, 0 when that is impossible.
+ */
+pid_t test_spawn(char **argv)
+{
+	struct subprocess_info *info;
+	struct spawn s = {};
+	char *envp[2];
+
+	envp[0] = "PATH=/bin:/usr/bin";
+	envp[1] = NULL;
+	info = call_usermodehelper_setup(argv[0], argv, envp, GFP_KERNEL,
+					 spawn_init, NULL, &s);
+	if (!info)
+		return 0;
+	if (call_usermodehelper_exec(info, UMH_WAIT_EXEC))
+		return 0;
+	return s.tgid;
+}
+
+/**
+ * test_spawn_sleep() - Start /bin/sleep.
+ * @secs:	its argument.
+ *
+ * Context: process context, may sleep.
+ * Return: its pid, 0 when that is impossible.
+ */
+pid_t test_spawn_sleep(const char *secs)
+{
+	char *argv[3];
+
+	argv[0] = "/bin/sleep";
+	argv[1] = (char *)secs;
+	argv[2] = NULL;
+	return test_spawn(argv);
 }

@@ -27,5 +27,9 @@ int test_ctx_add_range(struct damon_perf_ctx *ctx, unsigned long start,
 		       unsigned long end);
 int test_ctx_start(struct damon_perf_ctx *ctx);
 int test_ctx_stop(struct damon_perf_ctx *ctx);
+void test_ctx_set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
+		       u64 sample_us, u64 aggr_us);
+pid_t test_spawn(char **argv);
+pid_t test_spawn_sleep(const char *secs);
 
 #endif /* _DAMON_PERF_KUNIT_HELPERS_H */

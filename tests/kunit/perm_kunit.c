@@ -24,6 +24,7 @@
 #include "ctx.h"
 #include "helpers.h"
 #include "perf_source.h"
+#include "probe.h"
 
 /*
  * A paddr context over 64 pages with one page-fault probe, asking for

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: region lists and DAMON's adaptive adjustment (regions.c).
+ * KUnit: region lists and DAMON's adaptive adjustment (regions.c, vaddr.c,
+ * split.c).
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>

@@ -17,6 +17,7 @@
 #include "fault.h"
 #include "helpers.h"
 #include "perf_source.h"
+#include "probe.h"
 #include "stats.h"
 
 static int period_fail_cpu = -1;	/* check_period refuses on it */

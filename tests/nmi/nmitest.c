@@ -59,6 +59,7 @@
 
 #include "ctx.h"
 #include "perf_source.h"
+#include "probe.h"
 #include "ring.h"
 #include "stats.h"
 #include "runfile.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// Sample streams and the segmentation loop of kmod/regions.c
+// Sample streams and the segmentation loop of kmod/split.c
 // (cut_region()) over plain page ranges, for the density test and bench.
 #pragma once
 
@@ -27,7 +27,7 @@ inline void sort(std::vector<damon_perf_sample> &s)
 }
 
 // The depth of the cuts of a region with n samples, as split_depth() of
-// kmod/regions.c: 2 log2(n) + 2, within 16 .. 34.
+// kmod/split.c: 2 log2(n) + 2, within 16 .. 34.
 inline unsigned int split_depth(uint32_t n)
 {
 	unsigned int l = 0;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmod_test: the unit tests of the module's pure code (kmod/ring.c,
- * drain.c, regions.c, density.c, stats.c built in userspace over
- * tests/kshim), C cases (kt.h) run as GoogleTest tests, one test a case,
- * so that ctest runs and names each: Kmod/KmodRing.Case/<case>.
+ * drain.c, regions.c, vaddr.c, split.c, density.c, stats.c built in
+ * userspace over tests/kshim), C cases (kt.h) run as GoogleTest tests,
+ * one test a case, so that ctest runs and names each:
+ * Kmod/KmodRing.Case/<case>.
  */
 #include <gtest/gtest.h>
 

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Portability shim for the pure SPE parser: the same source builds in the
- * kernel (spe_parse.o in damon_perf.ko) and in userspace (GoogleTest,
- * libFuzzer, Google Benchmark, damonctl spe decode).
+ * Portability shim of the module's pure code shared with userspace (the
+ * SPE parser, spe_parse.h, and the density test, density.h): the kernel's
+ * types and a few of its macros, so the same source builds in the kernel
+ * (damon_perf.ko) and in userspace (GoogleTest, libFuzzer, Google
+ * Benchmark, damonctl spe decode, tests/kshim).
  */
-#ifndef _DAMON_PERF_SPE_TYPES_H
-#define _DAMON_PERF_SPE_TYPES_H
+#ifndef _DAMON_PERF_PORTABLE_TYPES_H
+#define _DAMON_PERF_PORTABLE_TYPES_H
 
 #ifdef __KERNEL__
 #include <linux/types.h>
@@ -49,4 +51,4 @@ static inline unsigned int __ffs64(u64 word)
 #define EXPORT_SYMBOL_IF_KUNIT(sym) _Static_assert(1, #sym)
 #endif
 
-#endif /* _DAMON_PERF_SPE_TYPES_H */
+#endif /* _DAMON_PERF_PORTABLE_TYPES_H */
