@@ -16,9 +16,10 @@
 # of each are skipped, with the reason, where one is missing), mapped
 # shared by the workload (-F, MADV_RANDOM: a fault reads only its page),
 # a 4 MiB hot range at 8 MiB, whose pages it drops after every pass (-f):
-# the samples are its own page faults, NUMA balancing off (with
-# NUMA balancing's hinting faults as samples, on 6.12 the monitor took the
-# hot range for idle, as in schemes.sh's pageout). collapse acts on anonymous
+# the samples are its own page faults, NUMA balancing off (hinting faults
+# come one per page per scan pass: on 6.12 an aggregation sometimes held
+# none on the hot range, which then merged with idle memory, as
+# schemes.sh says). collapse acts on anonymous
 # memory, with NUMA balancing's hinting faults (fast scans) as samples (a
 # refault would drop the huge pages).
 #
