@@ -26,7 +26,8 @@
 #   /bin/damonctl           build/tools/damonctl when built, with what ldd
 #                           lists (and the loader) at the same paths
 #   /bin/workload           tests/vm/workload.c, static
-#   /bin/<name>             every other tests/vm/*.c and tests/testpmu/*_user.c
+#   /bin/<name>             every other tests/vm/*.c, tests/vm/<name>/*.c
+#                           (one program) and tests/testpmu/*_user.c
 #   /tests/*.sh             tests/vm/*.sh (lib.sh included)
 #   /tests/ynl_policy.txt   the policies of the netlink spec, one line per
 #                           command and attribute (scripts/lib/ynl-policy.py)
@@ -153,25 +154,30 @@ for x in $extra_mods; do
 	esac
 done
 
-# Test programs, static: tests/vm/*.c (workload.c is /bin/workload) and
+# Test programs, static: tests/vm/*.c (workload.c is /bin/workload),
+# tests/vm/NAME/*.c (a program of several files, with a main.c) and
 # tests/testpmu/*_user.c, each as /bin/<name> (they may include
 # tests/vm/*.h). One that does not build is named in
 # /etc/damon_perf_missing, which /init reports (a failure).
 mkdir -p "$bindir"
-for c in "$top"/tests/vm/*.c "$top"/tests/testpmu/*_user.c; do
+for c in "$top"/tests/vm/*.c "$top"/tests/vm/*/main.c "$top"/tests/testpmu/*_user.c; do
 	[ -f "$c" ] || continue
-	b=$(basename "$c" .c)
+	case "$c" in
+	*/main.c) dir=$(dirname "$c"); b=$(basename "$dir")
+		prog_srcs=("$dir"/*.c) prog_deps=("$dir"/*.[ch]) ;;
+	*) b=$(basename "$c" .c) prog_srcs=("$c") prog_deps=("$c") ;;
+	esac
 	bin=$bindir/$b
-	# Rebuilt when its source or a header of tests/vm (shared by
+	# Rebuilt when a source of it or a header of tests/vm (shared by
 	# several programs, tests/vm/auxbuf.h) is newer than the binary.
 	stale=0
-	for d in "$c" "$top"/tests/vm/*.h; do
+	for d in "${prog_deps[@]}" "$top"/tests/vm/*.h; do
 		[ -f "$d" ] && [ "$d" -nt "$bin" ] && stale=1
 	done
 	if [ ! -x "$bin" ] || [ $stale = 1 ]; then
 		# built aside and renamed: two images may be made at once
 		if ! "${cross}gcc" -O2 -Wall -Wextra -static -pthread -I"$top/include/uapi" \
-			-o "$bin.$$" "$c" 2>"$bin.err" || ! mv -f "$bin.$$" "$bin"; then
+			-o "$bin.$$" "${prog_srcs[@]}" 2>"$bin.err" || ! mv -f "$bin.$$" "$bin"; then
 			rm -f "$bin.$$"
 			cat "$bin.err" >&2
 			echo "initramfs: $c does not build; /bin/$b missing" >&2

@@ -15,9 +15,9 @@
 #                    kernel code it lists (kmod/, tests/kunit/, tests/testpmu/)
 #   3. kernel-doc    the kernel-doc half of that run
 #   4. clang-format  --dry-run -Werror over tools/, tests/user/, tests/kshim/,
-#                    tests/vm/*.[ch] and tests/fuzz/ (each directory's
-#                    .clang-format: C++ style at the top, the kernel's in
-#                    tests/vm and tests/fuzz)
+#                    tests/vm/*.[ch], tests/vm/*/*.[ch] and tests/fuzz/
+#                    (each directory's .clang-format: C++ style at the top,
+#                    the kernel's in tests/vm and tests/fuzz)
 #   5. clang-tidy    scripts/clang-tidy.sh (tools/ and tests/user/), when the
 #                    tree has it; a SKIP otherwise
 #   6. ynl-gen       scripts/ynl-gen.sh --check: the uapi header,
@@ -113,7 +113,7 @@ for c in $checks; do
 		mapfile -t files < <({
 			find tools tests/user tests/kshim tests/fuzz -type f \
 				\( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.hpp' \)
-			ls tests/vm/*.[ch]
+			ls tests/vm/*.[ch] tests/vm/*/*.[ch]
 		} 2>/dev/null | sort)
 		out=$(clang-format --dry-run -Werror "${files[@]}" 2>&1)
 		if [ -z "$out" ]; then

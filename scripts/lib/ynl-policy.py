@@ -6,7 +6,7 @@
 
 One line per attribute of every command's do and dump request, nests
 expanded as dotted paths of attribute numbers, in the format of
-"nlattack table" (tests/vm/nlattack.c), which prints what
+"nlattack table" (tests/vm/nlattack/policy.c), which prints what
 CTRL_CMD_GETPOLICY says of the loaded module:
 
     cmd C do|dump PATH TYPE [u MIN MAX] [s MIN MAX] [len MIN MAX] [maxtype N]

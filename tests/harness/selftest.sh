@@ -143,23 +143,23 @@ else
 	not_ok "checkpatch: a cached clean file is checked again once changed"
 	echo "# clean: $c1; cached: $c2 ($entries entries); changed: $c3"
 fi
-# clang-tidy.sh on a tree of its own: tools/src/a.cpp including a.hpp
+# clang-tidy.sh on a tree of its own: tools/src/core/a.cpp including a.hpp
 if command -v clang-tidy >/dev/null && command -v c++ >/dev/null; then
 	t=$sc/tree
-	mkdir -p "$t/scripts/lib" "$t/tools/src" "$t/build"
+	mkdir -p "$t/scripts/lib" "$t/tools/src/core" "$t/build"
 	cp "$top/scripts/clang-tidy.sh" "$t/scripts/"
 	cp "$top/scripts/lib/stylecache.sh" "$top/scripts/lib/tidy-key.py" "$t/scripts/lib/"
 	cp "$top/.clang-tidy" "$t/"
-	printf '#include "a.hpp"\nint g() { return f(nullptr); }\n' >"$t/tools/src/a.cpp"
-	printf '#pragma once\ninline int f(int *p) { return p != nullptr; }\n' >"$t/tools/src/a.hpp"
+	printf '#include "a.hpp"\nint g() { return f(nullptr); }\n' >"$t/tools/src/core/a.cpp"
+	printf '#pragma once\ninline int f(int *p) { return p != nullptr; }\n' >"$t/tools/src/core/a.hpp"
 	printf '[{"directory": "%s", "file": "%s", "command": "c++ -std=c++17 -o a.o -c %s"}]\n' \
-		"$t/build" "$t/tools/src/a.cpp" "$t/tools/src/a.cpp" >"$t/build/compile_commands.json"
+		"$t/build" "$t/tools/src/core/a.cpp" "$t/tools/src/core/a.cpp" >"$t/build/compile_commands.json"
 	"$t/scripts/clang-tidy.sh" "$t/build" >/dev/null 2>&1
 	r1=$?
 	"$t/scripts/clang-tidy.sh" "$t/build" >/dev/null 2>&1
 	r2=$?
 	entries=$(find "$sc/cache/clang-tidy" -type f | wc -l)
-	sed -i 's/p != nullptr/p != 0/' "$t/tools/src/a.hpp"
+	sed -i 's/p != nullptr/p != 0/' "$t/tools/src/core/a.hpp"
 	"$t/scripts/clang-tidy.sh" "$t/build" >"$sc/tidy.out" 2>&1
 	r3=$?
 	if [ $r1 = 0 ] && [ $r2 = 0 ] && [ "$entries" = 1 ] && [ $r3 = 1 ] &&

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// The one CPU-list parser (tools/src/cpulist.cpp: cpumask filters, the
+// The one CPU-list parser (tools/src/core/cpulist.cpp: cpumask filters, the
 // online CPUs, spe attach --cpus) at its bounds.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // `damonctl spe attach`: the AUX_ATTACH request it sends for each mapped
-// AUX buffer (tools/src/spe_attach.hpp + codec put_aux()), decoded back
+// AUX buffer (tools/src/cmd/spe_attach.hpp + codec put_aux()), decoded back
 // without a kernel with the types of the kernel's strict policy.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // GoogleTest for the userspace half of the AUX transport
-// (tools/src/spe_aux.cpp). Opening a real AUX PMU needs one (the VM test
+// (tools/src/core/spe_aux.cpp). Opening a real AUX PMU needs one (the VM test
 // tests/vm/spe_aux.sh does that with the test PMU); these cover argument
 // checks and the cleanup of a failing open.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// GoogleTest for `damonctl spe decode` (tools/src/spe_decode.cpp,
-// tools/src/cmd_spe.cpp) over the shared SPE case bytes.
+// GoogleTest for `damonctl spe decode` (tools/src/cmd/spe_decode.cpp,
+// tools/src/cmd/cmd_spe.cpp) over the shared SPE case bytes.
 #include <gtest/gtest.h>
 
 #include <cstdio>

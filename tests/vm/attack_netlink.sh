@@ -3,7 +3,7 @@
 # kernels: debug bookworm
 # timeout: 900
 # Attack tiers on the netlink interface, driven by /bin/nlattack
-# (tests/vm/nlattack.c), which reads the family's policies from the kernel
+# (tests/vm/nlattack/), which reads the family's policies from the kernel
 # (CTRL_CMD_GETPOLICY) and generates its requests from them:
 #  - boundary sweep: every numeric attribute of every command at 0, 1, its
 #    minimum and maximum, maximum + 1, 2^32-1, 2^63-1, 2^63 and 2^64-1, with

@@ -5,7 +5,7 @@
 # socket whose receive queue is full (netlink refuses the reply) leaves no
 # probe and no PMU ownership behind (another context adds a probe of the
 # same PMU type), and once the sender read its queue a retry adds exactly
-# one probe (tests/vm/nlattack.c, mode replyfail).
+# one probe (tests/vm/nlattack/inject.c, mode replyfail).
 . /tests/lib.sh
 
 load_module damon_perf || finish

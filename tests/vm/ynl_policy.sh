@@ -4,7 +4,7 @@
 # The loaded module's policies are the spec's: every attribute of every
 # command's do and dump policy, with its type, range, length and nested
 # maximum, as CTRL_CMD_GETPOLICY reports them ("nlattack table",
-# tests/vm/nlattack.c), equal line for line to the table that
+# tests/vm/nlattack/policy.c), equal line for line to the table that
 # scripts/lib/ynl-policy.py makes on the host from
 # Documentation/netlink/specs/damon_perf.yaml (/tests/ynl_policy.txt).
 . /tests/lib.sh
