@@ -9,7 +9,7 @@
 #    no creation fails, the context runs on and stops cleanly;
 #  - concurrency: four processes create, start, tune, stop and destroy
 #    contexts at once (ATTACK_CONC rounds of 12 damonctl runs each, default
-#    4; ATTACK_LONG=1: 50) while samples flow,
+#    4; ATTACK_LONG=1: 16) while samples flow,
 #    against targets that fork, exec and exit
 #    mid-run, with rmmod attempted throughout: it must fail while a context
 #    runs and succeed after; every damonctl exits 0 or 1 (a refusal with a
@@ -22,12 +22,12 @@
 # The harness then checks the log (KASAN, lockdep) and kmemleak.
 # Fault injection needs the debug kernel.
 # Longer runs: scripts/vm.sh --kernel debug --timeout 7200 --append
-#   "ATTACK_LONG=1 DAMON_PERF_SCRIPT_TIMEOUT=3600" tests/vm/attack_system.sh
+#   "ATTACK_LONG=1 DAMON_PERF_SCRIPT_TIMEOUT=6000" tests/vm/attack_system.sh
 . /tests/lib.sh
 
 LONG=${ATTACK_LONG:-0}
 HOTPLUG=${ATTACK_HOTPLUG:-$([ "$LONG" = 1 ] && echo 1000 || echo 200)}
-CONC=${ATTACK_CONC:-$([ "$LONG" = 1 ] && echo 50 || echo 4)}
+CONC=${ATTACK_CONC:-$([ "$LONG" = 1 ] && echo 16 || echo 4)}
 ONLINE=/sys/devices/system/cpu/cpu1/online
 
 load_module damon_perf || finish
