@@ -137,8 +137,9 @@ extra_got=" "
 for x in $extra_mods; do
 	f=$(modinfo -b "${DAMON_PERF_MODROOT:-/}" -k "$release" -n "$x" 2>/dev/null || true)
 	# an unpacked image has no modules.dep for modinfo -n: by its name
+	# (the debug kernel has no module directory at all)
 	[ -f "$f" ] || f=$(find "${DAMON_PERF_MODROOT:-/}/lib/modules/$release/kernel" \
-		-name "$x.ko*" 2>/dev/null | head -n 1)
+		-name "$x.ko*" 2>/dev/null | head -n 1 || true)
 	[ -f "$f" ] || continue
 	xdeps_ok=1
 	for d in $(modinfo -F depends "$f" 2>/dev/null | tr ',' ' '); do
