@@ -218,6 +218,9 @@ if why=$(setup_swap); then
 	damonctl stop $CTX > /dev/null 2>&1
 	stop_workload
 	swapoff /dev/loop0 2>/dev/null
+	# the next script in the batch starts without this one's 128 MiB
+	losetup -d /dev/loop0 2>/dev/null
+	rm -f /tmp/swapfile
 else
 	skip "pageout: cold pages paged out" "$why"
 	skip "pageout: the hot range stayed resident" "$why"

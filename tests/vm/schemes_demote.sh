@@ -54,6 +54,20 @@ node0() { awk -v k="$1:" '$3 == k { print $4 }' /sys/devices/system/node/node0/m
 used_bp() { echo $((($(node0 MemTotal) - $(node0 MemFree)) * 10000 / $(node0 MemTotal))); }
 
 echo 0 > /proc/sys/kernel/numa_balancing
+# The goal reads node 0's whole used memory: start from a node whose free
+# memory no longer moves (what an earlier script of the batch freed or
+# cached settles first), or the band checks measure that drift.
+sync
+echo 3 > /proc/sys/vm/drop_caches
+i=0 f0=$(node0 MemFree)
+while [ $i -lt 30 ]; do
+	sleep 1
+	f1=$(node0 MemFree)
+	d=$((f1 - f0))
+	[ ${d#-} -lt 1024 ] && break
+	f0=$f1 i=$((i + 1))
+done
+diag "node 0 settled after $i s (MemFree $f1 KiB)"
 free_mb=$(($(node0 MemFree) / 1024))
 # leave 64 MiB free on node 0: the binding has no fallback
 size=$((free_mb - 64))

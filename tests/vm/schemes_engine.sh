@@ -158,7 +158,11 @@ if [ "$(jget contexts_created $ST)" -eq 1 ] && rmmod damon_perf; then
 		i=$((i + 1))
 	done
 	insmod "$DAMON_PERF_MODDIR/damon_perf.ko"
-	if wait_state module_reloads 1 && wait_state aggregations $((n0 + 5)); then
+	# five aggregations after the reload: counted from the state the
+	# engine wrote when it saw the module back (n0, read before the
+	# stop, may already be five behind by then, the gap not yet closed)
+	if wait_state module_reloads 1 && n0=$(jget aggregations $ST) &&
+		wait_state aggregations $((n0 + 5)); then
 		gap=$(jget gap_ns $ST)
 		diag "reload: gap $gap ns, $(jget contexts_created $ST) contexts created"
 		if [ "$(said "module is gone")" -eq 1 ] && [ "$(said "module is back")" -eq 1 ] &&
