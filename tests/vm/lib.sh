@@ -131,6 +131,37 @@ numa_balancing_fast() {
 	echo 200 > $_d/scan_period_max_ms
 }
 
+# migrations_traced: trace every migrate_pages() call from now on (the
+# migrate:mm_migrate_pages tracepoint: pages moved and why); false when the
+# kernel has no such event.
+migrations_traced() {
+	_T=/sys/kernel/tracing
+	[ -d $_T/events/migrate ] || _T=/sys/kernel/debug/tracing
+	[ -w $_T/events/migrate/mm_migrate_pages/enable ] || return 1
+	echo 8192 > $_T/buffer_size_kb 2>/dev/null
+	echo 0 > $_T/tracing_on
+	echo > $_T/trace
+	echo 1 > $_T/events/migrate/mm_migrate_pages/enable
+	echo 1 > $_T/tracing_on
+}
+
+# migrations_by_reason: "REASON PAGES" for each reason of the pages
+# migrate_pages() moved since migrations_traced (syscall_or_cpuset:
+# move_pages(2) and mbind(2); compaction, numa_misplaced, ...), and
+# "lost N" when the trace buffer overran.
+migrations_by_reason() {
+	sed -n 's/.*nr_succeeded=\([0-9]*\).* reason=\([a-z_]*\).*/\2 \1/p' \
+		"$_T/trace" | awk '{ s[$1] += $2 } END { for (r in s) print r, s[r] }'
+	awk '/^# entries-in-buffer/ { split($3, a, "/"); if (a[2] > a[1]) print "lost", a[2] - a[1] }' \
+		"$_T/trace"
+}
+
+# migrated_by REASON: the pages migrate_pages() moved for REASON since
+# migrations_traced.
+migrated_by() {
+	migrations_by_reason | awk -v r="$1" '$1 == r { n = $2 } END { print n + 0 }'
+}
+
 # start_workload ARGS...: start /bin/workload in the background (waiting
 # up to WORKLOAD_WAIT tenths of a second, default 100, for its line); sets
 # WORKLOAD_PID, WORKLOAD_HOT_START, WORKLOAD_HOT_END (hex) once it printed
