@@ -644,10 +644,31 @@ err_unlock:
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_attach);
 
 /**
+ * damon_perf_aux_attached() - Whether an AUX buffer is attached to @ctx.
+ * @ctx: the context.
+ *
+ * Context: process context; takes aux_lock.
+ * Return: true when @ctx has an AUX event.
+ */
+bool damon_perf_aux_attached(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_aux_event *event;
+	bool found = false;
+
+	mutex_lock(&aux_lock);
+	list_for_each_entry(event, &aux_events, list)
+		if (event->ctx == ctx)
+			found = true;
+	mutex_unlock(&aux_lock);
+	return found;
+}
+
+/**
  * damon_perf_aux_drain() - Drain every AUX buffer attached to @ctx.
  * @ctx: a running context (its rings exist).
  *
- * Context: the context's kdamond, each sample interval, before it drains
+ * Context: the context's kdamond, each pass (one sample interval while an
+ * AUX buffer is attached: its reports are stamped here), before it drains
  * the rings; takes aux_lock.
  * Return: the reports accepted.
  */

@@ -233,6 +233,7 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 			  const struct damon_perf_aux_req *req, u32 portid,
 			  struct netlink_ext_ack *extack);
 unsigned int damon_perf_aux_drain(struct damon_perf_ctx *ctx);
+bool damon_perf_aux_attached(struct damon_perf_ctx *ctx);
 void damon_perf_aux_release_ctx(struct damon_perf_ctx *ctx);
 void damon_perf_aux_release_portid(u32 portid);
 

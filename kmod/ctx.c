@@ -399,8 +399,8 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_get_attrs);
  * @extack:	receives the reason of a rejection, may be NULL.
  *
  * While the context runs, only the intervals, the access mode and the CPU
- * budget may change; the kdamond applies them at its next sample interval,
- * closing the aggregation in progress.
+ * budget may change; the kdamond, woken, applies them at once, closing the
+ * pass and the aggregation in progress.
  *
  * Context: process context, damon_perf_lock held.
  * Return: 0, -EINVAL for invalid attributes, -EBUSY for a change that needs
@@ -435,6 +435,8 @@ int damon_perf_ctx_set_attrs(struct damon_perf_ctx *ctx,
 	ctx->pending_attrs = *attrs;
 	ctx->attrs_pending = true;
 	spin_unlock(&ctx->pending_lock);
+	/* a pass may last many sample intervals: apply them now */
+	damon_perf_kdamond_wake(ctx);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_set_attrs);
@@ -925,6 +927,7 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 		goto err_module;
 	ctx->attrs_pending = false;
 	ctx->sample_seq = 1;
+	ctx->nr_passes = 0;
 	WRITE_ONCE(ctx->stale_drops, 0);
 	/*
 	 * No drain yet: the rings are new, so everything in them at the

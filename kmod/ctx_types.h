@@ -33,6 +33,8 @@
 #define DAMON_PERF_MAX_FILTER_TIDS	16
 #define DAMON_PERF_MAX_REGIONS		DAMON_PERF_NR_REGIONS_MAX
 #define DAMON_PERF_NAME_LEN		32
+/* sample intervals of a drain pass at most (bits of pass_seen) */
+#define DAMON_PERF_PASS_MAX		64
 
 extern struct mutex damon_perf_lock;
 
@@ -46,7 +48,11 @@ extern struct mutex damon_perf_lock;
  * @probe_hits:		raw samples per probe in this aggregation.
  * @events:		sum of the periods of the samples credited in this
  *			aggregation (saturating): the events they stand for.
- * @last_credit_seq:	sample interval that last credited (presence mode).
+ * @pass_seq:		first sample interval of the drain pass @pass_seen
+ *			belongs to (presence mode).
+ * @pass_seen:		sample intervals of that pass already credited, bit
+ *			k for @pass_seq + k (presence mode: one access per
+ *			interval, whatever order the rings give the reports).
  * @list:		in &damon_perf_target.regions, sorted by @start.
  */
 struct damon_perf_region {
@@ -57,7 +63,8 @@ struct damon_perf_region {
 	unsigned int age;
 	u64 probe_hits[DAMON_PERF_MAX_PROBES];
 	u64 events;
-	u64 last_credit_seq;
+	u64 pass_seq;
+	u64 pass_seen;
 	struct list_head list;
 };
 
@@ -278,8 +285,20 @@ struct damon_perf_probe {
  * @drain_snap:		drain scratch: the sorted region array (kdamond only,
  *			see drain.c).
  * @drain_snap_cap:	capacity of @drain_snap in entries.
- * @sample_seq:		sample intervals since start (kdamond; KUnit reads it
+ * @sample_seq:		first sample interval of the current drain pass,
+ *			counted from 1 at start (kdamond; KUnit reads it
  *			with READ_ONCE()).
+ * @nr_passes:		passes ended since start (kdamond; KUnit reads it
+ *			with READ_ONCE()).
+ * @pass_len:		sample intervals of the current pass (kdamond.c);
+ *			0 or 1: every report of the pass is credited to
+ *			@sample_seq.
+ * @pass_start_ns:	damon_perf_clock_ns() the current pass began: a
+ *			report stamped k sample intervals later is credited
+ *			to interval @sample_seq + k.
+ * @sample_wakeups:	the kdamond drains at every sample interval (the
+ *			sample_wakeups module parameter when started), not
+ *			once per pass of up to DAMON_PERF_PASS_MAX intervals.
  * @samples:		samples kept for the samples split mode (kdamond only).
  * @stale_drops:	reports older than one interval; WRITE_ONCE() by the
  *			kdamond, READ_ONCE() by netlink.
@@ -333,7 +352,11 @@ struct damon_perf_ctx {
 	/* drain scratch (kdamond only), see drain.c */
 	void *drain_snap;
 	size_t drain_snap_cap;
-	u64 sample_seq;			/* sample intervals since start */
+	u64 sample_seq;			/* first interval of the pass */
+	u64 nr_passes;			/* passes ended since start */
+	unsigned int pass_len;		/* intervals of the pass */
+	u64 pass_start_ns;		/* damon_perf_clock_ns() */
+	bool sample_wakeups;		/* a drain every sample interval */
 	struct damon_perf_samples samples;	/* split mode samples */
 
 	/* written by the kdamond (WRITE_ONCE), read by netlink (READ_ONCE) */

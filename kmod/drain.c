@@ -174,6 +174,9 @@ int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
 	memset(d, 0, sizeof(*d));
 	d->ctx = ctx;
 	d->seq = ctx->sample_seq;
+	d->pass_len = max(ctx->pass_len, 1U);
+	d->pass_start_ns = ctx->pass_start_ns;
+	d->sample_ns = window;
 	d->mode = ctx->attrs.mode;
 	if (ctx->attrs.split == DAMON_PERF_SPLIT_SAMPLES) {
 		BUILD_BUG_ON(DAMON_PERF_MAX_TARGETS >
@@ -307,15 +310,38 @@ static u64 report_period(const struct damon_perf_ctx *ctx,
 }
 
 /*
- * Credit one sample of a probe of weight w (0 counts as 1): probe_hits
- * counts it once (raw); events adds period x w; nr_accesses adds w in
- * count mode and, in presence mode, 1 at most per sample interval (a
- * weight says how much an access is worth, not how many sample intervals
- * saw one). Counters saturate: a long aggregation in count mode must not
- * wrap.
+ * The sample interval a report is credited to: the one its timestamp falls
+ * in, counted from the start of the pass; one taken before the pass began
+ * (the last drain missed it: it was being written) goes to the pass's
+ * first, one taken after the pass's last interval ended (while the kdamond
+ * woke up) to its last. With one interval per pass (the sample_wakeups
+ * kdamond) every report goes to the pass's interval, as the drain at the
+ * end of each interval always did.
+ */
+static u64 report_seq(const struct damon_perf_drain *d,
+		      const struct damon_perf_report *report)
+{
+	u64 k;
+
+	if (d->pass_len <= 1 || report->time_ns <= d->pass_start_ns ||
+	    !d->sample_ns)
+		return d->seq;
+	k = div64_u64(report->time_ns - d->pass_start_ns, d->sample_ns);
+	return d->seq + min_t(u64, k, d->pass_len - 1);
+}
+
+/*
+ * Credit one sample of a probe of weight w (0 counts as 1) taken in sample
+ * interval @seq: probe_hits counts it once (raw); events adds period x w;
+ * nr_accesses adds w in count mode and, in presence mode, 1 at most per
+ * sample interval (a weight says how much an access is worth, not how many
+ * sample intervals saw one): pass_seen keeps the intervals of the pass
+ * already credited, so the rings' order (one CPU's reports after
+ * another's) does not matter. Counters saturate: a long aggregation in
+ * count mode must not wrap.
  */
 static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
-		   const struct damon_perf_report *report)
+		   const struct damon_perf_report *report, u64 seq)
 {
 	unsigned int probe = report->probe_idx - 1;
 	u32 w = max_t(u32, d->ctx->probes[probe].attr.weight, 1);
@@ -327,10 +353,18 @@ static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
 			       &events) ||
 	    check_add_overflow(r->events, events, &r->events))
 		r->events = U64_MAX;
+	/* a pass's intervals are the bits of pass_seen */
+	BUILD_BUG_ON(BITS_PER_TYPE(r->pass_seen) < DAMON_PERF_PASS_MAX);
 	if (d->mode != DAMON_PERF_MODE_COUNT) {
-		if (r->last_credit_seq == d->seq)
+		u64 bit = BIT_ULL(seq - d->seq);
+
+		if (r->pass_seq != d->seq) {
+			r->pass_seq = d->seq;
+			r->pass_seen = 0;
+		}
+		if (r->pass_seen & bit)
 			return;
-		r->last_credit_seq = d->seq;
+		r->pass_seen |= bit;
 		w = 1;
 	}
 	r->nr_accesses = w > UINT_MAX - r->nr_accesses ? UINT_MAX :
@@ -357,7 +391,8 @@ seg_of(const struct damon_perf_drain *d, const struct damon_perf_drain_ent *e)
  * probe_hits[probe_idx - 1] of the region counts every accepted sample,
  * events adds the period the sample stands for times its probe's weight;
  * nr_accesses adds the probe's weight in count mode and counts at most one
- * per sample interval in presence mode; all saturate at their maximum. Every
+ * per sample interval in presence mode (the interval of the pass the
+ * report's timestamp falls in); all saturate at their maximum. Every
  * rejection is counted by reason. In samples split mode the credited
  * sample's key is kept for the split.
  *
@@ -373,6 +408,7 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 	bool vaddr = ctx->ops == DAMON_PERF_OPS_VADDR;
 	unsigned long addr = vaddr ? report->vaddr : report->paddr;
 	unsigned int i;
+	u64 seq;
 
 	d->total++;
 	if (report->time_ns < d->stale_before) {
@@ -412,12 +448,13 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 		miss(report, addr, DAMON_PERF_MISS_BOUNDARY);
 		return false;
 	}
-	credit(d, e->r, report);
+	seq = report_seq(d, report);
+	credit(d, e->r, report, seq);
 	if (d->keep) {
 		seg = seg ?: seg_of(d, e);
 		samples_keep(&ctx->samples, seg->pos,
 			     damon_perf_sample_key(seg->pos, addr),
-			     damon_perf_sample_tag(d->seq,
+			     damon_perf_sample_tag(seq,
 						   report->probe_idx - 1));
 	}
 	damon_perf_observe_match(report->cpu);

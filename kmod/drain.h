@@ -54,7 +54,10 @@ struct damon_perf_drain_seg {
  * @segs:		live targets and their entries.
  * @nr_segs:		entries in @segs.
  * @stale_before:	reports with an earlier time_ns are stale.
- * @seq:		sample interval credited (presence mode).
+ * @seq:		first sample interval of the pass.
+ * @pass_len:		sample intervals of the pass (at least 1).
+ * @pass_start_ns:	damon_perf_clock_ns() the pass began.
+ * @sample_ns:		length of a sample interval.
  * @mode:		access mode of this pass.
  * @keep:		keep the sample keys (samples split mode).
  * @total:		reports seen.
@@ -68,6 +71,9 @@ struct damon_perf_drain {
 	unsigned int nr_segs;
 	u64 stale_before;
 	u64 seq;
+	unsigned int pass_len;
+	u64 pass_start_ns;
+	u64 sample_ns;
 	u32 mode;
 	bool keep;
 	unsigned int total;

@@ -2,12 +2,25 @@
 /*
  * kdamond: one kthread per running context.
  *
- * Loop: sleep until the next sample interval ends (or the ring watermark
- * wakes it early), drain the rings, and once the sample interval is over
- * advance sample_seq; at the end of an aggregation interval age and merge
- * the regions, publish a snapshot (to the listeners of listener.h, and one
- * tracepoint per region), reset the counters, split, and apply tuned
- * intervals; at the end of an update interval refresh the targets.
+ * Loop: sleep until the current pass ends (or the ring watermark wakes it
+ * early, or tuned attributes or a stop), drain the rings, and once the pass
+ * is over advance sample_seq past its sample intervals; at the end of an
+ * aggregation interval age and merge the regions, publish a snapshot (to
+ * the listeners of listener.h, and one tracepoint per region), reset the
+ * counters, split, and apply tuned intervals; at the end of an update
+ * interval refresh the targets.
+ *
+ * A pass is as many sample intervals as fit before the next aggregation or
+ * update ends, DAMON_PERF_PASS_MAX at most (10 ms at most while the module
+ * adapts a frequency-mode probe's period, one interval while an AUX buffer
+ * is attached, whose records are stamped when decoded): reports carry
+ * their time, and
+ * the drain credits each to the sample interval it was taken in (drain.c),
+ * so the kdamond need not wake at every interval to tell them apart. Its
+ * wakeups follow the work: one per pass, plus one per ring watermark. The
+ * sample_wakeups parameter restores one pass per sample interval, for
+ * comparisons; both credit the same intervals (KUnit and
+ * tests/vm/kdamond_passes.sh check it).
  *
  * The kdamond never takes damon_perf_lock. It exits when kthread_stop()
  * asks it to, or on its own when every target process has exited; then it
@@ -18,6 +31,7 @@
  */
 #include <linux/kthread.h>
 #include <linux/math64.h>
+#include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -33,11 +47,17 @@
 #include "stats.h"
 #include "trace.h"
 
+static bool sample_wakeups;
+module_param(sample_wakeups, bool, 0644);
+MODULE_PARM_DESC(sample_wakeups,
+		 "drain at every sample interval instead of once per pass (for comparisons; read when a context starts)");
+
 /**
- * damon_perf_kdamond_wake() - Wake a kdamond before its interval ends.
+ * damon_perf_kdamond_wake() - Wake a kdamond before its pass ends.
  * @arg:	the context.
  *
- * The rings' high-watermark callback.
+ * The rings' high-watermark callback; also called when tuned attributes
+ * wait for the kdamond to apply them.
  *
  * Context: hard IRQ (irq_work) or any context that may wake a task.
  */
@@ -232,25 +252,75 @@ static void resched_point(struct damon_perf_ctx *ctx, bool early)
 
 /* Deadlines of the kdamond, in ktime_get_ns(). */
 struct kdamond_clock {
-	u64 next_sample;
+	u64 next_sample;	/* the end of the current pass */
 	u64 next_aggr;
 	u64 next_update;
+	u64 drained;		/* reports drained in the current pass */
 };
 
+/* The longest pass while the module adapts a probe's period. */
+#define ADAPT_PASS_NS	(NSEC_PER_SEC / 100)
+
 /*
- * The end of a sample interval at @now: aggregate and update when due.
+ * Start the pass that follows the one that ended at @c->next_sample (or
+ * at @now, when the kdamond woke more than a sample interval late): as
+ * many sample intervals as reach the next aggregation or update, at most
+ * DAMON_PERF_PASS_MAX, one with sample_wakeups or an AUX buffer attached,
+ * and no more than ADAPT_PASS_NS while a frequency-mode probe's period is
+ * the module's to adapt (damon_perf_source_adapt() runs once per pass).
+ * And no more than fill half a ring at the rate of the pass that ended,
+ * as if all its reports had come from one CPU: the watermark wake (3/4)
+ * comes through irq_work and the scheduler, and a ring that fills before
+ * the kdamond runs refuses reports; under heavy sampling the passes
+ * shorten down to one interval, as before.
+ */
+static void pass_start(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
+		       u64 now)
+{
+	u64 s = ns(ctx->attrs.sample_us);
+	u64 start = c->next_sample, until, len = 1, fill;
+
+	if (start + s <= now || start > now)
+		start = now;
+	until = min(c->next_aggr, c->next_update);
+	if (!ctx->sample_wakeups && until > start) {
+		len = clamp_val(div64_u64(until - start + s - 1, s), 1,
+				DAMON_PERF_PASS_MAX);
+		if (damon_perf_source_adapts(ctx))
+			len = clamp_val(div64_u64(ADAPT_PASS_NS, s), 1, len);
+		/*
+		 * AUX records are stamped when decoded, at the drain, not
+		 * when taken: one interval per pass keeps them apart.
+		 */
+		if (damon_perf_aux_attached(ctx))
+			len = 1;
+		if (c->drained) {
+			fill = div64_u64((u64)(ctx->attrs.ring_size / 2) *
+					 max(ctx->pass_len, 1U), c->drained);
+			len = clamp_val(fill, 1, len);
+		}
+	}
+	c->drained = 0;
+	/* the reports' clock, the same CLOCK_MONOTONIC read NMI-safe */
+	WRITE_ONCE(ctx->pass_start_ns,
+		   damon_perf_clock_ns() - (ktime_get_ns() - start));
+	ctx->pass_len = len;
+	c->next_sample = start + len * s;
+}
+
+/*
+ * The end of a pass at @now: aggregate and update when due, start the
+ * next pass.
  * Return: false when every target is gone and the kdamond must leave.
  */
 static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 		       u64 now)
 {
 	/* KUnit reads it while we run */
-	WRITE_ONCE(ctx->sample_seq, ctx->sample_seq + 1);
+	WRITE_ONCE(ctx->sample_seq, ctx->sample_seq + max(ctx->pass_len, 1U));
+	WRITE_ONCE(ctx->nr_passes, ctx->nr_passes + 1);
 	/* frequency-mode software probes: the module adapts their periods */
 	damon_perf_source_adapt(ctx, now);
-	c->next_sample += ns(ctx->attrs.sample_us);
-	if (c->next_sample <= now)
-		c->next_sample = now + ns(ctx->attrs.sample_us);
 
 	/*
 	 * Tuned intervals take effect at this sample interval: the
@@ -270,8 +340,6 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 		damon_perf_budget_step(ctx, now);
 		apply_pending(ctx);
 		c->next_aggr = now + ns(ctx->attrs.aggr_us);
-		c->next_sample = min(c->next_sample,
-				     now + ns(ctx->attrs.sample_us));
 		c->next_update = min(c->next_update,
 				     now + ns(ctx->attrs.update_us));
 	}
@@ -282,6 +350,7 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 			return false;
 		}
 	}
+	pass_start(ctx, c, now);
 	return true;
 }
 
@@ -291,7 +360,7 @@ static int kdamond_fn(void *data)
 	u64 now = ktime_get_ns(), drain_start;
 	bool early;
 	struct kdamond_clock c = {
-		.next_sample = now + ns(ctx->attrs.sample_us),
+		.next_sample = now,
 		.next_aggr = now + ns(ctx->attrs.aggr_us),
 		.next_update = now + ns(ctx->attrs.update_us),
 	};
@@ -299,6 +368,7 @@ static int kdamond_fn(void *data)
 	/* read by damon_perf_ctx_stop() once this thread has ended */
 	ctx->aggr_start_ns = now;
 	damon_perf_budget_start(ctx, now);
+	pass_start(ctx, &c, now);
 	while (!kthread_should_stop()) {
 		sleep_until(ctx, c.next_sample);
 		if (kthread_should_stop())
@@ -308,12 +378,15 @@ static int kdamond_fn(void *data)
 		/* AUX buffers feed the same rings: decode them first */
 		drain_start = ktime_get_ns();
 		damon_perf_aux_drain(ctx);
-		damon_perf_drain_rings(ctx);
+		c.drained += damon_perf_drain_rings(ctx);
 
 		now = ktime_get_ns();
 		damon_perf_budget_drained(ctx, now - drain_start);
-		/* an early wake stays in the same sample interval */
-		early = now < c.next_sample;
+		/*
+		 * An early wake stays in the same pass, unless tuned
+		 * attributes wait: they end it (and the aggregation).
+		 */
+		early = now < c.next_sample && !READ_ONCE(ctx->attrs_pending);
 		if (!early && !sample_end(ctx, &c, now))
 			break;
 		resched_point(ctx, early);
@@ -336,6 +409,7 @@ int damon_perf_kdamond_start(struct damon_perf_ctx *ctx,
 	struct task_struct *task;
 
 	ctx->kdamond_exited = exited;
+	ctx->sample_wakeups = READ_ONCE(sample_wakeups);
 	task = kthread_create(kdamond_fn, ctx, "kdamond.%u", ctx->id);
 	if (IS_ERR(task))
 		return PTR_ERR(task);

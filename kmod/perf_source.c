@@ -1050,6 +1050,28 @@ void damon_perf_source_adapt(struct damon_perf_ctx *ctx, u64 now)
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_adapt);
 
 /**
+ * damon_perf_source_adapts() - Whether the module adapts a probe's period.
+ * @ctx:	the context.
+ *
+ * Context: process context, may sleep; the kdamond of @ctx.
+ * Return: true when a probe of @ctx is in module frequency mode, whose
+ * period damon_perf_source_adapt() moves.
+ */
+bool damon_perf_source_adapts(struct damon_perf_ctx *ctx)
+{
+	bool adapts = false;
+	unsigned int i;
+
+	/* disarm frees the sources under it, maybe while we run */
+	mutex_lock(&period_lock);
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		if (ctx->probes[i].src && ctx->probes[i].src->freq)
+			adapts = true;
+	mutex_unlock(&period_lock);
+	return adapts;
+}
+
+/**
  * damon_perf_source_init() - Register the CPU hotplug multi-instance state.
  *
  * Context: module init.

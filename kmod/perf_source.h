@@ -52,5 +52,6 @@ u64 damon_perf_source_period(struct damon_perf_ctx *ctx,
 int damon_perf_source_set_period(struct damon_perf_ctx *ctx,
 				 unsigned int probe_idx, u64 period);
 void damon_perf_source_adapt(struct damon_perf_ctx *ctx, u64 now);
+bool damon_perf_source_adapts(struct damon_perf_ctx *ctx);
 
 #endif

@@ -166,7 +166,8 @@ damon_perf_region_split_at(struct damon_perf_target *t,
 	n->nr_accesses = r->nr_accesses;
 	n->last_nr_accesses = r->last_nr_accesses;
 	n->age = r->age;
-	n->last_credit_seq = r->last_credit_seq;
+	n->pass_seq = r->pass_seq;
+	n->pass_seen = r->pass_seen;
 	r->end = at;
 	list_add(&n->list, &r->list);
 	WRITE_ONCE(t->nr_regions, t->nr_regions + 1);
@@ -301,7 +302,8 @@ int damon_perf_regions_set_ranges(struct damon_perf_target *t,
 			n->nr_accesses = r->nr_accesses;
 			n->last_nr_accesses = r->last_nr_accesses;
 			n->age = r->age;
-			n->last_credit_seq = r->last_credit_seq;
+			n->pass_seq = r->pass_seq;
+			n->pass_seen = r->pass_seen;
 			memcpy(n->probe_hits, r->probe_hits,
 			       sizeof(n->probe_hits));
 			n->events = r->events;
@@ -449,7 +451,13 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 		l->probe_hits[i] += r->probe_hits[i];
 	if (check_add_overflow(l->events, r->events, &l->events))
 		l->events = U64_MAX;
-	l->last_credit_seq = max(l->last_credit_seq, r->last_credit_seq);
+	/* the intervals either part was credited in */
+	if (l->pass_seq == r->pass_seq) {
+		l->pass_seen |= r->pass_seen;
+	} else if (l->pass_seq < r->pass_seq) {
+		l->pass_seq = r->pass_seq;
+		l->pass_seen = r->pass_seen;
+	}
 	l->end = r->end;
 	damon_perf_region_destroy(t, r);
 }

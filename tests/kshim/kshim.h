@@ -91,6 +91,7 @@ typedef unsigned int gfp_t;
 #define UINT_MAX (~0U)
 #define U32_MAX ((u32)~0U)
 #define U64_MAX ((u64)~0ULL)
+#define BIT_ULL(nr) (1ULL << (nr))
 #define GFP_KERNEL 0U
 #define __GFP_NOWARN 0U
 
@@ -217,6 +218,7 @@ void free_percpu(void *p);
 /* ---- cpumask ---- */
 /* spelled as kmod/density.h spells it outside the kernel */
 #define BITS_PER_LONG (__SIZEOF_LONG__ * 8)
+#define BITS_PER_TYPE(t) (sizeof(t) * 8)
 typedef struct cpumask {
 	unsigned long bits[(NR_CPUS + BITS_PER_LONG - 1) / BITS_PER_LONG];
 } cpumask_t;

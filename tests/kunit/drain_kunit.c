@@ -6,6 +6,7 @@
 #include <kunit/test.h>
 #include <linux/prandom.h>
 #include <linux/sched/clock.h>
+#include <linux/sort.h>
 
 #include "ctx.h"
 #include "drain.h"
@@ -384,6 +385,197 @@ drain_should_credit_once_per_interval_in_presence_mode(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + PG, 8));
 	KUNIT_EXPECT_EQ(test, region_at(t, BASE)->nr_accesses, 2U);
 	KUNIT_EXPECT_EQ(test, region_at(t, BASE + PG)->nr_accesses, 1U);
+}
+
+/*
+ * A stream of reports for the pass tests: NCPU CPUs, each reporting into
+ * its own ring in time order, over NR sample intervals of 1 ms from T0.
+ */
+#define EQ_NCPU		4
+#define EQ_PER_CPU	200
+#define EQ_S		(1000 * 1000ULL)
+#define EQ_T0		(1000 * EQ_S)
+#define EQ_REGIONS	16
+
+struct eq_stream {
+	struct damon_perf_report r[EQ_NCPU][EQ_PER_CPU];
+};
+
+/* xorshift32: the same stream here and in tests/user/kmod/drain_test.c */
+static u32 eq_rand(u32 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Seeded: times uniform over @nr intervals (and some up to 2 intervals
+ * before T0: late reports of the previous pass), addresses skewed to the
+ * first regions so that a region often gets several samples in one
+ * interval from several CPUs, periods 1 to 8, probes 1 and 2.
+ */
+static void eq_stream_fill(struct eq_stream *st, unsigned int nr, u32 seed)
+{
+	u64 times[EQ_PER_CPU];
+	u32 rnd = seed;
+	int c, i;
+
+	for (c = 0; c < EQ_NCPU; c++) {
+		for (i = 0; i < EQ_PER_CPU; i++)
+			times[i] = EQ_T0 - 2 * EQ_S +
+				   eq_rand(&rnd) % ((nr + 2) * EQ_S);
+		sort(times, EQ_PER_CPU, sizeof(times[0]), cmp_u64, NULL);
+		for (i = 0; i < EQ_PER_CPU; i++) {
+			u32 x = eq_rand(&rnd);
+			unsigned int reg = (x % EQ_REGIONS) * (x / EQ_REGIONS % 3) / 2;
+
+			st->r[c][i] = rep(BASE + reg * PG + (x >> 20) % PG, 1);
+			st->r[c][i].time_ns = times[i];
+			st->r[c][i].cpu = c;
+			st->r[c][i].period = 1 + (x >> 8) % 8;
+			st->r[c][i].probe_idx = 1 + (x >> 12) % 2;
+		}
+	}
+}
+
+/*
+ * Drain the reports of @st taken in [@from, @to) intervals after T0 (the
+ * first pass also takes the late ones before T0), ring after ring, as
+ * one pass of @to - @from intervals (@pass_len 0: the pass length) or
+ * as one pass per interval.
+ */
+static void eq_pass(struct kunit *test, struct damon_perf_ctx *ctx,
+		    const struct eq_stream *st, unsigned int from,
+		    unsigned int to)
+{
+	u64 lo = from ? EQ_T0 + from * EQ_S : 0, hi = EQ_T0 + to * EQ_S;
+	struct damon_perf_drain d;
+	int c, i;
+
+	ctx->sample_seq = 1 + from;
+	ctx->pass_len = to - from;
+	ctx->pass_start_ns = EQ_T0 + from * EQ_S;
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	for (c = 0; c < EQ_NCPU; c++)
+		for (i = 0; i < EQ_PER_CPU; i++)
+			if (st->r[c][i].time_ns >= lo && st->r[c][i].time_ns < hi)
+				damon_perf_drain_report(&d, &st->r[c][i]);
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct damon_perf_sample *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->tag < y->tag ? -1 : x->tag > y->tag;
+}
+
+static void eq_expect_same(struct kunit *test, struct damon_perf_ctx *a,
+			   struct damon_perf_ctx *b, unsigned int *max_acc,
+			   u64 *max_hits)
+{
+	struct damon_perf_target *ta = nth_target(a, 0), *tb = nth_target(b, 0);
+	struct damon_perf_region *ra, *rb;
+	struct damon_perf_samples *sa = &a->samples, *sb = &b->samples;
+	int i;
+
+	rb = list_first_entry(&tb->regions, struct damon_perf_region, list);
+	damon_perf_for_each_region(ra, ta) {
+		KUNIT_EXPECT_EQ(test, ra->start, rb->start);
+		KUNIT_EXPECT_EQ(test, ra->nr_accesses, rb->nr_accesses);
+		KUNIT_EXPECT_EQ(test, ra->events, rb->events);
+		KUNIT_EXPECT_EQ(test, ra->probe_hits[0], rb->probe_hits[0]);
+		KUNIT_EXPECT_EQ(test, ra->probe_hits[1], rb->probe_hits[1]);
+		if (ra->nr_accesses > *max_acc) {
+			*max_acc = ra->nr_accesses;
+			*max_hits = ra->probe_hits[0] + ra->probe_hits[1];
+		}
+		rb = list_next_entry(rb, list);
+	}
+	/* the samples kept for the split: the same, in another order */
+	KUNIT_ASSERT_EQ(test, sa->nr, sb->nr);
+	sort(sa->buf, sa->nr, sizeof(*sa->buf), cmp_sample, NULL);
+	sort(sb->buf, sb->nr, sizeof(*sb->buf), cmp_sample, NULL);
+	for (i = 0; i < sa->nr; i++) {
+		KUNIT_EXPECT_EQ(test, sa->buf[i].key, sb->buf[i].key);
+		KUNIT_EXPECT_EQ(test, sa->buf[i].tag, sb->buf[i].tag);
+	}
+}
+
+struct eq_case {
+	unsigned int nr;	/* sample intervals */
+	u32 mode;
+};
+
+static const struct eq_case eq_cases[] = {
+	{ 20, DAMON_PERF_MODE_PRESENCE },
+	{ 64, DAMON_PERF_MODE_PRESENCE },
+	{ 150, DAMON_PERF_MODE_PRESENCE },
+	{ 150, DAMON_PERF_MODE_COUNT },
+	{ 1, DAMON_PERF_MODE_PRESENCE },
+};
+
+static void eq_case_desc(const struct eq_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u intervals, %s mode", c->nr,
+		 c->mode == DAMON_PERF_MODE_COUNT ? "count" : "presence");
+}
+
+KUNIT_ARRAY_PARAM(eq, eq_cases, eq_case_desc);
+
+/*
+ * Timestamp crediting: the same stream of reports credited by a drain at
+ * the end of every sample interval (the sample_wakeups kdamond) and by
+ * drains of passes of up to DAMON_PERF_PASS_MAX intervals, each report
+ * to the interval its timestamp falls in, gives every region the same
+ * nr_accesses, events and probe hits, and the split the same samples
+ * (target, page, interval, probe), though a pass takes one CPU's reports
+ * of all its intervals before the next CPU's. Late reports (before the
+ * first pass) go to the first interval in both.
+ */
+static void drain_should_credit_passes_as_interval_drains(struct kunit *test)
+{
+	const struct eq_case *c = test->param_value;
+	struct damon_perf_ctx *a = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_ctx *b = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct eq_stream *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	unsigned int k, max_acc = 0;
+	u64 max_hits = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	a->attrs.mode = b->attrs.mode = c->mode;
+	a->attrs.split = b->attrs.split = DAMON_PERF_SPLIT_SAMPLES;
+	a->attrs.sample_us = b->attrs.sample_us = EQ_S / NSEC_PER_USEC;
+	target_add(test, a, 0, BASE, EQ_REGIONS);
+	target_add(test, b, 0, BASE, EQ_REGIONS);
+	eq_stream_fill(st, c->nr, 0xda0 + c->nr);
+	for (k = 0; k < c->nr; k++)
+		eq_pass(test, a, st, k, k + 1);
+	for (k = 0; k < c->nr; k += DAMON_PERF_PASS_MAX)
+		eq_pass(test, b, st, k, min(c->nr, k + DAMON_PERF_PASS_MAX));
+	eq_expect_same(test, a, b, &max_acc, &max_hits);
+	/* every report was credited, and kept for the split */
+	KUNIT_EXPECT_EQ(test, a->samples.nr, (u32)(EQ_NCPU * EQ_PER_CPU));
+	/*
+	 * Presence mode: at most one access per interval, though the
+	 * busiest region had samples enough to count more.
+	 */
+	if (c->mode == DAMON_PERF_MODE_PRESENCE) {
+		KUNIT_EXPECT_LE(test, max_acc, c->nr);
+		KUNIT_EXPECT_GT(test, max_hits, (u64)max_acc);
+	}
+	kunit_info(test, "busiest region: nr_accesses %u of %u intervals, %llu samples\n",
+		   max_acc, c->nr, max_hits);
 }
 
 static void drain_should_count_probe_hits_per_probe(struct kunit *test)
@@ -916,6 +1108,8 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_saturate_counters),
 	KUNIT_CASE(drain_should_scale_credit_by_probe_weight),
 	KUNIT_CASE(drain_should_credit_once_per_interval_in_presence_mode),
+	KUNIT_CASE_PARAM(drain_should_credit_passes_as_interval_drains,
+			 eq_gen_params),
 	KUNIT_CASE(drain_should_count_probe_hits_per_probe),
 	KUNIT_CASE(drain_should_grow_snapshot_only_at_high_water_mark),
 	KUNIT_CASE(drain_should_snapshot_the_largest_context),

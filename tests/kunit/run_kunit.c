@@ -743,12 +743,12 @@ static void early_wakes_should_reach_the_scheduling_point(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dequeued(), (unsigned long)round * hiwat);
 	}
 	/*
-	 * Passes at the end of a sample interval so far (0 unless the rounds
+	 * Passes that ended at their time so far (0 unless the rounds
 	 * took 10 s): each may have drained a round in place of an early
 	 * pass. The pass that drained round 5 reaches the scheduling point
 	 * right after its drain; later regular passes do not count.
 	 */
-	regular = READ_ONCE(ctx->sample_seq) - 1;
+	regular = READ_ONCE(ctx->nr_passes);
 	deadline = jiffies + 60 * HZ;
 	while (atomic_read(&early_resched_calls) + regular < 5 &&
 	       time_before(jiffies, deadline))

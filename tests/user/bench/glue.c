@@ -222,8 +222,9 @@ unsigned int bench_drain_credit_linear(struct bench_ctx *b)
 			if (rep->size > e->end - addr)
 				break;
 			r->probe_hits[rep->probe_idx - 1]++;
-			if (r->last_credit_seq != d->seq) {
-				r->last_credit_seq = d->seq;
+			if (r->pass_seq != d->seq || !(r->pass_seen & 1)) {
+				r->pass_seq = d->seq;
+				r->pass_seen = 1;
 				r->nr_accesses++;
 			}
 			n++;

@@ -1,0 +1,162 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kernels: stock sid
+# timeout: 400
+# The kdamond's passes, in both modes, on the same workload. By default
+# reports are credited to the sample interval of their timestamp and the
+# kdamond wakes once per pass (here one per aggregation: 100 ms of twenty
+# 5 ms sample intervals), plus once per ring high watermark; with the
+# module parameter sample_wakeups=1 it wakes at every sample interval, as
+# it used to. The workload is a steady stream of page faults (-f: the
+# 4 MiB hot range is dropped after every pass, so every touch faults),
+# one fault in 64 sampled. (A ring fills in less than a pass under a
+# heavier stream: passes then shorten, down to one interval; the kdamond
+# never sleeps longer than half a ring takes to fill at the last pass's
+# rate.)
+#
+# Both modes must give the same answer: the hottest region of the mapping
+# on the hot range in at least 90 % of the aggregations, nr_accesses at
+# most the aggregation's twenty sample intervals, and every sample
+# accounted (perf_stats balanced). KUnit's
+# drain_should_credit_passes_as_interval_drains proves both credit one
+# recorded stream identically; here each mode sees its own live stream of
+# the same workload, so their answers are compared.
+# And the wakeups: the kdamond's sleeps (voluntary context switches) per
+# aggregation at most 2 + the rings' early wakes per aggregation with
+# timestamps, at least half the sample intervals with sample_wakeups.
+. /tests/lib.sh
+
+CTX=passes
+AGGRS=${PASSES_AGGRS:-30}
+INTERVALS=20
+# one fault in PERIOD sampled: about 1,500 samples a second here, a few
+# in every sample interval of the hot range, well below a pass's ring
+PERIOD=64
+PARAM=/sys/module/damon_perf/parameters/sample_wakeups
+
+need_damonctl "kdamond passes"
+diag_machine
+load_module damon_perf || finish
+check "module parameter sample_wakeups exists" test -w $PARAM
+workload_started -s 64 -o 16 -h 4 -t 0 -n 2 -f
+hs=$((WORKLOAD_HOT_START))
+he=$((WORKLOAD_HOT_END))
+ms=$((WORKLOAD_BASE))
+me=$((WORKLOAD_BASE + WORKLOAD_SIZE))
+
+# kdamonds: "PID" of every thread named kdamond.N
+kdamonds() {
+	for _c in /proc/[0-9]*/comm; do
+		case "$(cat "$_c" 2>/dev/null)" in
+		kdamond.*) _p=${_c#/proc/}; echo "${_p%/comm}" ;;
+		esac
+	done
+}
+# sleeps PID: voluntary context switches of PID
+sleeps() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$1/status"; }
+
+# run MODE: monitor AGGRS aggregations with sample_wakeups=MODE; sets
+# wakes_x100 (sleeps per aggregation x 100), early_x100, tops (hottest on
+# the hot range), got, full_x100 (mean share of the intervals the hot
+# range was counted in, x 100) and maxacc
+run() {
+	mode=$1
+	echo "$mode" > $PARAM
+	before=$(kdamonds | sort)
+	echo reset > "$PERF_STATS"
+	check "damonctl start (sample_wakeups=$mode)" damonctl start -n $CTX \
+		-p "$WORKLOAD_PID" -e page-faults --period $PERIOD --exclude-kernel \
+		--sample-us 5000 --aggr-us 100000 --ring-size 4096
+	kd=$(kdamonds | sort | grep -vxF "$before" | head -n 1)
+	[ -n "$kd" ] || kd=$(kdamonds | head -n 1)
+	first='' last='' got=0 tops=0 full=0 maxacc=0 n=0 s0=0 e0=0
+	while [ $got -lt "$AGGRS" ] && [ $n -lt 2000 ]; do
+		n=$((n + 1))
+		damonctl report $CTX --json > /tmp/p.json 2>/dev/null || continue
+		seq=$(snap_seq /tmp/p.json)
+		if [ -z "$seq" ] || [ "$seq" = "$last" ]; then
+			sleep 0.05
+			continue
+		fi
+		if [ -z "$first" ]; then
+			# counted from the first aggregation read on
+			first=$seq last=$seq
+			s0=$(sleeps "$kd")
+			e0=$(col early_wake)
+			continue
+		fi
+		last=$seq
+		got=$((got + 1))
+		regions /tmp/p.json > /tmp/all.tsv
+		regions_on /tmp/all.tsv "$ms" "$me" > /tmp/on.tsv
+		# shellcheck disable=SC2046 # into $1..$4
+		set -- $(sort -k3,3nr -k4,4nr /tmp/on.tsv | head -n 1)
+		overlaps "${1:-0}" "${2:-0}" "$hs" "$he" && tops=$((tops + 1))
+		# the hot range's largest count, and the largest anywhere
+		h=$(regions_on /tmp/on.tsv "$hs" "$he" |
+			awk '$3 > m { m = $3 } END { print m + 0 }')
+		full=$((full + h))
+		a=$(awk '$3 > m { m = $3 } END { print m + 0 }' /tmp/on.tsv)
+		[ "$a" -gt "$maxacc" ] && maxacc=$a
+	done
+	s1=$(sleeps "$kd")
+	e1=$(col early_wake)
+	aggrs=$((last - first))
+	[ $aggrs -gt 0 ] || aggrs=1
+	wakes_x100=$(((s1 - s0) * 100 / aggrs))
+	early_x100=$(((e1 - e0) * 100 / aggrs))
+	full_x100=$((full * 100 / (got > 0 ? got : 1) / INTERVALS))
+	diag "sample_wakeups=$mode: kdamond $kd, $aggrs aggregations ($got read)," \
+		"sleeps/aggregation $(awk -v w=$wakes_x100 'BEGIN { print w / 100 }')," \
+		"early wakes/aggregation $(awk -v w=$early_x100 'BEGIN { print w / 100 }')," \
+		"hottest on the hot range $tops of $got, hot range counted in" \
+		"$full_x100 % of the intervals, largest nr_accesses $maxacc"
+	damonctl stop $CTX > /dev/null 2>&1
+	if sb=$(stats_balanced); then
+		ok "sample_wakeups=$mode: every sample accounted ($sb)"
+	else
+		not_ok "sample_wakeups=$mode: perf_stats balanced: $sb"
+	fi
+	if [ "$got" -eq 0 ] || [ "$maxacc" -eq 0 ]; then
+		regions /tmp/p.json | while read -r l; do diag "region: $l"; done
+	fi
+}
+
+# answer NAME: the checks of one mode's answer (tops, got, maxacc of run)
+answer() {
+	if [ "$got" -gt 0 ] && [ $((tops * 100)) -ge $((got * 90)) ]; then
+		ok "$1: the hottest region on the hot range in $tops of $got aggregations"
+	else
+		not_ok "$1: the hottest region on the hot range in $tops of $got aggregations (want 90 %)"
+	fi
+	if [ "$maxacc" -le $INTERVALS ] && [ "$maxacc" -gt 0 ]; then
+		ok "$1: nr_accesses at most the $INTERVALS sample intervals (largest $maxacc)"
+	else
+		not_ok "$1: nr_accesses between 1 and the $INTERVALS sample intervals (largest $maxacc)"
+	fi
+}
+
+run 1
+answer sample_wakeups
+i_wakes=$wakes_x100 i_full=$full_x100
+run 0
+answer timestamps
+p_wakes=$wakes_x100 p_early=$early_x100 p_full=$full_x100
+# each mode saw its own live stream: how often the hot range was counted
+# follows that stream's rate, not the mode
+diag "the hot range counted in $p_full % of the intervals with timestamps," \
+	"$i_full % with sample_wakeups"
+if [ "$i_wakes" -ge $((INTERVALS * 100 / 2)) ]; then
+	ok "sample_wakeups: $i_wakes/100 kdamond sleeps per aggregation (at least $((INTERVALS / 2)))"
+else
+	not_ok "sample_wakeups: $i_wakes/100 kdamond sleeps per aggregation (want at least $((INTERVALS / 2)))"
+fi
+if [ "$p_wakes" -le $((200 + p_early)) ]; then
+	ok "timestamps: $p_wakes/100 kdamond sleeps per aggregation (at most 2 + $p_early/100 early wakes)"
+else
+	not_ok "timestamps: $p_wakes/100 kdamond sleeps per aggregation (want at most 2 + $p_early/100 early wakes)"
+fi
+echo 0 > $PARAM
+stop_workload
+unload_module damon_perf
+finish
