@@ -399,6 +399,8 @@ def name(m):
     if m in names:
         return names[m]
     p = m[4:].split("_")[0]
+    if m.endswith("_sw"):
+        return "damon_perf, period %s, wake/interval" % p
     return "damon_perf, period %s, %s regions" % (p, "10..10000" if m.endswith("_10k") else "10..1000")
 print()
 print("7. DAMON side by side (VM: 2 NUMA nodes under TCG, Debian 13 stock 6.12,")
@@ -426,7 +428,7 @@ for r in rows:
         last = key
     b = base.get(key)
     kd = r["kdamond_ms"]
-    cpu = "-" if kd == "-" else "%.2f" % (100.0 * int(kd) / (int(r["window_ns"]) / 1e6))
+    cpu = "-" if kd == "-" else "%.2f" % (100.0 * float(kd) / (int(r["window_ns"]) / 1e6))
     print("  %-40s %10.0f %8s %11s %7s %6s %6s %6s %8s" % (
         name(r["mon"]), r["pps"], "-" if not b else "%.2f" % (r["pps"] / b), kd, cpu,
         r["prec"], r["rec"], r["seen"], r.get("outside_kib", "-")))

@@ -23,14 +23,17 @@
 #               10..1000 regions
 #   dp_p1_10k   the same at period 1 with 10..10000 regions (the module's
 #               largest)
+#   dp_p10_sw   period 10 with the module parameter sample_wakeups=1: the
+#               kdamond drains at every sample interval, as it did before
+#               timestamp crediting
 # and prints one line per run:
 #   BENCH damon size=MiB hot=small|large mon=NAME passes=N window_ns=N
 #         kdamond_ms=N prec=F rec=F seen=K/S nr_regions=N outside_kib=N
 # passes: workload passes (its progress counter, SIGUSR1) over the window
 # of BENCH_WINDOW seconds (default 10) that starts BENCH_WARMUP seconds
-# (default 2) after monitoring started; kdamond_ms: utime + stime of the
-# monitor's kdamond thread (/proc/PID/stat) over the same window; prec and
-# rec: the mean over S snapshots (BENCH_SNAPSHOTS, default 3, taken after
+# (default 2) after monitoring started; kdamond_ms: the CPU time of the
+# monitor's kdamond thread (/proc/PID/schedstat, to 0.1 ms) over the same
+# window; prec and rec: the mean over S snapshots (BENCH_SNAPSHOTS, default 3, taken after
 # the window, one aggregation apart) of the hot-set precision (bytes of
 # regions with nr_accesses >= 1 inside the hot range / bytes of those
 # regions inside the workload's mapping, as tests/vm/accuracy.sh scores)
@@ -60,9 +63,15 @@ have_damon=1
 [ -x /bin/damonctl ] || { not_ok "damonctl in the image"; finish; }
 load_module damon_perf || finish
 
-# cpu_ms PID: utime + stime of PID in ms (USER_HZ 100)
+# cpu_ms PID: the CPU time of PID in ms, to 0.1 ms: /proc/PID/schedstat's
+# time on CPU (ns), else utime + stime (USER_HZ 100: 10 ms steps, too
+# coarse for a kdamond that sleeps most of a window)
 cpu_ms() {
-	awk '{ sub(/^.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat" 2>/dev/null
+	if [ -r "/proc/$1/schedstat" ]; then
+		awk '{ printf "%.1f\n", $1 / 1e6 }' "/proc/$1/schedstat"
+	else
+		awk '{ sub(/^.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat"
+	fi 2>/dev/null
 }
 
 # score FILE: FILE has "start end nr_accesses" lines (decimal); prints
@@ -163,7 +172,9 @@ run() {
 	/bin/workload $wargs -t 0 -n 2 > /tmp/workload.out 2>&1 &
 	WORKLOAD_PID=$!
 	_i=0
-	while ! grep -q '^WORKLOAD pid=' /tmp/workload.out 2>/dev/null; do
+	# the whole line, up to its last field
+	_re='^WORKLOAD pid=.* hot_end=0x[0-9a-f]*$'
+	while ! grep -q "$_re" /tmp/workload.out 2>/dev/null; do
 		_i=$((_i + 1))
 		if [ $_i -gt 1200 ] || ! kill -0 "$WORKLOAD_PID" 2>/dev/null; then
 			cat /tmp/workload.out
@@ -173,7 +184,8 @@ run() {
 		fi
 		sleep 0.1
 	done
-	_line=$(grep '^WORKLOAD pid=' /tmp/workload.out)
+	_line=$(grep "$_re" /tmp/workload.out | head -n 1)
+	diag "$_line"
 	WORKLOAD_HOT_START=$(echo "$_line" | sed 's/.*hot_start=\([^ ]*\).*/\1/')
 	WORKLOAD_HOT_END=$(echo "$_line" | sed 's/.*hot_end=\([^ ]*\).*/\1/')
 	HS=$((WORKLOAD_HOT_START)) HE=$((WORKLOAD_HOT_END))
@@ -187,8 +199,11 @@ run() {
 		n=$((size * 256 + 256))
 		damon_on "$WORKLOAD_PID" $n $n || { not_ok "$mon started"; stop_workload; return 1; } ;;
 	dp_p*)
-		p=${mon#dp_p}; p=${p%_10k}; maxr=1000
+		p=${mon#dp_p}; p=${p%_10k}; p=${p%_sw}; maxr=1000
 		case $mon in *_10k) maxr=10000 ;; esac
+		sw=0
+		case $mon in *_sw) sw=1 ;; esac
+		echo $sw > /sys/module/damon_perf/parameters/sample_wakeups
 		damonctl start -n bench -p "$WORKLOAD_PID" -e page-faults --period "$p" \
 			--exclude-kernel --sample-us 10000 --aggr-us 1000000 \
 			--update-us 1000000 --min-nr-regions 10 --max-nr-regions $maxr \
@@ -207,7 +222,7 @@ run() {
 	c1=0
 	[ -n "$KD_PID" ] && c1=$(cpu_ms "$KD_PID")
 	kd=-
-	[ -n "$KD_PID" ] && kd=$((c1 - c0))
+	[ -n "$KD_PID" ] && kd=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", b - a }')
 	prec=- rec=- seen=- nr=- out=-
 	if [ "$mon" != none ]; then
 		sp=0 sr=0 k=0 i=0 out=0
@@ -253,7 +268,7 @@ mon_off() {
 mons="none"
 [ $have_damon -eq 1 ] && mons="$mons damon damon_page"
 for p in $periods; do mons="$mons dp_p$p"; done
-mons="$mons dp_p1_10k"
+mons="$mons dp_p1_10k dp_p10_sw"
 # BENCH_MONS=none,dp_p1,...: only these monitors
 [ -n "${BENCH_MONS:-}" ] && mons=$(echo "$BENCH_MONS" | tr ',' ' ')
 for size in $sizes; do
