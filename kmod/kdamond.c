@@ -342,6 +342,12 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 		c->next_aggr = now + ns(ctx->attrs.aggr_us);
 		c->next_update = min(c->next_update,
 				     now + ns(ctx->attrs.update_us));
+		/*
+		 * The sample intervals start with the aggregation: it holds
+		 * aggr_us / sample_us of them, as DAMON's does, so presence
+		 * mode counts at most that many.
+		 */
+		c->next_sample = now;
 	}
 	if (now >= c->next_update) {
 		c->next_update = now + ns(ctx->attrs.update_us);

@@ -172,9 +172,11 @@ run() {
 	/bin/workload $wargs -t 0 -n 2 > /tmp/workload.out 2>&1 &
 	WORKLOAD_PID=$!
 	_i=0
-	# the whole line, up to its last field
-	_re='^WORKLOAD pid=.* hot_end=0x[0-9a-f]*$'
-	while ! grep -q "$_re" /tmp/workload.out 2>/dev/null; do
+	# this workload's whole line, up to its last field, read once
+	_re="^WORKLOAD pid=$WORKLOAD_PID base=.* hot_end=0x[0-9a-f]*\$"
+	while :; do
+		_line=$(grep "$_re" /tmp/workload.out 2>/dev/null | head -n 1)
+		[ -n "$_line" ] && break
 		_i=$((_i + 1))
 		if [ $_i -gt 1200 ] || ! kill -0 "$WORKLOAD_PID" 2>/dev/null; then
 			cat /tmp/workload.out
@@ -184,7 +186,6 @@ run() {
 		fi
 		sleep 0.1
 	done
-	_line=$(grep "$_re" /tmp/workload.out | head -n 1)
 	diag "$_line"
 	WORKLOAD_HOT_START=$(echo "$_line" | sed 's/.*hot_start=\([^ ]*\).*/\1/')
 	WORKLOAD_HOT_END=$(echo "$_line" | sed 's/.*hot_end=\([^ ]*\).*/\1/')
