@@ -436,7 +436,9 @@ static void eq_stream_fill(struct eq_stream *st, unsigned int nr, u32 seed)
 		sort(times, EQ_PER_CPU, sizeof(times[0]), cmp_u64, NULL);
 		for (i = 0; i < EQ_PER_CPU; i++) {
 			u32 x = eq_rand(&rnd);
-			unsigned int reg = (x % EQ_REGIONS) * (x / EQ_REGIONS % 3) / 2;
+			/* a third of them on the first region */
+			unsigned int reg = (x % EQ_REGIONS) *
+					   (x / EQ_REGIONS % 3) / 2;
 
 			st->r[c][i] = rep(BASE + reg * PG + (x >> 20) % PG, 1);
 			st->r[c][i].time_ns = times[i];
@@ -467,8 +469,17 @@ static void eq_pass(struct kunit *test, struct damon_perf_ctx *ctx,
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	for (c = 0; c < EQ_NCPU; c++)
 		for (i = 0; i < EQ_PER_CPU; i++)
-			if (st->r[c][i].time_ns >= lo && st->r[c][i].time_ns < hi)
+			if (st->r[c][i].time_ns >= lo &&
+			    st->r[c][i].time_ns < hi)
 				damon_perf_drain_report(&d, &st->r[c][i]);
+}
+
+/* Samples split mode, 1 ms sample intervals, access mode @mode. */
+static void eq_attrs(struct damon_perf_ctx *ctx, u32 mode)
+{
+	ctx->attrs.mode = mode;
+	ctx->attrs.split = DAMON_PERF_SPLIT_SAMPLES;
+	ctx->attrs.sample_us = EQ_S / NSEC_PER_USEC;
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -553,9 +564,8 @@ static void drain_should_credit_passes_as_interval_drains(struct kunit *test)
 	u64 max_hits = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
-	a->attrs.mode = b->attrs.mode = c->mode;
-	a->attrs.split = b->attrs.split = DAMON_PERF_SPLIT_SAMPLES;
-	a->attrs.sample_us = b->attrs.sample_us = EQ_S / NSEC_PER_USEC;
+	eq_attrs(a, c->mode);
+	eq_attrs(b, c->mode);
 	target_add(test, a, 0, BASE, EQ_REGIONS);
 	target_add(test, b, 0, BASE, EQ_REGIONS);
 	eq_stream_fill(st, c->nr, 0xda0 + c->nr);

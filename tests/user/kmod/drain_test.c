@@ -847,11 +847,11 @@ static void drain_should_sum_the_periods_of_reports(void)
  * A stream of reports for the pass tests: NCPU CPUs, each reporting into
  * its own ring in time order, over NR sample intervals of 1 ms from T0.
  */
-#define EQ_NCPU		4
-#define EQ_PER_CPU	200
-#define EQ_S		(1000 * 1000ULL)
-#define EQ_T0		(1000 * EQ_S)
-#define EQ_REGIONS	16
+#define EQ_NCPU 4
+#define EQ_PER_CPU 200
+#define EQ_S (1000 * 1000ULL)
+#define EQ_T0 (1000 * EQ_S)
+#define EQ_REGIONS 16
 
 struct eq_stream {
 	struct damon_perf_report r[EQ_NCPU][EQ_PER_CPU];
@@ -892,7 +892,9 @@ static void eq_stream_fill(struct eq_stream *st, unsigned int nr, u32 seed)
 		sort(times, EQ_PER_CPU, sizeof(times[0]), cmp_u64, NULL);
 		for (i = 0; i < EQ_PER_CPU; i++) {
 			u32 x = eq_rand(&rnd);
-			unsigned int reg = (x % EQ_REGIONS) * (x / EQ_REGIONS % 3) / 2;
+			/* a third of them on the first region */
+			unsigned int reg =
+				(x % EQ_REGIONS) * (x / EQ_REGIONS % 3) / 2;
 
 			st->r[c][i] = rep(BASE + reg * PG + (x >> 20) % PG, 1);
 			st->r[c][i].time_ns = times[i];
@@ -909,9 +911,8 @@ static void eq_stream_fill(struct eq_stream *st, unsigned int nr, u32 seed)
  * one pass of @to - @from intervals (@pass_len 0: the pass length) or
  * as one pass per interval.
  */
-static void eq_pass(struct damon_perf_ctx *ctx,
-		    const struct eq_stream *st, unsigned int from,
-		    unsigned int to)
+static void eq_pass(struct damon_perf_ctx *ctx, const struct eq_stream *st,
+		    unsigned int from, unsigned int to)
 {
 	u64 lo = from ? EQ_T0 + from * EQ_S : 0, hi = EQ_T0 + to * EQ_S;
 	struct damon_perf_drain d;
@@ -923,8 +924,17 @@ static void eq_pass(struct damon_perf_ctx *ctx,
 	KT_ASSERT_EQ(0, damon_perf_drain_prepare(ctx, &d));
 	for (c = 0; c < EQ_NCPU; c++)
 		for (i = 0; i < EQ_PER_CPU; i++)
-			if (st->r[c][i].time_ns >= lo && st->r[c][i].time_ns < hi)
+			if (st->r[c][i].time_ns >= lo &&
+			    st->r[c][i].time_ns < hi)
 				damon_perf_drain_report(&d, &st->r[c][i]);
+}
+
+/* Samples split mode, 1 ms sample intervals, access mode @mode. */
+static void eq_attrs(struct damon_perf_ctx *ctx, u32 mode)
+{
+	ctx->attrs.mode = mode;
+	ctx->attrs.split = DAMON_PERF_SPLIT_SAMPLES;
+	ctx->attrs.sample_us = EQ_S / NSEC_PER_USEC;
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -936,9 +946,8 @@ static int cmp_sample(const void *a, const void *b)
 	return x->tag < y->tag ? -1 : x->tag > y->tag;
 }
 
-static void eq_expect_same(struct damon_perf_ctx *a,
-			   struct damon_perf_ctx *b, unsigned int *max_acc,
-			   u64 *max_hits)
+static void eq_expect_same(struct damon_perf_ctx *a, struct damon_perf_ctx *b,
+			   unsigned int *max_acc, u64 *max_hits)
 {
 	struct damon_perf_target *ta = nth_target(a, 0), *tb = nth_target(b, 0);
 	struct damon_perf_region *ra, *rb;
@@ -946,7 +955,7 @@ static void eq_expect_same(struct damon_perf_ctx *a,
 	int i;
 
 	rb = list_first_entry(&tb->regions, struct damon_perf_region, list);
-	damon_perf_for_each_region(ra, ta) {
+	damon_perf_for_each_region (ra, ta) {
 		KT_EXPECT_EQ(ra->start, rb->start);
 		KT_EXPECT_EQ(ra->nr_accesses, rb->nr_accesses);
 		KT_EXPECT_EQ(ra->events, rb->events);
@@ -983,11 +992,9 @@ static void drain_should_credit_passes_as_interval_drains(void)
 		unsigned int nr;
 		u32 mode;
 	} eq_cases[] = {
-		{ 20, DAMON_PERF_MODE_PRESENCE },
-		{ 64, DAMON_PERF_MODE_PRESENCE },
-		{ 150, DAMON_PERF_MODE_PRESENCE },
-		{ 150, DAMON_PERF_MODE_COUNT },
-		{ 1, DAMON_PERF_MODE_PRESENCE },
+		{20, DAMON_PERF_MODE_PRESENCE},  {64, DAMON_PERF_MODE_PRESENCE},
+		{150, DAMON_PERF_MODE_PRESENCE}, {150, DAMON_PERF_MODE_COUNT},
+		{1, DAMON_PERF_MODE_PRESENCE},
 	};
 	static struct eq_stream st;
 	unsigned int n, k;
@@ -998,9 +1005,8 @@ static void drain_should_credit_passes_as_interval_drains(void)
 		unsigned int nr = eq_cases[n].nr, max_acc = 0;
 		u64 max_hits = 0;
 
-		a->attrs.mode = b->attrs.mode = eq_cases[n].mode;
-		a->attrs.split = b->attrs.split = DAMON_PERF_SPLIT_SAMPLES;
-		a->attrs.sample_us = b->attrs.sample_us = EQ_S / NSEC_PER_USEC;
+		eq_attrs(a, eq_cases[n].mode);
+		eq_attrs(b, eq_cases[n].mode);
 		target_add(a, 0, BASE, EQ_REGIONS);
 		target_add(b, 0, BASE, EQ_REGIONS);
 		eq_stream_fill(&st, nr, 0xda0 + nr);
