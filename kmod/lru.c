@@ -67,7 +67,8 @@ int damon_perf_lru_check(const struct damon_perf_ctx *ctx, u64 start,
 	list_for_each_entry(t, &ctx->targets, list)
 		if (t->start <= start && end <= t->end)
 			return 0;
-	NL_SET_ERR_MSG(extack, "lru range is not within one target of the context");
+	NL_SET_ERR_MSG(extack,
+		       "lru range is not within one target of the context");
 	return -ERANGE;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_lru_check);

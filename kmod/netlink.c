@@ -631,7 +631,7 @@ int damon_perf_nl_aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 }
 
 /**
- * damon_perf_nl_lru_prio_doit() - LRU_PRIO: mark a paddr range's folios accessed.
+ * damon_perf_nl_lru_prio_doit() - LRU_PRIO: mark paddr folios accessed.
  * @skb:	the request.
  * @info:	its attributes and extack.
  *

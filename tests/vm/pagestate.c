@@ -120,8 +120,8 @@ int main(int argc, char **argv)
 		lru += (flags >> KPF_LRU) & 1;
 		thp += (flags >> KPF_THP) & 1;
 		referenced += (flags >> KPF_REFERENCED) & 1;
-		accessed += !!(flags & (1ULL << KPF_REFERENCED |
-				       1ULL << KPF_ACTIVE));
+		accessed += !!(flags &
+			       (1ULL << KPF_REFERENCED | 1ULL << KPF_ACTIVE));
 	}
 	printf("PAGESTATE pages=%lu present=%lu active=%lu lru=%lu thp=%lu referenced=%lu accessed=%lu\n",
 	       (end - start) / PAGE, present, active, lru, thp, referenced,

@@ -32,7 +32,9 @@ marked() {
 	st "$1" "$2" accessed
 }
 # runs VADDR NPAGES: "start end" of each physically contiguous run of the
-# present pages' frames (pagemap: bit 63 present, bits 0-54 the PFN)
+# present pages' frames (pagemap: bit 63 present, bits 0-54 the PFN), in
+# either direction (7.2 hands out descending frames: 256 runs of one page
+# for 256 pages when only ascending ones were joined)
 runs() {
 	dd if="/proc/$WORKLOAD_PID/pagemap" bs=8 skip=$(($1 / 4096)) \
 		count="$2" 2>/dev/null | od -An -v -tx8 | awk '
@@ -49,6 +51,10 @@ runs() {
 			pa = hex(substr($i, 4)) * 4096
 			if (n && pa == e) {
 				e += 4096
+				continue
+			}
+			if (n && pa == s - 4096) {
+				s = pa
 				continue
 			}
 			if (n)
@@ -75,6 +81,17 @@ refused() {
 
 need_damonctl "lru_prio"
 diag_machine
+# The classic LRU, whose flags show what folio_mark_accessed() did: the
+# multi-generational one (on by default in 7.2) counts references in
+# page flags kpageflags does not show, and there the idle pages read
+# referenced or active before anything was asked (7.2: 256 of 256).
+lrugen=/sys/kernel/mm/lru_gen/enabled
+lrugen0=
+if [ -w $lrugen ]; then
+	lrugen0=$(cat $lrugen)
+	diag "multi-generational LRU: $lrugen0, switched off for the test"
+	echo n > $lrugen
+fi
 check "NUMA balancing on with fast scans" numa_balancing_fast
 load_module damon_perf || finish
 # On CPU 0, as perf_paddr.sh: hinting faults keep coming, no page
@@ -100,7 +117,7 @@ b1=$((a1 + 1048576))
 lru_a=$(st $a0 $a1 lru)
 m0_a=$(marked $a0 $a1)
 m0_b=$(marked $a1 $b1)
-diag "idle MiB A: $(st $a0 $a1 present) present, $lru_a on an LRU, $m0_a marked; B: $m0_b marked"
+diag "idle MiB A: $(st $a0 $a1 present) present, $lru_a on an LRU, $m0_a marked ($(st $a0 $a1 referenced) referenced, $(st $a0 $a1 active) active); B: $m0_b marked"
 runs $a0 256 > /tmp/runs
 diag "A's frames: $(wc -l < /tmp/runs) contiguous runs"
 applied=0
@@ -148,6 +165,8 @@ check "engine: no failed page" sh -c \
 	"tr -d ' \n' < /tmp/lru.out | grep -q '\"failed_pages\":{}'"
 check "hot range: 90 % of its LRU pages marked ($hm1 of $hl)" \
 	test $((hm1 * 100)) -ge $((hl * 90))
+check "hot range: the marks are the engine's (before: $hm0)" \
+	test $((hm0 * 100)) -lt $((hl * 50))
 
 # 3. bad input
 # "-r S-E -r S-E ...": the first start and the last end
@@ -174,5 +193,6 @@ refused "a vaddr context: refused with the reason" \
 	"needs a paddr context" damonctl debug lru-prio vlru 0x100000 0x101000
 check "damonctl stop vlru" damonctl stop vlru
 stop_workload
+[ -n "$lrugen0" ] && echo "$lrugen0" > $lrugen
 unload_module damon_perf
 finish
