@@ -21,6 +21,7 @@
 
 #include "aux.h"
 #include "ctx.h"
+#include "lru.h"
 #include "netlink.h"
 #include "netlink_internal.h"
 #include "perf_source.h"
@@ -627,6 +628,81 @@ int damon_perf_nl_aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	return damon_perf_aux_attach(ctx, &req, info->snd_portid,
 				     info->extack);
+}
+
+/**
+ * damon_perf_nl_lru_prio_doit() - LRU_PRIO: mark paddr folios accessed.
+ * @skb:	the request.
+ * @info:	its attributes and extack.
+ *
+ * Needs CAP_SYS_ADMIN: unlike monitoring, it changes what reclaim keeps.
+ *
+ * Context: process context, damon_perf_lock held (pre_doit).
+ * Return: 0 or a negative errno, the reason in the extack.
+ */
+int damon_perf_nl_lru_prio_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DAMON_PERF_LRU_A_MAX + 1];
+	struct nlattr *nest = info->attrs[DAMON_PERF_A_LRU];
+	struct damon_perf_lru_stats st;
+	struct damon_perf_ctx *ctx;
+	struct sk_buff *msg;
+	struct nlattr *out;
+	u64 start, end;
+	void *hdr;
+	int ret;
+
+	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack, "lru_prio needs CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	ctx = lookup(info->attrs, info->extack);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_LRU)) {
+		NL_SET_ERR_MSG(info->extack, "lru (nest) required");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, DAMON_PERF_LRU_A_MAX, nest,
+			       damon_perf_lru_nl_policy, info->extack);
+	if (ret)
+		return ret;
+	if (!tb[DAMON_PERF_LRU_A_START] || !tb[DAMON_PERF_LRU_A_END]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest,
+				    "lru needs start and end");
+		return -EINVAL;
+	}
+	start = nla_get_u64(tb[DAMON_PERF_LRU_A_START]);
+	end = nla_get_u64(tb[DAMON_PERF_LRU_A_END]);
+	ret = damon_perf_lru_check(ctx, start, end, info->extack);
+	if (ret)
+		return ret;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	damon_perf_lru_prio(start, end, &st);
+	hdr = genlmsg_put_reply(msg, info, &damon_perf_family, 0,
+				DAMON_PERF_CMD_LRU_PRIO);
+	if (!hdr || nla_put_u32(msg, DAMON_PERF_A_CTX_ID, ctx->id))
+		goto nospace;
+	out = nla_nest_start(msg, DAMON_PERF_A_LRU);
+	if (!out ||
+	    put_u64(msg, DAMON_PERF_LRU_A_START, start, DAMON_PERF_LRU_A_PAD) ||
+	    put_u64(msg, DAMON_PERF_LRU_A_END, end, DAMON_PERF_LRU_A_PAD) ||
+	    put_u64(msg, DAMON_PERF_LRU_A_NR_TRIED, st.nr_tried,
+		    DAMON_PERF_LRU_A_PAD) ||
+	    put_u64(msg, DAMON_PERF_LRU_A_NR_APPLIED, st.nr_applied,
+		    DAMON_PERF_LRU_A_PAD) ||
+	    put_u64(msg, DAMON_PERF_LRU_A_NR_SKIPPED, st.nr_skipped,
+		    DAMON_PERF_LRU_A_PAD))
+		goto nospace;
+	nla_nest_end(msg, out);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+nospace:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
 }
 
 /* ---- family ---- */

@@ -85,6 +85,14 @@ const struct nla_policy damon_perf_filters_nl_policy[DAMON_PERF_FILTERS_A_FILTER
 	[DAMON_PERF_FILTERS_A_FILTER] = NLA_POLICY_NESTED(damon_perf_filter_nl_policy),
 };
 
+const struct nla_policy damon_perf_lru_nl_policy[DAMON_PERF_LRU_A_NR_SKIPPED + 1] = {
+	[DAMON_PERF_LRU_A_START] = { .type = NLA_U64, },
+	[DAMON_PERF_LRU_A_END] = { .type = NLA_U64, },
+	[DAMON_PERF_LRU_A_NR_TRIED] = { .type = NLA_U64, },
+	[DAMON_PERF_LRU_A_NR_APPLIED] = { .type = NLA_U64, },
+	[DAMON_PERF_LRU_A_NR_SKIPPED] = { .type = NLA_U64, },
+};
+
 const struct nla_policy damon_perf_probe_nl_policy[DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD + 1] = {
 	[DAMON_PERF_PROBE_A_IDX] = { .type = NLA_U32, },
 	[DAMON_PERF_PROBE_A_TYPE] = { .type = NLA_U32, },
@@ -216,8 +224,15 @@ static const struct nla_policy damon_perf_aux_attach_nl_policy[DAMON_PERF_A_AUX 
 	[DAMON_PERF_A_AUX] = NLA_POLICY_NESTED(damon_perf_aux_nl_policy),
 };
 
+/* DAMON_PERF_CMD_LRU_PRIO - do */
+static const struct nla_policy damon_perf_lru_prio_nl_policy[DAMON_PERF_A_LRU + 1] = {
+	[DAMON_PERF_A_CTX_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[DAMON_PERF_A_CTX_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
+	[DAMON_PERF_A_LRU] = NLA_POLICY_NESTED(damon_perf_lru_nl_policy),
+};
+
 /* Ops table for damon_perf */
-const struct genl_split_ops damon_perf_nl_ops[17] = {
+const struct genl_split_ops damon_perf_nl_ops[18] = {
 	{
 		.cmd		= DAMON_PERF_CMD_CTX_NEW,
 		.pre_doit	= damon_perf_nl_pre_doit,
@@ -364,6 +379,15 @@ const struct genl_split_ops damon_perf_nl_ops[17] = {
 		.post_doit	= damon_perf_nl_post_doit,
 		.policy		= damon_perf_aux_attach_nl_policy,
 		.maxattr	= DAMON_PERF_A_AUX,
+		.flags		= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= DAMON_PERF_CMD_LRU_PRIO,
+		.pre_doit	= damon_perf_nl_pre_doit,
+		.doit		= damon_perf_nl_lru_prio_doit,
+		.post_doit	= damon_perf_nl_post_doit,
+		.policy		= damon_perf_lru_prio_nl_policy,
+		.maxattr	= DAMON_PERF_A_LRU,
 		.flags		= GENL_CMD_CAP_DO,
 	},
 };

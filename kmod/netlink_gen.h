@@ -16,11 +16,12 @@ extern const struct nla_policy damon_perf_attrs_nl_policy[DAMON_PERF_ATTRS_A_CPU
 extern const struct nla_policy damon_perf_aux_nl_policy[DAMON_PERF_AUX_A_PROBE_IDX + 1];
 extern const struct nla_policy damon_perf_filter_nl_policy[DAMON_PERF_FILTER_A_TID + 1];
 extern const struct nla_policy damon_perf_filters_nl_policy[DAMON_PERF_FILTERS_A_FILTER + 1];
+extern const struct nla_policy damon_perf_lru_nl_policy[DAMON_PERF_LRU_A_NR_SKIPPED + 1];
 extern const struct nla_policy damon_perf_probe_nl_policy[DAMON_PERF_PROBE_A_EFFECTIVE_PERIOD + 1];
 extern const struct nla_policy damon_perf_target_nl_policy[DAMON_PERF_TARGET_A_NR_REGIONS + 1];
 
 /* Ops table for damon_perf */
-extern const struct genl_split_ops damon_perf_nl_ops[17];
+extern const struct genl_split_ops damon_perf_nl_ops[18];
 
 int damon_perf_nl_pre_doit(const struct genl_split_ops *ops,
 			   struct sk_buff *skb, struct genl_info *info);
@@ -51,6 +52,7 @@ int damon_perf_nl_monitor_subscribe_doit(struct sk_buff *skb,
 int damon_perf_nl_monitor_unsubscribe_doit(struct sk_buff *skb,
 					   struct genl_info *info);
 int damon_perf_nl_aux_attach_doit(struct sk_buff *skb, struct genl_info *info);
+int damon_perf_nl_lru_prio_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	DAMON_PERF_NLGRP_MONITOR,

@@ -193,6 +193,23 @@ public:
 		return 0;
 	}
 
+	// LRU_PRIO: each request's (start, end); the reply counts the pages
+	// it overlaps (of lru_page bytes), lru_applied_permil of them applied.
+	std::vector<std::pair<uint64_t, uint64_t>> lru;
+	uint64_t lru_page = 4096;
+	uint64_t lru_applied_permil = 1000;
+	LruResult lru_prio(const CtxRef &ref, uint64_t start,
+			   uint64_t end) override
+	{
+		request("lru_prio", ref);
+		lru.emplace_back(start, end);
+		LruResult r;
+		r.nr_tried = (end + lru_page - 1) / lru_page - start / lru_page;
+		r.nr_applied = r.nr_tried * lru_applied_permil / 1000;
+		r.nr_skipped = r.nr_tried - r.nr_applied;
+		return r;
+	}
+
 	int join_monitor_group() override { return join_result; }
 
 private:

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <fstream>
 #include <map>
 #include <string>
 #include <system_error>
@@ -17,10 +18,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/damon_perf.h>
+
 #include "errors.hpp"
 #include "fake_transport.hpp"
 #include "scheme.hpp"
 #include "scheme_engine.hpp"
+#include "scheme_paddr.hpp"
+#include "scheme_procs.hpp"
 
 using namespace damonctl;
 using nlohmann::json;
@@ -111,6 +116,24 @@ public:
 			r.failed[it->second.first] = bad;
 		}
 		r.sz_applied = (pages - bad) * 4096;
+		return r;
+	}
+
+	// apply_paddr: each call's (ctx_id, start, end); @paddr_applied_permil
+	// of every range applied
+	std::vector<std::tuple<uint32_t, uint64_t, uint64_t>> paddr_calls;
+	uint64_t paddr_applied_permil = 1000;
+	ApplyResult apply_paddr(uint32_t ctx_id, SchemeAction action,
+				uint64_t start, uint64_t end) override
+	{
+		if (action != SchemeAction::lru_prio)
+			return SchemeBackend::apply_paddr(ctx_id, action, start,
+							  end);
+		paddr_calls.emplace_back(ctx_id, start, end);
+		clock += ns_per_apply;
+		ApplyResult r;
+		r.sz_applied = (end - start) / 4096 * paddr_applied_permil /
+			       1000 * 4096;
 		return r;
 	}
 
@@ -291,7 +314,7 @@ TEST(SchemeParse, BoundsAndBadInputOneClearError)
 		{R"({"schemes": [{"action": "migrate_fast", "node": 1}]})",
 		 "schemes: schemes[0].action: unknown action 'migrate_fast' "
 		 "(expected one of: migrate_hot, migrate_cold, pageout, cold, "
-		 "willneed, collapse, stat)"},
+		 "willneed, collapse, stat, lru_prio)"},
 		{R"({"schemes": [{"action": "migrate_cold"}]})",
 		 "schemes: schemes[0]: migrate_cold needs a node"},
 		{R"({"schemes": [{"action": "migrate_hot", "node": 1024}]})",
@@ -675,4 +698,141 @@ TEST(SchemeBackend, UntouchedPagesAreAbsentNotFailed)
 		GTEST_SKIP() << "no move_pages(2) here";
 	EXPECT_EQ(r.sz_applied, 0u);
 	EXPECT_EQ(r.failed, (std::map<int, uint64_t>{}));
+}
+
+TEST(SchemeParse, LruPrioInBothFormats)
+{
+	EXPECT_EQ(one(R"({"action": "lru_prio"})").action,
+		  SchemeAction::lru_prio);
+	EXPECT_EQ(to_string(SchemeAction::lru_prio), "lru_prio");
+	// damo's JSON names it as DAMOS does: damo's own file, its action
+	// changed
+	std::ifstream in(data("damo-migrate-cold.json"));
+	json j = json::parse(in);
+	json &ds = j["kdamonds"][0]["contexts"][0]["schemes"][0];
+	ds["action"] = "lru_prio";
+	ds.erase("target_nid");
+	auto v = parse_schemes(j);
+	ASSERT_EQ(v.size(), 1u);
+	EXPECT_EQ(v[0].action, SchemeAction::lru_prio);
+	// it ranks hot regions first under a quota, as DAMOS's
+	// damon_hot_score() for DAMOS_LRU_PRIO
+	EXPECT_TRUE(action_prefers_hot(SchemeAction::lru_prio));
+	EXPECT_NE(error_of(R"({"schemes": [{"action": "lru_deprio"}]})")
+			  .find("lru_prio"),
+		  std::string::npos);
+}
+
+// A paddr context's hot regions go to the module, by context id; the
+// stats count the bytes it found in LRU folios.
+TEST(SchemeEngine, LruPrioOfPhysicalRegions)
+{
+	FakeBackend b;
+	b.paddr_applied_permil = 500;
+	SchemeEngine e({one(R"({"action": "lru_prio",
+			    "pattern": {"nr_accesses": {"min": 1}}})")},
+		       b);
+	Aggregation a = aggr({region(0x100000, 0x200000, 0, 1),
+			      region(0x200000, 0x400000, 7, 1),
+			      region(0x400000, 0x500000, 3, 1)});
+	a.targets[0].pid.reset();
+	a.ctx_id = 7;
+
+	e.apply(a);
+	EXPECT_TRUE(b.calls.empty());
+	ASSERT_EQ(b.paddr_calls.size(), 2u);
+	EXPECT_EQ(b.paddr_calls[0],
+		  std::make_tuple(7u, 0x200000ull, 0x400000ull));
+	EXPECT_EQ(b.paddr_calls[1],
+		  std::make_tuple(7u, 0x400000ull, 0x500000ull));
+	const SchemeStats &st = e.stats(0);
+	EXPECT_EQ(st.nr_tried, 2u);
+	EXPECT_EQ(st.sz_tried, 3 * MiB);
+	EXPECT_EQ(st.nr_applied, 2u);
+	EXPECT_EQ(st.sz_applied, 3 * MiB / 2);
+	EXPECT_TRUE(st.failed.empty());
+}
+
+// A process's memory: DAMOS has no vaddr lru_prio, nothing is called.
+TEST(SchemeEngine, LruPrioOfAProcessFailsWithEopnotsupp)
+{
+	FakeBackend b = backend_with_mapping();
+	SchemeEngine e({one(R"({"action": "lru_prio"})")}, b);
+
+	e.apply(aggr({region(B, B + MiB, 5, 1)}));
+	EXPECT_TRUE(b.calls.empty());
+	EXPECT_TRUE(b.paddr_calls.empty());
+	EXPECT_EQ(e.stats(0).failed.at(EOPNOTSUPP), 256u);
+	EXPECT_EQ(e.stats(0).sz_applied, 0u);
+}
+
+// Over the transport: a range longer than one request's bound is split
+// into requests of at most DAMON_PERF_LRU_PAGES_MAX pages (an unaligned
+// start counts its first page), applied bytes are capped at the range.
+TEST(SchemeBackend, LruPrioSplitsIntoBoundedRequests)
+{
+	damonctl::test::FakeTransport t;
+	const uint64_t page = 4096;
+	const uint64_t max = uint64_t(DAMON_PERF_LRU_PAGES_MAX) * page;
+	const uint64_t start = 0x100000000ull + 100;
+	const uint64_t end = start + 2 * max + 5 * page;
+
+	t.lru_applied_permil = 1000;
+	auto r = lru_prio_paddr(t, 3, start, end, page);
+	ASSERT_EQ(t.lru.size(), 3u);
+	EXPECT_EQ(t.calls[0], "lru_prio #3");
+	uint64_t a = start;
+	for (const auto &[s, e] : t.lru) {
+		EXPECT_EQ(s, a);
+		EXPECT_GT(e, s);
+		EXPECT_LE((e + page - 1) / page - s / page,
+			  uint64_t(DAMON_PERF_LRU_PAGES_MAX));
+		a = e;
+	}
+	EXPECT_EQ(a, end);
+	EXPECT_EQ(r.sz_applied, end - start);
+	EXPECT_TRUE(r.failed.empty());
+
+	// half the pages in LRU folios
+	damonctl::test::FakeTransport half;
+	half.lru_applied_permil = 500;
+	r = lru_prio_paddr(half, 3, 0x100000000ull, 0x100000000ull + max, page);
+	EXPECT_EQ(r.sz_applied, max / 2);
+	EXPECT_TRUE(r.failed.empty());
+}
+
+// A refused request (no CAP_SYS_ADMIN, the context gone, the module
+// gone) counts the pages left under its errno and sends no more.
+TEST(SchemeBackend, LruPrioRefusalsCountedByErrno)
+{
+	const uint64_t page = 4096;
+	const uint64_t max = uint64_t(DAMON_PERF_LRU_PAGES_MAX) * page;
+
+	damonctl::test::FakeTransport t;
+	t.fail("lru_prio", EPERM, "lru_prio needs CAP_SYS_ADMIN", 2);
+	auto r = lru_prio_paddr(t, 1, 0, 3 * max, page);
+	EXPECT_EQ(t.lru.size(), 1u);
+	EXPECT_EQ(r.sz_applied, max);
+	EXPECT_EQ(r.failed, (std::map<int, uint64_t>{{EPERM, 2 * max / 4096}}));
+
+	damonctl::test::FakeTransport gone;
+	gone.module_loaded = false;
+	r = lru_prio_paddr(gone, 1, 0, 16 * page, page);
+	EXPECT_EQ(r.failed, (std::map<int, uint64_t>{{ENOENT, 16}}));
+
+	// the system backend without a transport: EOPNOTSUPP, as before
+	TargetProcs procs;
+	auto sys = make_system_backend(procs);
+	r = sys->apply_paddr(1, SchemeAction::lru_prio, 0, 16 * page);
+	EXPECT_EQ(r.failed, (std::map<int, uint64_t>{{EOPNOTSUPP, 16}}));
+	// and with one, over it
+	damonctl::test::FakeTransport over;
+	auto sys2 = make_system_backend(procs, &over);
+	r = sys2->apply_paddr(1, SchemeAction::lru_prio, 0, 16 * page);
+	EXPECT_EQ(over.count("lru_prio"), 1u);
+	EXPECT_TRUE(r.failed.empty());
+	// other actions on physical memory: EOPNOTSUPP
+	r = sys2->apply_paddr(1, SchemeAction::pageout, 0, 16 * page);
+	EXPECT_EQ(r.failed, (std::map<int, uint64_t>{{EOPNOTSUPP, 16}}));
+	EXPECT_EQ(over.count("lru_prio"), 1u);
 }

@@ -9,10 +9,12 @@
  * The first form reads /proc/PID/pagemap for each 4 KiB page of
  * [START, END) (addresses, 0x hex; root: the frame numbers) and
  * /proc/kpageflags for each frame, and prints one line:
- *   PAGESTATE pages=N present=N active=N lru=N thp=N
+ *   PAGESTATE pages=N present=N active=N lru=N thp=N referenced=N accessed=N
  * present: a frame is mapped; active: on an active LRU list (KPF_ACTIVE:
  * the classic LRU's; the multi-generational LRU does not keep the flag);
- * lru: on an LRU list; thp: part of a transparent huge page (KPF_THP).
+ * lru: on an LRU list; thp: part of a transparent huge page (KPF_THP);
+ * referenced: KPF_REFERENCED; accessed: KPF_REFERENCED or KPF_ACTIVE (what
+ * folio_mark_accessed() leaves: the one set, or the folio activated).
  *
  * The second maps [OFFSET, OFFSET + LENGTH) of FILE and asks mincore(2)
  * which of its pages are in the page cache, whoever maps them:
@@ -32,6 +34,7 @@
 #define PAGE 4096UL
 #define PM_PRESENT (1ULL << 63)
 #define PM_PFN_MASK ((1ULL << 55) - 1)
+#define KPF_REFERENCED 2
 #define KPF_LRU 5
 #define KPF_ACTIVE 6
 #define KPF_THP 22
@@ -78,7 +81,7 @@ static int incore(const char *path, unsigned long off, unsigned long len)
 int main(int argc, char **argv)
 {
 	unsigned long start, end, a, present = 0, active = 0, lru = 0;
-	unsigned long thp = 0;
+	unsigned long thp = 0, referenced = 0, accessed = 0;
 	uint64_t pm, flags;
 	char path[64];
 	int pfd, kfd;
@@ -116,8 +119,12 @@ int main(int argc, char **argv)
 		active += (flags >> KPF_ACTIVE) & 1;
 		lru += (flags >> KPF_LRU) & 1;
 		thp += (flags >> KPF_THP) & 1;
+		referenced += (flags >> KPF_REFERENCED) & 1;
+		accessed += !!(flags &
+			       (1ULL << KPF_REFERENCED | 1ULL << KPF_ACTIVE));
 	}
-	printf("PAGESTATE pages=%lu present=%lu active=%lu lru=%lu thp=%lu\n",
-	       (end - start) / PAGE, present, active, lru, thp);
+	printf("PAGESTATE pages=%lu present=%lu active=%lu lru=%lu thp=%lu referenced=%lu accessed=%lu\n",
+	       (end - start) / PAGE, present, active, lru, thp, referenced,
+	       accessed);
 	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // damonctl debug (hidden): raw requests for tests of the kernel's input
-// validation, and joining the "monitor" multicast group.
+// validation, joining the "monitor" multicast group, and one LRU_PRIO
+// request (lru_prio of a paddr range, for the tests of its ground truth).
 #include <linux/netlink.h>
 
 #include <fmt/format.h>
@@ -22,6 +23,12 @@ struct RawOptions {
 
 struct JoinOptions {
 	double wait = 0;
+};
+
+struct LruOptions {
+	std::string ctx;
+	std::string start;
+	std::string end;
 };
 
 uint64_t number(const std::string &s, const std::string &spec)
@@ -116,6 +123,16 @@ void run_join(const JoinOptions &o, Transport &t)
 	}
 }
 
+void run_lru(const LruOptions &o, Transport &t)
+{
+	uint64_t start = number(o.start, o.start);
+	uint64_t end = number(o.end, o.end);
+	LruResult r = t.lru_prio(CtxRef::by_name(o.ctx), start, end);
+
+	fmt::print("lru_prio {:#x}-{:#x}: tried {} applied {} skipped {}\n",
+		   start, end, r.nr_tried, r.nr_applied, r.nr_skipped);
+}
+
 } // namespace
 
 void setup_debug(CLI::App &app, Transport &t)
@@ -134,6 +151,15 @@ void setup_debug(CLI::App &app, Transport &t)
 	r->add_option("--version", raw->version, "genlmsghdr.version");
 	r->add_option("--reserved", raw->reserved, "genlmsghdr.reserved");
 	r->callback([raw, &t] { run_raw(*raw, t); });
+
+	auto lru = std::make_shared<LruOptions>();
+	auto *l = sub->add_subcommand(
+		"lru-prio", "Mark a paddr range's LRU folios accessed");
+	l->add_option("context", lru->ctx, "Context name")->required();
+	l->add_option("start", lru->start, "First physical address")
+		->required();
+	l->add_option("end", lru->end, "One past the last")->required();
+	l->callback([lru, &t] { run_lru(*lru, t); });
 
 	auto join = std::make_shared<JoinOptions>();
 	auto *j = sub->add_subcommand("join-monitor",

@@ -224,7 +224,7 @@ public:
 		, budget_(o.cpu_budget.empty()
 				  ? 0
 				  : parse_cpu_budget_option(o.cpu_budget))
-		, backend_(make_system_backend(procs_))
+		, backend_(make_system_backend(procs_, &dumps))
 		, engine_(std::move(f.schemes), *backend_)
 		, sink_(dumps, engine_, procs_, budget_, counters_)
 		, name_(engine_name_of(o.file))
@@ -605,7 +605,8 @@ void setup_schemes(CLI::App &app, Transport &t, Transport &dumps)
 	auto o = std::make_shared<SchemesOptions>();
 	auto *sub = app.add_subcommand(
 		"schemes", "Apply DAMOS-style schemes (migrate, pageout, cold, "
-			   "willneed, collapse, stat) to every aggregation");
+			   "willneed, collapse, lru_prio, stat) to every "
+			   "aggregation");
 
 	sub->add_option("-c,--config", o->file,
 			"Schemes file: damonctl's {\"schemes\": [...]} (with "

@@ -292,6 +292,19 @@ void Client::aux_attach(const CtxRef &ref, const AuxAttach &aux)
 		[&](nl_msg *msg) { put_aux(msg, aux); });
 }
 
+LruResult Client::lru_prio(const CtxRef &ref, uint64_t start, uint64_t end)
+{
+	std::optional<LruResult> r;
+
+	request(
+		DAMON_PERF_CMD_LRU_PRIO, ref,
+		[&](nl_msg *msg) { put_lru(msg, start, end); },
+		[&](const nlmsghdr *nlh) { r = parse_lru(nlh); });
+	if (!r)
+		throw ProtocolError("LRU_PRIO reply without an lru nest");
+	return *r;
+}
+
 void Client::subscribe()
 {
 	transact(new_request(DAMON_PERF_CMD_MONITOR_SUBSCRIBE));

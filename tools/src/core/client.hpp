@@ -63,6 +63,11 @@ public:
 	// Hands one CPU's AUX buffer to a context; the connection must stay
 	// open while the buffer is in use (closing it tears the buffer down).
 	virtual void aux_attach(const CtxRef &ref, const AuxAttach &aux) = 0;
+	// Marks the LRU folios of [@start, @end), physical addresses within
+	// one target of the paddr context @ref, accessed (LRU_PRIO: at most
+	// DAMON_PERF_LRU_PAGES_MAX pages, CAP_SYS_ADMIN).
+	virtual LruResult lru_prio(const CtxRef &ref, uint64_t start,
+				   uint64_t end) = 0;
 	// Sends @req and returns the number of replies before the ack.
 	virtual size_t raw_request(const RawRequest &req) = 0;
 	// Join the "monitor" multicast group: 0 or a negative errno.
@@ -98,6 +103,8 @@ public:
 	void unsubscribe() override;
 	std::optional<Aggregation> next_aggregation(int timeout_ms) override;
 	void aux_attach(const CtxRef &ref, const AuxAttach &aux) override;
+	LruResult lru_prio(const CtxRef &ref, uint64_t start,
+			   uint64_t end) override;
 	size_t raw_request(const RawRequest &req) override;
 	int join_monitor_group() override;
 

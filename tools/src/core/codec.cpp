@@ -523,6 +523,15 @@ void put_aux(nl_msg *msg, const AuxAttach &aux)
 	nest_end(msg, nest);
 }
 
+void put_lru(nl_msg *msg, uint64_t start, uint64_t end)
+{
+	nlattr *nest = nest_start(msg, DAMON_PERF_A_LRU);
+
+	put_u64(msg, DAMON_PERF_LRU_A_START, start);
+	put_u64(msg, DAMON_PERF_LRU_A_END, end);
+	nest_end(msg, nest);
+}
+
 uint8_t msg_cmd(const nlmsghdr *nlh)
 {
 	if (!genlmsg_valid_hdr(const_cast<nlmsghdr *>(nlh), 0))
@@ -688,6 +697,26 @@ std::optional<uint32_t> parse_probe_idx(const nlmsghdr *nlh)
 			idx = get_u32(a, "probe idx");
 	});
 	return idx;
+}
+
+std::optional<LruResult> parse_lru(const nlmsghdr *nlh)
+{
+	std::optional<LruResult> r;
+
+	each_top(nlh, [&](int type, const nlattr *a) {
+		if (type != DAMON_PERF_A_LRU)
+			return;
+		r.emplace();
+		each_nested(a, [&](int t, const nlattr *v) {
+			if (t == DAMON_PERF_LRU_A_NR_TRIED)
+				r->nr_tried = get_u64(v, "lru nr_tried");
+			else if (t == DAMON_PERF_LRU_A_NR_APPLIED)
+				r->nr_applied = get_u64(v, "lru nr_applied");
+			else if (t == DAMON_PERF_LRU_A_NR_SKIPPED)
+				r->nr_skipped = get_u64(v, "lru nr_skipped");
+		});
+	});
+	return r;
 }
 
 Ack parse_ack(const nlmsghdr *nlh)

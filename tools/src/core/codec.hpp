@@ -45,6 +45,7 @@ void put_target(nl_msg *msg, const Target &target);
 void put_probe(nl_msg *msg, const Probe &probe);
 void put_filters(nl_msg *msg, const std::vector<Filter> &filters);
 void put_aux(nl_msg *msg, const AuxAttach &aux);
+void put_lru(nl_msg *msg, uint64_t start, uint64_t end);
 void put_u32_attr(nl_msg *msg, int type, uint32_t value);
 
 // Reply parsing. Unknown attributes are ignored; a known attribute with a
@@ -57,6 +58,8 @@ CtxInfo parse_ctx_info(const nlmsghdr *nlh);
 void parse_aggregation(const nlmsghdr *nlh, Aggregation &agg);
 StatsRow parse_stats_row(const nlmsghdr *nlh);
 std::optional<uint32_t> parse_probe_idx(const nlmsghdr *nlh);
+// The LRU_PRIO reply's lru nest; nullopt without one.
+std::optional<LruResult> parse_lru(const nlmsghdr *nlh);
 
 // Extended ack of an NLMSG_ERROR or NLMSG_DONE message.
 struct Ack {

@@ -147,6 +147,13 @@ struct StatsRow {
 	std::vector<std::pair<std::string, uint64_t>> counters;
 };
 
+// What one LRU_PRIO request did, in the kernel's pages.
+struct LruResult {
+	uint64_t nr_tried = 0;
+	uint64_t nr_applied = 0;
+	uint64_t nr_skipped = 0;
+};
+
 // One CPU's mmapped AUX buffer handed to a context (AUX_ATTACH).
 struct AuxAttach {
 	uint32_t cpu = 0;

@@ -33,6 +33,7 @@ const struct {
 	{SchemeAction::willneed, "willneed"},
 	{SchemeAction::collapse, "collapse"},
 	{SchemeAction::stat, "stat"},
+	{SchemeAction::lru_prio, "lru_prio"},
 };
 
 const size_t MAX_QUOTA_GOALS = 8;

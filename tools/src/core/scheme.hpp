@@ -22,6 +22,7 @@ enum class SchemeAction {
 	willneed,
 	collapse,
 	stat,
+	lru_prio, // physical-address contexts only
 };
 
 std::string to_string(SchemeAction a);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "scheme_engine.hpp"
+#include "scheme_paddr.hpp"
 #include "scheme_procs.hpp"
 
 #ifndef MADV_COLD
@@ -61,8 +62,9 @@ int advice_of(SchemeAction a)
 
 class SystemBackend : public SchemeBackend {
 public:
-	explicit SystemBackend(TargetProcs &procs)
+	explicit SystemBackend(TargetProcs &procs, Transport *paddr = nullptr)
 		: procs_(procs)
+		, paddr_(paddr)
 	{
 	}
 
@@ -90,6 +92,16 @@ public:
 		if (res.failed.count(EPERM))
 			procs_.note_eperm(pid);
 		return res;
+	}
+
+	ApplyResult apply_paddr(uint32_t ctx_id, SchemeAction action,
+				uint64_t start, uint64_t end) override
+	{
+		if (action != SchemeAction::lru_prio || !paddr_)
+			return SchemeBackend::apply_paddr(ctx_id, action, start,
+							  end);
+		return lru_prio_paddr(*paddr_, ctx_id, start, end,
+				      uint64_t(sysconf(_SC_PAGESIZE)));
 	}
 
 	uint32_t free_mem_permil() override
@@ -257,6 +269,7 @@ private:
 	}
 
 	TargetProcs &procs_;
+	Transport *paddr_;
 	std::unique_ptr<TargetProcs> own_;
 };
 
@@ -271,9 +284,10 @@ std::unique_ptr<SchemeBackend> make_system_backend()
 	return b;
 }
 
-std::unique_ptr<SchemeBackend> make_system_backend(TargetProcs &procs)
+std::unique_ptr<SchemeBackend> make_system_backend(TargetProcs &procs,
+						   Transport *paddr)
 {
-	return std::make_unique<SystemBackend>(procs);
+	return std::make_unique<SystemBackend>(procs, paddr);
 }
 
 } // namespace damonctl

@@ -513,6 +513,10 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 			if (s.action == SchemeAction::stat) {
 				// DAMOS's stat applies nothing
 			} else if (!pid) {
+				res = backend_.apply_paddr(agg.ctx_id, s.action,
+							   p.start, p.end);
+			} else if (s.action == SchemeAction::lru_prio) {
+				// a process's memory: DAMOS's vaddr has none
 				res.failed[EOPNOTSUPP] = sz / PAGE;
 			} else {
 				res = backend_.apply(*pid, s.action,

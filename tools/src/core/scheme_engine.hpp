@@ -7,6 +7,7 @@
 // per-scheme stats.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -61,13 +62,26 @@ public:
 	// Applies @action (to @node for migrations) to [start, end) of @pid.
 	virtual ApplyResult apply(uint32_t pid, SchemeAction action, int node,
 				  uint64_t start, uint64_t end) = 0;
+	// Applies @action to [start, end) of the physical address space, a
+	// target of the paddr context @ctx_id: lru_prio only (every other
+	// action, and a backend without the module, fail with EOPNOTSUPP).
+	virtual ApplyResult apply_paddr(uint32_t ctx_id, SchemeAction action,
+					uint64_t start, uint64_t end)
+	{
+		(void)ctx_id;
+		(void)action;
+		ApplyResult r;
+		r.failed[EOPNOTSUPP] = (end - start + 4095) / 4096;
+		return r;
+	}
 	// Free memory of the system in permil of its total (MemFree).
 	virtual uint32_t free_mem_permil() = 0;
 	// A monotonic clock (ns), to charge the time quota.
 	virtual uint64_t now_ns() = 0;
 };
 
-// The system calls: move_pages(2) and process_madvise(2) on a pidfd.
+// The system calls: move_pages(2) and process_madvise(2) on a pidfd (no
+// paddr actions).
 std::unique_ptr<SchemeBackend> make_system_backend();
 
 // DAMOS's per-scheme stats, plus the pages that failed by errno.

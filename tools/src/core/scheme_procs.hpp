@@ -17,6 +17,8 @@
 
 namespace damonctl {
 
+class Transport;
+
 // The mappings in a /proc/PID/maps text, in address order: the vDSO, vvar,
 // vsyscall and PROT_NONE mappings left out; anonymous: no file behind it.
 std::vector<Mapping> parse_maps(const std::string &text);
@@ -69,7 +71,10 @@ private:
 	std::vector<std::string> messages_;
 };
 
-// The system calls, with @procs (kept by the caller) for the targets.
-std::unique_ptr<SchemeBackend> make_system_backend(TargetProcs &procs);
+// The system calls, with @procs (kept by the caller) for the targets, and
+// the module's LRU_PRIO over @paddr (kept by the caller; none: paddr
+// actions fail with EOPNOTSUPP).
+std::unique_ptr<SchemeBackend> make_system_backend(TargetProcs &procs,
+						   Transport *paddr = nullptr);
 
 } // namespace damonctl
