@@ -131,6 +131,25 @@ numa_balancing_fast() {
 	echo 200 > $_d/scan_period_max_ms
 }
 
+# numa_balancing_steady: numa_balancing_fast, and hinting faults on a
+# mapping the workload keeps reading at a steady pace on 6.4 and later.
+# There task_numa_work() skips a VMA in which the scanning thread took no
+# hinting fault within the last one or two VMA_PID_RESET_PERIODs (4 x
+# scan_delay_ms: 400 ms after numa_balancing_fast), and once every VMA
+# was skipped it forces the scan of one VMA per pass (6.7+), round robin:
+# the faults came in bursts up to 2.9 s apart (schemes_phase, 6.12). A
+# scan delay of 1 s keeps the access record 4 to 8 s, so the mapping is
+# scanned once per sequence, and a period of 100 ms makes a sequence
+# short: bursts at most 0.80 s apart on 6.12 and 7.2 (0.62 s typical).
+# The cost: a new process or VMA waits 1 s for its first scan.
+numa_balancing_steady() {
+	numa_balancing_fast || return 1
+	_d=/sys/kernel/debug/sched/numa_balancing
+	[ -d "$_d" ] || return 0
+	echo 1000 > $_d/scan_delay_ms
+	echo 100 > $_d/scan_period_max_ms
+}
+
 # migrations_traced: trace every migrate_pages() call from now on (the
 # migrate:mm_migrate_pages tracepoint: pages moved and why); false when the
 # kernel has no such event.
@@ -160,6 +179,54 @@ migrations_by_reason() {
 # migrations_traced.
 migrated_by() {
 	migrations_by_reason | awk -v r="$1" '$1 == r { n = $2 } END { print n + 0 }'
+}
+
+# migrations_by_task REASON: "TASK-TID PAGES" for each task that moved
+# pages for REASON since migrations_traced (the task the event fired in:
+# for numa_misplaced the one that took the hinting fault).
+migrations_by_task() {
+	sed -n "s/^ *\(.*-[0-9]*\) *\[[0-9]*\].* mm_migrate_pages: nr_succeeded=\([0-9]*\) .* reason=$1\$/\1 \2/p" \
+		"$_T/trace" | awk '{ s[$1] += $2 } END { for (t in s) print t, s[t] }'
+}
+
+# migrated_in PID REASON: the pages migrate_pages() moved for REASON in
+# the threads of process PID (its /proc/PID/task now) since
+# migrations_traced.
+migrated_in() {
+	_tids=' '
+	for _d in "/proc/$1/task/"*; do _tids="$_tids${_d##*/} "; done
+	migrations_by_task "$2" | awk -v t="$_tids" '
+		{ n = split($1, a, "-"); if (index(t, " " a[n] " ")) s += $2 }
+		END { print s + 0 }'
+}
+
+# aggregations_traced: trace the module's damon_perf_aggregated events
+# too (one per region and aggregation), into migrations_traced's buffer.
+aggregations_traced() {
+	echo 1 > "$_T/events/damon_perf/damon_perf_aggregated/enable"
+}
+
+# aggregations_of START END: since aggregations_traced, one line per
+# aggregation, "TIME [OFF+SIZE nNR aAGE]..." for each region that
+# overlaps [START, END): OFF and SIZE in MiB (OFF from START), nr_accesses
+# and age.
+aggregations_of() {
+	grep damon_perf_aggregated "$_T/trace" | awk -v ms="$1" -v me="$2" '
+		{
+			t = $4; sub(":", "", t)
+			split($(NF - 2), r, "-"); sub(":", "", r[2])
+			s = r[1] + 0; e = r[2] + 0
+			if (t - last > 0.1) {
+				if (line != "") print line
+				line = sprintf("%.2f", t)
+				last = t
+			}
+			if (e > ms && s < me)
+				line = line sprintf(" [%d+%d n%d a%d]",
+					(s - ms) / 1048576, (e - s) / 1048576,
+					$(NF - 1), $NF)
+		}
+		END { if (line != "") print line }'
 }
 
 # start_workload ARGS...: start /bin/workload in the background (waiting

@@ -14,18 +14,23 @@
 # MPOL_F_NUMA_BALANCING), two threads on CPU 0 read an 8 MiB hot range.
 # NUMA balancing is on with fast scans: its hinting faults are the
 # page-fault probe's samples, but with that binding it migrates a page
-# only for a CPU of node 1, so it moves none of the mapping here
-# (numa_pages_migrated, subtracted, at most 1 % of the hot pages: a stray
-# library or stack page): the rest is the engine's.
+# only for a CPU of node 1, so it moves none of the mapping here (the
+# numa_misplaced migrations of the workload's threads at most 1 % of the
+# hot pages: a stray library or stack page): the rest is the engine's.
+# NUMA balancing migrates other processes' pages too (damonctl's and
+# the shell's, the trace of a batch on 7.2 says), which
+# numa_pages_migrated counts with the workload's: 22 pages, beyond the
+# 1 %, failed this test in another batch on 7.2.
 #
 # Checks, after each run of RUN aggregations (at most RUNS runs): at least
 # 95 % of the hot pages on node 0; then RUN more aggregations, and over
 # the whole run at most 5 % of the cold pages on node 0 and at most 1.5x
 # the hot pages migrated by move_pages(2) (no ping-pong). The migrations
-# are counted by reason (the migrate:mm_migrate_pages tracepoint), where
-# the kernel has it: pgmigrate_success also counts compaction's and any
-# other migration of the machine; without the tracepoint,
-# pgmigrate_success less numa_pages_migrated.
+# are counted by reason and task (the migrate:mm_migrate_pages
+# tracepoint, which fires in the task that migrates), where the kernel
+# has it: pgmigrate_success also counts compaction's and any other
+# migration of the machine; without the tracepoint, pgmigrate_success
+# less numa_pages_migrated, and numa_pages_migrated.
 . /tests/lib.sh
 
 CTX=promote
@@ -111,8 +116,13 @@ numa=$(($(vmstat numa_pages_migrated) - numa0))
 engine=$((migrated - numa))
 if [ $traced = 1 ]; then
 	diag "migrations by reason: $(migrations_by_reason | tr '\n' ' ')"
-	# the engine's: move_pages(2) (an overrun trace: the bound above)
-	[ "$(migrated_by lost)" = 0 ] && engine=$(migrated_by syscall_or_cpuset)
+	diag "NUMA balancing's by task: $(migrations_by_task numa_misplaced | tr '\n' ' ')"
+	# the engine's: move_pages(2); NUMA balancing's of the workload's
+	# threads (an overrun trace: the bounds above)
+	if [ "$(migrated_by lost)" = 0 ]; then
+		engine=$(migrated_by syscall_or_cpuset)
+		numa=$(migrated_in "$WORKLOAD_PID" numa_misplaced)
+	fi
 fi
 applied=$(jsum sz_applied /tmp/promote.*.out)
 diag "PROMOTE aggregations=$((reached + RUN)) hot_on_node0=$hot0_end/$hot_pages" \
