@@ -399,6 +399,7 @@ drain_should_credit_once_per_interval_in_presence_mode(struct kunit *test)
 
 struct eq_stream {
 	struct damon_perf_report r[EQ_NCPU][EQ_PER_CPU];
+	u64 times[EQ_PER_CPU];	/* scratch: off the stack */
 };
 
 /* xorshift32: the same stream here and in tests/user/kmod/drain_test.c */
@@ -425,7 +426,7 @@ static int cmp_u64(const void *a, const void *b)
  */
 static void eq_stream_fill(struct eq_stream *st, unsigned int nr, u32 seed)
 {
-	u64 times[EQ_PER_CPU];
+	u64 *times = st->times;
 	u32 rnd = seed;
 	int c, i;
 
@@ -433,7 +434,7 @@ static void eq_stream_fill(struct eq_stream *st, unsigned int nr, u32 seed)
 		for (i = 0; i < EQ_PER_CPU; i++)
 			times[i] = EQ_T0 - 2 * EQ_S +
 				   eq_rand(&rnd) % ((nr + 2) * EQ_S);
-		sort(times, EQ_PER_CPU, sizeof(times[0]), cmp_u64, NULL);
+		sort(times, EQ_PER_CPU, sizeof(*times), cmp_u64, NULL);
 		for (i = 0; i < EQ_PER_CPU; i++) {
 			u32 x = eq_rand(&rnd);
 			/* a third of them on the first region */
