@@ -572,6 +572,28 @@ int damon_perf_probe_status(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_probe_status);
 
+/**
+ * damon_perf_source_settle() - Wait for the CPU syncs queued so far.
+ * @ctx:	the context.
+ *
+ * A hotplug operation queues each armed probe's sync work from its cpuhp
+ * callback; once this returns, a sync that started after that operation
+ * has finished, so the counters match the CPUs online then.
+ *
+ * Context: process context, damon_perf_lock held (the sync work never
+ * takes it).
+ */
+void damon_perf_source_settle(struct damon_perf_ctx *ctx)
+{
+	int i;
+
+	lockdep_assert_held(&damon_perf_lock);
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		if (ctx->probes[i].used && ctx->probes[i].src)
+			flush_work(&ctx->probes[i].src->sync);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_source_settle);
+
 static void free_source(struct damon_perf_source *src)
 {
 	put_cred(src->cred);

@@ -31,6 +31,7 @@ struct damon_perf_probe_status {
 
 int damon_perf_probe_status(struct damon_perf_ctx *ctx, unsigned int probe_idx,
 			    struct damon_perf_probe_status *st);
+void damon_perf_source_settle(struct damon_perf_ctx *ctx);
 
 /*
  * Arm every probe of @ctx on every online CPU (and on CPUs coming online)

@@ -465,8 +465,11 @@ static void running_ctx_should_refuse_structural_changes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got.aggr_us, 200000ULL);
 	mutex_unlock(&damon_perf_lock);
 
-	/* the kdamond applies it at its next aggregation (100 ms) */
-	for (i = 0; i < 50 && READ_ONCE(ctx->attrs.aggr_us) != 200000; i++)
+	/*
+	 * the kdamond applies it at its next aggregation (100 ms); 60 s bounds
+	 * a kdamond that never does
+	 */
+	for (i = 0; i < 600 && READ_ONCE(ctx->attrs.aggr_us) != 200000; i++)
 		msleep(100);
 	mutex_lock(&damon_perf_lock);
 	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_us, 200000ULL);

@@ -12,7 +12,6 @@
 #include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cred.h>
-#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/perf_event.h>
@@ -152,7 +151,7 @@ cpu_online_should_create_counters_as_the_requester(struct kunit *test)
 	struct damon_perf_ctx *ctx;
 	const struct cred *nocaps, *old;
 	struct damon_perf_probe_status st = {};
-	int saved, ret, i;
+	int saved, ret;
 
 	if (num_online_cpus() < 2 || !cpu_online(1))
 		kunit_skip(test, "needs CPU 1 online");
@@ -169,15 +168,15 @@ cpu_online_should_create_counters_as_the_requester(struct kunit *test)
 	if (!ret) {
 		KUNIT_EXPECT_EQ(test, remove_cpu(1), 0);
 		KUNIT_EXPECT_EQ(test, add_cpu(1), 0);
-		/* the sync work runs after the hotplug operation */
-		for (i = 0; i < 100; i++) {
-			mutex_lock(&damon_perf_lock);
-			damon_perf_probe_status(ctx, 1, &st);
-			mutex_unlock(&damon_perf_lock);
-			if (st.nr_failed || st.nr_active == num_online_cpus())
-				break;
-			msleep(100);
-		}
+		/*
+		 * add_cpu() queued the sync work from its cpuhp callback; the
+		 * offline's sync may not have run yet, so polling could see
+		 * the old counter still counted. Wait for the work instead.
+		 */
+		mutex_lock(&damon_perf_lock);
+		damon_perf_source_settle(ctx);
+		damon_perf_probe_status(ctx, 1, &st);
+		mutex_unlock(&damon_perf_lock);
 		KUNIT_EXPECT_EQ(test, st.nr_failed, 1U);
 		KUNIT_EXPECT_EQ(test, st.last_err, -EACCES);
 		KUNIT_EXPECT_EQ(test, st.last_err_cpu, 1);

@@ -112,12 +112,17 @@ static void paddr_run_should_find_the_hot_range(struct kunit *test)
 	mutex_unlock(&damon_perf_lock);
 	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 
-	deadline = jiffies + msecs_to_jiffies(500);
-	while (time_before(jiffies, deadline)) {
+	/* inject until the third aggregation; 60 s bounds a stuck kdamond */
+	deadline = jiffies + 60 * HZ;
+	for (;;) {
 		inject(ctx, hot_start, hot_end, 8, current->tgid);
 		usleep_range(500, 1000);
+		snap = damon_perf_snapshot_get(ctx);
+		if ((snap && snap->seq >= 3) || !time_before(jiffies, deadline))
+			break;
+		if (snap)
+			damon_perf_snapshot_put(snap);
 	}
-	snap = damon_perf_snapshot_get(ctx);
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	KUNIT_EXPECT_GE(test, snap->seq, 3ULL);
 	KUNIT_EXPECT_GT(test, snap->nr_regions, 0U);
@@ -166,7 +171,8 @@ static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t->dead);
 	mutex_unlock(&damon_perf_lock);
 
-	for (i = 0; i < 60; i++) {
+	/* /bin/sleep exits at once; 60 s bounds a kdamond that never sees it */
+	for (i = 0; i < 600; i++) {
 		msleep(100);
 		mutex_lock(&damon_perf_lock);
 		state = ctx->state;
@@ -339,8 +345,11 @@ static void vaddr_run_should_credit_real_page_fault_samples(struct kunit *test)
 	mutex_unlock(&damon_perf_lock);
 	KUNIT_ASSERT_EQ(test, test_ctx_start(ctx), 0);
 
-	/* faulting 32768 pages in takes a while under emulation */
-	for (i = 0; i < 30 && !best; i++) {
+	/*
+	 * faulting 32768 pages in takes a while under emulation; 60 s bounds
+	 * a source that never delivers
+	 */
+	for (i = 0; i < 600 && !best; i++) {
 		msleep(100);
 		snap = damon_perf_snapshot_get(ctx);
 		if (!snap)
