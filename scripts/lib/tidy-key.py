@@ -66,13 +66,16 @@ def main():
     for e in entries:
         h.update(rel(json.dumps(e, sort_keys=True)).encode() + b"\n")
         files.update(deps(e))
+    # The .clang-tidy files that exist: a missing one above the tree would
+    # name the clone's location and make every clone miss.
     d = os.path.dirname(path)
     while True:
-        files.add(os.path.join(d, ".clang-tidy"))
+        if os.path.exists(os.path.join(d, ".clang-tidy")):
+            files.add(os.path.join(d, ".clang-tidy"))
         if d == os.path.dirname(d):
             break
         d = os.path.dirname(d)
-    for f in sorted(files):
+    for f in sorted(files, key=rel):
         try:
             with open(f, "rb") as fp:
                 digest = hashlib.sha256(fp.read()).hexdigest()
