@@ -574,7 +574,9 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 		numa=0
 		grep -qiE '^# *numa: *yes' "$s" && numa=1
 		kernels=${kernels:-debug stock}
-		kernels=$(echo " $kernels " | sed 's/ stock / stock trixie sid /; s/ bookworm / stock /')
+		# each kernel once, however often the header names it
+		kernels=$(echo " $kernels " | sed 's/ stock / stock trixie sid /; s/ bookworm / stock /' |
+			tr ' ' '\n' | awk 'NF && !seen[$0]++')
 		for k in $kernels; do
 			want_kernel "$k" || continue
 			if [ "${CHECK_BATCH:-1}" = 0 ]; then

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# kernels: stock sid
+# kernels: bookworm sid
 # timeout: 400
 # The kdamond's passes, in both modes, on the same workload. By default
 # reports are credited to the sample interval of their timestamp and the

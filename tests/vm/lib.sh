@@ -200,6 +200,49 @@ migrated_in() {
 		END { print s + 0 }'
 }
 
+# migrations_counted MIG0 NUMA0 TRACED: set MIG_ALL (pages every
+# migration moved since /proc/vmstat's pgmigrate_success was MIG0),
+# MIG_NUMA (NUMA balancing's, since numa_pages_migrated was NUMA0) and
+# MIG_ENGINE (the rest). TRACED 1: migrations_traced ran, so diag the
+# reasons and, unless the trace overran, count as MIG_ENGINE move_pages(2)'s
+# alone and as MIG_NUMA those of the workload's threads.
+# shellcheck disable=SC2034 # MIG_ENGINE: for the scripts
+migrations_counted() {
+	MIG_ALL=$(($(vmstat pgmigrate_success) - $1))
+	MIG_NUMA=$(($(vmstat numa_pages_migrated) - $2))
+	MIG_ENGINE=$((MIG_ALL - MIG_NUMA))
+	[ "$3" = 1 ] || return 0
+	diag "migrations by reason: $(migrations_by_reason | tr '\n' ' ')"
+	diag "NUMA balancing's by task: $(migrations_by_task numa_misplaced | tr '\n' ' ')"
+	if [ "$(migrated_by lost)" = 0 ]; then
+		MIG_ENGINE=$(migrated_by syscall_or_cpuset)
+		MIG_NUMA=$(migrated_in "$WORKLOAD_PID" numa_misplaced)
+	fi
+}
+
+# nodes PID START END: "NODE0 NODE1 ABSENT OTHER" pages of the range, each
+# page's node that of its frame (pagenodes -m), or move_pages(2)'s answer
+# on a kernel without memory blocks in sysfs (the debug kernel)
+nodes() {
+	_m=-m
+	[ -f /sys/devices/system/memory/block_size_bytes ] || _m=
+	# shellcheck disable=SC2086 # no -m: no argument
+	/bin/pagenodes $_m "$1" "$2" "$3" |
+		sed -n 's/.*node0=\([0-9]*\) node1=\([0-9]*\) absent=\([0-9]*\) other=\([0-9]*\).*/\1 \2 \3 \4/p'
+}
+
+# vmstat KEY: its value in /proc/vmstat (0 without it)
+vmstat() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' /proc/vmstat; }
+
+# jsum KEY FILE...: the sum of every "KEY": N in the files (damonctl
+# schemes --json output)
+jsum() {
+	_k=$1
+	shift
+	cat "$@" 2>/dev/null | sed -n "s/.*\"$_k\": \([0-9]*\).*/\1/p" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
 # aggregations_traced: trace the module's damon_perf_aggregated events
 # too (one per region and aggregation), into migrations_traced's buffer.
 aggregations_traced() {
@@ -609,6 +652,16 @@ workload_started() {
 		not_ok "workload started"
 		finish
 	fi
+}
+
+# workload_on_cpu0 ARGS: workload_started ARGS with every thread on CPU 0,
+# so on node 0 with its pages from the start: with two threads, NUMA
+# balancing's hinting faults keep coming but no page migrates, and a frame
+# read from pagemap stays the page's (the paddr tests' ground truth).
+workload_on_cpu0() {
+	taskset -p 1 $$ > /dev/null
+	workload_started "$@"
+	taskset -p ffffffff $$ > /dev/null
 }
 
 # diag_machine: the CPUs, NUMA nodes and kernel the numbers come from.

@@ -41,12 +41,7 @@ need_damonctl "paddr end to end"
 diag_machine
 check "NUMA balancing on with fast scans" numa_balancing_fast
 load_module damon_perf || finish
-# Both threads on CPU 0, so on node 0 with their pages from the start:
-# hinting faults keep coming (two threads), but no page migrates, and a
-# frame read from pagemap is the frame the samples were translated to.
-taskset -p 1 $$ > /dev/null
-workload_started -s 64 -o 16 -h 4 -t 0 -n 2
-taskset -p ffffffff $$ > /dev/null
+workload_on_cpu0 -s 64 -o 16 -h 4 -t 0 -n 2
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
 hpages=$(((he - hs) / 4096))

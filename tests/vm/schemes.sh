@@ -43,19 +43,7 @@ need_damonctl "damonctl schemes"
 diag_machine
 load_module damon_perf || finish
 
-# nodes PID START END: "NODE0 NODE1 ABSENT OTHER" pages of the range
-nodes() {
-	/bin/pagenodes "$1" "$2" "$3" |
-		sed -n 's/.*node0=\([0-9]*\) node1=\([0-9]*\) absent=\([0-9]*\) other=\([0-9]*\).*/\1 \2 \3 \4/p'
-}
 
-# jsum KEY FILE...: the sum of every "KEY": N in the files
-jsum() {
-	_k=$1
-	shift
-	cat "$@" | sed -n "s/.*\"$_k\": \([0-9]*\).*/\1/p" |
-		awk '{ s += $1 } END { print s + 0 }'
-}
 
 # failed_sum FILE...: the pages of every failed_pages entry
 failed_sum() {
@@ -155,8 +143,6 @@ setup_swap() {
 		swapon /dev/loop0 ||
 		{ echo "swap on /dev/loop0 failed"; return 1; }
 }
-# vmstat KEY: the counter KEY of /proc/vmstat
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 # cold_absent PID: pages without a frame in the mapping's cold ranges
 cold_absent() {
 	# shellcheck disable=SC2046 # into $1..$8

@@ -43,11 +43,6 @@ need_damonctl "damonctl schemes"
 diag_machine
 load_module damon_perf || finish
 
-# nodes PID START END: "NODE0 NODE1 ABSENT OTHER" pages of the range
-nodes() {
-	/bin/pagenodes -m "$1" "$2" "$3" |
-		sed -n 's/.*node0=\([0-9]*\) node1=\([0-9]*\) absent=\([0-9]*\) other=\([0-9]*\).*/\1 \2 \3 \4/p'
-}
 # node0 KEY: KEY (MemTotal, MemFree) of node 0 in KiB
 node0() { awk -v k="$1:" '$3 == k { print $4 }' /sys/devices/system/node/node0/meminfo; }
 # node0_pcp: the free pages node 0's per-CPU lists hold (/proc/zoneinfo

@@ -39,11 +39,6 @@ jget() {
 	_v=$(sed -n "s/^ *\"$1\": \([0-9]*\).*/\1/p" "$2" 2>/dev/null | head -n 1)
 	echo "${_v:-0}"
 }
-# jsum KEY FILE: the sum of every "KEY": N of FILE
-jsum() {
-	sed -n "s/^ *\"$1\": \([0-9]*\).*/\1/p" "$2" 2>/dev/null |
-		awk '{ s += $1 } END { print s + 0 }'
-}
 # wait_state KEY MIN: until the state file's KEY reaches MIN (at most
 # 120 s: a bound for a slow emulated machine, not a measure)
 wait_state() {

@@ -87,13 +87,6 @@ need_damonctl "damonctl schemes"
 diag_machine
 load_module damon_perf || finish
 
-# nodes PID START END: "NODE0 NODE1 ABSENT OTHER" pages of the range
-nodes() {
-	/bin/pagenodes -m "$1" "$2" "$3" |
-		sed -n 's/.*node0=\([0-9]*\) node1=\([0-9]*\) absent=\([0-9]*\) other=\([0-9]*\).*/\1 \2 \3 \4/p'
-}
-# vmstat KEY: its value in /proc/vmstat (0 without it)
-vmstat() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' /proc/vmstat; }
 # on NODE START END: the pages of [START, END) on NODE
 on() {
 	# shellcheck disable=SC2046 # into $1..$4
@@ -191,19 +184,8 @@ else
 fi
 # shellcheck disable=SC2046
 set -- $(nodes "$WORKLOAD_PID" $ms $me)
-migrated=$(($(vmstat pgmigrate_success) - mig0))
-numa=$(($(vmstat numa_pages_migrated) - numa0))
-engine=$((migrated - numa))
-if [ $traced = 1 ]; then
-	diag "migrations by reason: $(migrations_by_reason | tr '\n' ' ')"
-	diag "NUMA balancing's by task: $(migrations_by_task numa_misplaced | tr '\n' ' ')"
-	# the engine's: move_pages(2); NUMA balancing's of the workload's
-	# threads (an overrun trace: the bounds above)
-	if [ "$(migrated_by lost)" = 0 ]; then
-		engine=$(migrated_by syscall_or_cpuset)
-		numa=$(migrated_in "$WORKLOAD_PID" numa_misplaced)
-	fi
-fi
+migrations_counted "$mig0" "$numa0" $traced
+migrated=$MIG_ALL numa=$MIG_NUMA engine=$MIG_ENGINE
 diag "PHASE mapping node0=$1 node1=$2; pages_migrated=$migrated engine=$engine" \
 	"for $((3 * hot_pages)) needed (A up, A down, B up);" \
 	"numa_balancing_migrated=$numa"
