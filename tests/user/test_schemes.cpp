@@ -836,3 +836,56 @@ TEST(SchemeBackend, LruPrioRefusalsCountedByErrno)
 	EXPECT_EQ(r.failed, (std::map<int, uint64_t>{{EOPNOTSUPP, 16}}));
 	EXPECT_EQ(over.count("lru_prio"), 1u);
 }
+
+TEST(SchemeBackend, CollapseRangeIsTheWholeBlocksInside)
+{
+	const uint64_t m = uint64_t{2} << 20;
+	using R = std::optional<std::pair<uint64_t, uint64_t>>;
+
+	EXPECT_EQ(collapse_range(0, 4 * m, m), R(std::make_pair(0, 4 * m)));
+	EXPECT_EQ(collapse_range(m - 4096, 3 * m + 4096, m),
+		  R(std::make_pair(m, 3 * m)));
+	// inside one block, touching its end, or straddling a boundary
+	// without a whole block: nothing
+	EXPECT_EQ(collapse_range(m + 65536, m + 704512, m), std::nullopt);
+	EXPECT_EQ(collapse_range(m + 4096, 2 * m, m), std::nullopt);
+	EXPECT_EQ(collapse_range(m + 4096, 2 * m + 4096, m), std::nullopt);
+	EXPECT_EQ(collapse_range(5 * m, 5 * m, m), std::nullopt);
+	// at the top of the address space the round-up would wrap
+	EXPECT_EQ(collapse_range(~uint64_t{0} - 4095, ~uint64_t{0}, m),
+		  std::nullopt);
+}
+
+// The real backend on this process: a piece smaller than a huge page,
+// which MADV_COLLAPSE itself refuses with EINVAL, is tried and skipped,
+// not failed; a piece around an aligned block asks for that block only.
+TEST(SchemeBackend, CollapseOfAPieceWithoutAHugePageIsNoFailure)
+{
+	auto b = make_system_backend();
+	const uint64_t m = uint64_t{2} << 20;
+	const size_t len = size_t(4 * m);
+	void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(p, MAP_FAILED);
+	auto raw = uint64_t(reinterpret_cast<uintptr_t>(p));
+	const uint64_t a = (raw + m - 1) & ~(m - 1); // an aligned block
+	auto *bytes = static_cast<volatile char *>(p);
+	for (uint64_t x = a - raw; x < a - raw + 2 * m; x += 4096)
+		bytes[x] = 1;
+	auto pid = uint32_t(getpid());
+
+	auto small = b->apply(pid, SchemeAction::collapse, -1, a + 65536,
+			      a + 704512);
+	auto whole = b->apply(pid, SchemeAction::collapse, -1, a - 4096,
+			      a + m + 4096);
+	munmap(p, len);
+	EXPECT_EQ(small.sz_applied, 0u);
+	EXPECT_EQ(small.failed, (std::map<int, uint64_t>{}));
+	if (whole.failed.count(ENOSYS) || whole.failed.count(EINVAL))
+		GTEST_SKIP() << "no MADV_COLLAPSE here";
+	// the block alone: collapsed, or failed as a whole (EAGAIN, ENOMEM)
+	uint64_t failed = 0;
+	for (const auto &[err, pages] : whole.failed)
+		failed += pages * 4096;
+	EXPECT_EQ(whole.sz_applied + failed, m);
+}

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -83,6 +84,12 @@ public:
 // The system calls: move_pages(2) and process_madvise(2) on a pidfd (no
 // paddr actions).
 std::unique_ptr<SchemeBackend> make_system_backend();
+
+// What collapse asks MADV_COLLAPSE for of [@start, @end): the whole
+// @block-aligned blocks inside it (@block a power of two, the huge page
+// size), or nullopt when it holds none.
+std::optional<std::pair<uint64_t, uint64_t>>
+collapse_range(uint64_t start, uint64_t end, uint64_t block);
 
 // DAMOS's per-scheme stats, plus the pages that failed by errno.
 struct SchemeStats {
