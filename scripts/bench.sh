@@ -11,8 +11,12 @@
 #   BENCH_CALLGRIND=0 scripts/bench.sh    no instruction counts
 #   BENCH_NATIVE=0 scripts/bench.sh       only the VM part
 #   BENCH_VM=0 scripts/bench.sh           only the native part
-#   BENCH_NMI=0 / BENCH_DAMON=0 / BENCH_ACCURACY=0 scripts/bench.sh
-#                                     without that VM part
+#   BENCH_NMI=0 / BENCH_DAMON=0 / BENCH_ACCURACY=0 / BENCH_SHARE=0 /
+#   BENCH_COST=0 scripts/bench.sh     without that VM part
+#   BENCH_CURVE_CPUS="2 4 8" BENCH_CURVES=rate,regions,targets,cpus
+#   BENCH_MEMORY_SIZES="64 256 1024 4096" scripts/bench.sh
+#                                     the cost curves' vCPU counts, curves
+#                                     and mapping sizes (MiB)
 #   BENCH_NMI_ITERS=2000 scripts/bench.sh timed batches per NMI measurement
 #   BENCH_BUDGET=0 scripts/bench.sh       no CPU budget runs
 #   BENCH_BUDGETS="0.5 1 5"               the budgets (percent of one CPU)
@@ -46,10 +50,19 @@
 # runs the workload with no monitoring, with in-kernel DAMON (sysfs) and
 # with damon_perf (damonctl) and prints one BENCH line per run; the table
 # of those is appended to results.txt (raw lines in vm-damon.txt, console
-# in vm-damon.log). Last the accuracy harness: tests/vm/bench/accuracy.sh
+# in vm-damon.log). Then the accuracy harness: tests/vm/bench/accuracy.sh
 # (tests/vm/accuracy.sh's full scenario table, scripts/vm.sh --kernel
 # stock --numa) booted once; its table is appended to results.txt (raw
 # per-aggregation lines in vm-accuracy.txt, console in vm-accuracy.log).
+# Then tests/vm/bench/share.sh (stock 6.1): damon_perf's overflow handler
+# against perf's own sample path on the same page faults (raw lines in
+# vm-share.txt, console in vm-share.log). Then the cost curves:
+# tests/vm/bench/curves.sh (stock 6.1) booted once per vCPU count, and
+# tests/vm/bench/damon.sh (trixie, 6 GiB) over the mapping sizes with
+# DAMON (10..1000 regions and page granularity) and damon_perf at period
+# 10; scripts/lib/bench_curves.py fits and
+# plots them (section 10; SVGs in build/bench/curves/, raw lines in
+# vm-curves-N.txt and vm-memory.txt).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -498,6 +511,54 @@ if not summ:
 PY
 echo "bench: accuracy table appended to $out/results.txt (console $out/vm-accuracy.log)" >&2
 fi
+
+# --- VM part: damon_perf's share of a sample's cost ------------------------
+src=0
+if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_SHARE:-1}" = 1 ]; then
+echo "bench: damonctl (build/tools)" >&2
+cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
+echo "bench: VM: damon_perf's handler against perf's sample path (tests/vm/bench/share.sh, stock 6.1)" >&2
+set +e
+"$top/scripts/vm.sh" --kernel stock --timeout 900 --quiet \
+	--log "$out/vm-share.log" tests/vm/bench/share.sh
+src=$?
+set -e
+sed -n 's/^BENCH share //p' "$out/vm-share.log" >"$out/vm-share.txt" || true
+python3 scripts/lib/bench_share.py "$out/vm-share.txt" >>"$out/results.txt"
+fi
+
+# --- VM part: cost curves --------------------------------------------------
+crc=0
+if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_COST:-1}" = 1 ]; then
+echo "bench: damonctl (build/tools)" >&2
+cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
+set +e
+curve_files=()
+for c in ${BENCH_CURVE_CPUS:-2 4 8}; do
+	which=cpus
+	[ "$c" = 2 ] && which=${BENCH_CURVES:-rate,regions,targets,cpus}
+	echo "bench: VM: cost curves ($which) on $c vCPUs (tests/vm/bench/curves.sh, stock 6.1)" >&2
+	"$top/scripts/vm.sh" --kernel stock --cpus "$c" --timeout 1800 --quiet \
+		--log "$out/vm-curves-$c.log" --append "BENCH_CURVES=$which" \
+		tests/vm/bench/curves.sh || crc=1
+	sed -n 's/^BENCH //p' "$out/vm-curves-$c.log" >"$out/vm-curves-$c.txt"
+	curve_files+=("$out/vm-curves-$c.txt")
+done
+sizes=${BENCH_MEMORY_SIZES:-64 256 1024 4096}
+echo "bench: VM: kdamond CPU against the memory ($sizes MiB; tests/vm/bench/damon.sh, trixie)" >&2
+"$top/scripts/vm.sh" --kernel trixie --numa --mem 6144 --timeout 3000 --quiet \
+	--log "$out/vm-memory.log" \
+	--append "BENCH_SIZES=${sizes// /,} BENCH_MONS=damon,damon_page,dp_p10 BENCH_HOTS=small" \
+	tests/vm/bench/damon.sh || crc=1
+sed -n 's/^BENCH //p' "$out/vm-memory.log" >"$out/vm-memory.txt"
+set -e
+python3 scripts/lib/bench_curves.py "$out/curves" "${curve_files[@]}" \
+	"$out/vm-memory.txt" >>"$out/results.txt"
+fi
 cat "$out/results.txt"
 [ $vrc -ne 0 ] || vrc=$nrc
+[ $vrc -ne 0 ] || vrc=$src
+[ $vrc -ne 0 ] || vrc=$crc
 exit $vrc

@@ -5,7 +5,7 @@
 # payload of /init.
 #
 #   scripts/vm.sh [--kernel debug|stock|trixie|sid|arm64] [--numa] [--timeout SECS]
-#                 [--log FILE] [--ko DIR] [--mem MB] [--append ARGS]
+#                 [--log FILE] [--ko DIR] [--mem MB] [--cpus N] [--append ARGS]
 #                 [--quiet|--payload] tests/vm/NAME.sh [tests/vm/NAME2.sh...]
 #
 #   --kernel   stock (default): Debian 12's packaged kernel (6.1); debug: the
@@ -24,6 +24,7 @@
 #              --append replaces them all), at least 180 stock, 600 debug
 #              and arm64
 #   --mem      guest memory in MiB (default 1024 stock, 768 debug)
+#   --cpus     vCPUs, 1 to 8 (default 2; with --numa always 2, one a node)
 #   --log      console log (default build/logs/NAME-KERNEL.log, or
 #              batch-KERNEL.log for several scripts)
 #   --ko       directory with the .ko files (default: scripts/kbuild.sh)
@@ -40,7 +41,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/kernels.sh"
 
-kernel=stock numa=0 timeout='' log='' ko='' mem='' append='' quiet=0 scripts=()
+kernel=stock numa=0 timeout='' log='' ko='' mem='' cpus=2 append='' quiet=0 scripts=()
 usage() { sed -n '/^#   scripts/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -50,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift 2 ;;
 	--ko) ko=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--payload) quiet=2; shift ;;
@@ -113,6 +115,14 @@ fi
 # Less memory boots faster and makes kmemleak scans shorter on the debug
 # kernel (it walks every struct page).
 [ -n "$mem" ] || { [ "$kernel" = debug ] && mem=768 || mem=1024; }
+case $cpus in
+[1-8]) ;;
+*) echo "vm: --cpus must be 1 to 8, not '$cpus'" >&2; exit 2 ;;
+esac
+if [ $numa -eq 1 ] && [ "$cpus" != 2 ]; then
+	echo "vm: --numa boots 2 vCPUs, one a node; --cpus $cpus cannot go with it" >&2
+	exit 2
+fi
 [ -n "$log" ] || log=$top/build/logs/$name-$kernel.log
 mkdir -p "$(dirname "$log")" "$top/build/vm"
 
@@ -149,7 +159,7 @@ fi
 
 # With --numa, one socket per node: CPUs sharing a last-level cache across
 # nodes make the kernel WARN in topology_sane().
-smp=2
+smp=$cpus
 [ $numa -eq 0 ] || smp=2,sockets=2,cores=1,threads=1
 # la57=off: 4-level paging. With 5-level paging, 6.1's identify_cpu()
 # clears the CPU's capability bits, LA57 included, before it reads them
