@@ -41,9 +41,13 @@ kdoc=$(dirname "$cp")/kernel-doc
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	mapfile -t files < <(ls kmod/*.[ch] kmod/compat/*.[ch] tests/kunit/*.[ch] \
-		tests/testpmu/*.[ch] tests/nmi/*.[ch] tests/conform/*.[ch] \
-		2>/dev/null)
+	files=()
+	for f in kmod/*.[ch] kmod/compat/*.[ch] tests/kunit/*.[ch] \
+		tests/testpmu/*.[ch] tests/nmi/*.[ch] tests/conform/*.[ch]; do
+		# kbuild's output of an in-tree build (*.mod.c) is not ours
+		case "$f" in *.mod.c) continue ;; esac
+		[ -f "$f" ] && files+=("$f")
+	done
 	# Generated from the netlink spec by the kernel's ynl-gen-c.py, in its
 	# layout (lines over 80 columns); scripts/ynl-gen.sh --check keeps
 	# them equal to what the spec generates.

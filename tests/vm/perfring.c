@@ -101,12 +101,14 @@ int main(int argc, char **argv)
 			event = 0;
 			break;
 		default:
-			fprintf(stderr, "usage: perfring [-p PAGES] [-r ROUNDS] [-w FILE] [-n]\n");
+			fprintf(stderr,
+				"usage: perfring [-p PAGES] [-r ROUNDS] [-w FILE] [-n]\n");
 			return 1;
 		}
 	}
 	if (pages < 1 || rounds < 1) {
-		fprintf(stderr, "perfring: PAGES and ROUNDS must be positive\n");
+		fprintf(stderr,
+			"perfring: PAGES and ROUNDS must be positive\n");
 		return 1;
 	}
 	memset(&attr, 0, sizeof(attr));
@@ -126,8 +128,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		r.size = DATA_PAGES * psz;
-		m = mmap(NULL, r.size + psz, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, fd, 0);
+		m = mmap(NULL, r.size + psz, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, 0);
 		if (m == MAP_FAILED) {
 			perror("perfring: mmap of the ring");
 			return 1;
@@ -173,6 +175,6 @@ int main(int argc, char **argv)
 	printf("PERFRING event=%d faults=%llu samples=%llu lost=%llu cpu_ns=%lld\n",
 	       event, faults, r.samples, r.lost,
 	       (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
-	       (t1.tv_nsec - t0.tv_nsec));
+		       (t1.tv_nsec - t0.tv_nsec));
 	return 0;
 }
