@@ -35,8 +35,10 @@
 # 1 M reports/s, with and without the watermark wake, against a consumer
 # thread that sleeps and drains as the kdamond does (the module's ring.c,
 # this host's thread wake-up latency); its table is appended to
-# results.txt (raw output in ring_drops.txt). BENCH_NATIVE=0 skips it with
-# the rest of the native part.
+# results.txt (raw output in ring_drops.txt). Then cost_curves: a
+# simulated second of monitoring per point, the rate and the regions
+# varied (native-curves.txt, tabulated in section 10). BENCH_NATIVE=0
+# skips these with the rest of the native part.
 #
 # Then the VM parts. tests/vm/bench/nmi.sh booted once (scripts/vm.sh
 # --kernel stock: Debian 12's 6.1, no debug options) times report_access
@@ -70,6 +72,7 @@ out=${BUILD:-$top/build}/bench
 min_time=${BENCH_MIN_TIME:-0.2}
 filter=${BENCH_FILTER:-.}
 jobs=${JOBS:-2}
+ncrc=0
 mkdir -p "$out"
 
 "$top/scripts/deps.sh" >&2
@@ -267,6 +270,16 @@ echo "bench: ring_drops (drops against the producer rate, two threads)" >&2
 	sed 's/^/  /' "$out/ring_drops.txt"
 	echo "  target: no drops up to 500 k/s per CPU with the default ring (wake on)"
 } >>"$out/results.txt"
+# The native cost curves, tabulated with the VM ones (section 10)
+echo "bench: cost_curves (a simulated second per point, native)" >&2
+"$out/cost_curves" >"$out/native-curves.txt" || {
+	echo "bench: cost_curves lost or left uncredited a report" >&2
+	ncrc=1
+}
+# without the VM parts, section 10 holds the native curves alone
+[ "${BENCH_VM:-1}" = 1 ] || [ "${BENCH_COST:-1}" != 1 ] ||
+	python3 scripts/lib/bench_curves.py "$out/curves" \
+		"$out/native-curves.txt" >>"$out/results.txt"
 cat "$out/results.txt"
 echo "bench: results in $out/results.txt, JSON in $out/kmod_bench.json and $out/spe_bench.json" >&2
 else
@@ -376,6 +389,7 @@ PY
 fi
 
 # --- VM part: damon_perf against in-kernel DAMON ------------------------
+[ $nrc -ne 0 ] || nrc=$ncrc
 [ "${BENCH_VM:-1}" = 1 ] || { cat "$out/results.txt"; exit $nrc; }
 sizes=${BENCH_VM_SIZES:-64 256 1024}
 periods=${BENCH_VM_PERIODS:-1 10 100}
@@ -555,10 +569,11 @@ echo "bench: VM: kdamond CPU against the memory ($sizes MiB; tests/vm/bench/damo
 sed -n 's/^BENCH //p' "$out/vm-memory.log" >"$out/vm-memory.txt"
 set -e
 python3 scripts/lib/bench_curves.py "$out/curves" "${curve_files[@]}" \
-	"$out/vm-memory.txt" >>"$out/results.txt"
+	"$out/vm-memory.txt" "$out/native-curves.txt" >>"$out/results.txt"
 fi
 cat "$out/results.txt"
 [ $vrc -ne 0 ] || vrc=$nrc
 [ $vrc -ne 0 ] || vrc=$src
 [ $vrc -ne 0 ] || vrc=$crc
+[ $vrc -ne 0 ] || vrc=$ncrc
 exit $vrc

@@ -61,9 +61,10 @@ def main():
     curves, damon = read(files)
     os.makedirs(out, exist_ok=True)
     print()
-    print("10. VM cost curves (Debian 12 stock 6.1 under TCG, tests/vm/bench/curves.sh;")
-    print("    memory: Debian 13's 6.12, tests/vm/bench/damon.sh); b: the fitted")
-    print("    exponent of y = a x^b; SVGs in %s" % out)
+    print("10. Cost curves: VM (Debian 12 stock 6.1 under TCG, tests/vm/bench/curves.sh;")
+    print("    memory: Debian 13's 6.12, tests/vm/bench/damon.sh) and native")
+    print("    (build/bench/cost_curves over tests/kshim); b: the fitted exponent")
+    print("    of y = a x^b; SVGs in %s" % out)
     specs = [
         ("rate", "x", "samples/s", "probe period",
          "kdamond CPU linear in samples where they dominate (b of the 3 fastest"
@@ -78,6 +79,13 @@ def main():
         ("cpus", "x", "vCPUs", "vCPUs",
          "kdamond CPU per sample flat in the CPUs (rings visited once a"
          " pass), b -0.5..0.5; handler flat", (-0.5, 0.5), 0),
+        ("native_rate", "x", "reports/s (native)", "reports/s, 1000 regions",
+         "kdamond CPU linear in the reports where they dominate (b of the 3"
+         " fastest points 0.7..1.3), the ring push per report flat",
+         (0.7, 1.3), 3),
+        ("native_regions", "x", "regions (native)", "regions, 10^5 reports/s",
+         "kdamond CPU per report at most linear in the regions, b <= 1.2;"
+         " the ring push flat", (-0.2, 1.2), 0),
     ]
     for name, xk, xl, xdesc, expect, (lo, hi), top in specs:
         rows = curves.get(name, [])
@@ -91,7 +99,7 @@ def main():
             print("  %10s %12.0f %14.3f %16.0f %14.0f" % (
                 r["x"], num(r, "samples_per_s"), num(r, "kdamond_ms_per_s"),
                 num(r, "kdamond_ns_per_sample"), num(r, "handler_ns_per_sample")))
-        if name == "rate":
+        if name in ("rate", "native_rate"):
             xs = [(num(r, "samples_per_s"), r) for r in rows]
         elif name == "cpus":
             xs = [(num(r, "cpus"), r) for r in rows]
@@ -102,7 +110,7 @@ def main():
         hd = [(x, num(r, "handler_ns_per_sample")) for x, r in xs]
         # the rate is the parameter of the first curve only; elsewhere it
         # moves with the machine, so the cost per sample is what is fitted
-        fit = sorted(kd if name == "rate" else kps)
+        fit = sorted(kd if name in ("rate", "native_rate") else kps)
         if top:
             fit = fit[-top:]
         print("  kdamond b %s; handler %s" % (verdict(svgplot.slope(fit), lo, hi),
