@@ -74,6 +74,13 @@ filter=${BENCH_FILTER:-.}
 jobs=${JOBS:-2}
 ncrc=0
 mkdir -p "$out"
+# damonctl_built: build/tools/damonctl, which the VM images carry (once
+# configured, a rebuild of nothing is quick)
+damonctl_built() {
+	echo "bench: damonctl (build/tools)" >&2
+	cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
+}
 
 "$top/scripts/deps.sh" >&2
 
@@ -347,9 +354,7 @@ fi
 # --- VM part: the CPU budget ---------------------------------------------
 if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_BUDGET:-1}" = 1 ]; then
 	budgets=${BENCH_BUDGETS:-0.5 1 5}
-	echo "bench: damonctl (build/tools)" >&2
-	cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
+	damonctl_built
 	echo "bench: VM: CPU budget on stock, budgets $budgets" >&2
 	set +e
 	"$top/scripts/vm.sh" --kernel stock --timeout 1800 --quiet \
@@ -398,12 +403,10 @@ snaps=${BENCH_VM_SNAPSHOTS:-5}
 # The largest mapping plus DAMON's regions and the page tables.
 mem=$(( $(echo "$sizes" | tr ' ,' '\n\n' | sort -n | tail -n 1) + 1024 ))
 [ $mem -ge 1024 ] || mem=1024
-echo "bench: damonctl (build/tools)" >&2
-cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
-echo "bench: VM: DAMON side by side on trixie, mappings $sizes MiB, periods $periods" >&2
 vrc=0
 if [ "${BENCH_DAMON:-1}" = 1 ]; then
+damonctl_built
+echo "bench: VM: DAMON side by side on trixie, mappings $sizes MiB, periods $periods" >&2
 set +e
 "$top/scripts/vm.sh" --kernel trixie --numa --mem "$mem" --timeout 7200 --quiet \
 	--log "$out/vm-damon.log" \
@@ -529,9 +532,7 @@ fi
 # --- VM part: damon_perf's share of a sample's cost ------------------------
 src=0
 if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_SHARE:-1}" = 1 ]; then
-echo "bench: damonctl (build/tools)" >&2
-cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
+damonctl_built
 echo "bench: VM: damon_perf's handler against perf's sample path (tests/vm/bench/share.sh, stock 6.1)" >&2
 set +e
 "$top/scripts/vm.sh" --kernel stock --timeout 900 --quiet \
@@ -545,9 +546,7 @@ fi
 # --- VM part: cost curves --------------------------------------------------
 crc=0
 if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_COST:-1}" = 1 ]; then
-echo "bench: damonctl (build/tools)" >&2
-cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build/tools -j"$jobs" --target damonctl >/dev/null
+damonctl_built
 set +e
 curve_files=()
 for c in ${BENCH_CURVE_CPUS:-2 4 8}; do
