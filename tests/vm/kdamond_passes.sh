@@ -55,6 +55,52 @@ kdamonds() {
 # sleeps PID: voluntary context switches of PID
 sleeps() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$1/status"; }
 
+# passes_read FILE: of a damonctl record (one aggregation a line, each
+# region an object with "start", "end", "nr_accesses" and "probe_hits"
+# and no object inside), every aggregation but the first: "GOT TOPS
+# FULL MAXACC FIRST_SEQ LAST_SEQ", where TOPS counts those whose hottest
+# region on the mapping (most nr_accesses, then probe hits) overlaps the
+# hot range, FULL sums the hot range's largest nr_accesses and MAXACC is
+# the largest nr_accesses on the mapping.
+passes_read() {
+	awk -v ms="$ms" -v me="$me" -v hs="$hs" -v he="$he" '
+	function num(str, key) {
+		if (!match(str, "\"" key "\":\\[?[0-9]+"))
+			return -1
+		str = substr(str, RSTART, RLENGTH)
+		gsub(/[^0-9]/, "", str)
+		return str + 0
+	}
+	{
+		seq = num($0, "seq")
+		if (NR == 1)
+			first = seq
+		last = seq
+		if (NR == 1)
+			next
+		got++
+		n = split($0, r, /\{/)
+		tn = -1; th = -1; ts = 0; te = 0; h = 0
+		for (i = 2; i <= n; i++) {
+			s = num(r[i], "start"); e = num(r[i], "end")
+			a = num(r[i], "nr_accesses"); p = num(r[i], "probe_hits")
+			if (s < 0 || e < 0 || a < 0 || !(s < me && e > ms))
+				continue
+			if (a > tn || (a == tn && p > th)) {
+				tn = a; th = p; ts = s; te = e
+			}
+			if (s < he && e > hs && a > h)
+				h = a
+			if (a > maxacc)
+				maxacc = a
+		}
+		if (tn >= 0 && ts < he && te > hs)
+			tops++
+		full += h
+	}
+	END { print got + 0, tops + 0, full + 0, maxacc + 0, first + 0, last + 0 }' "$1"
+}
+
 # run MODE: monitor AGGRS aggregations with sample_wakeups=MODE; sets
 # wakes_x100 (sleeps per aggregation x 100), early_x100, tops (hottest on
 # the hot range), got, full_x100 (mean share of the intervals the hot
@@ -69,44 +115,24 @@ run() {
 		--sample-us 5000 --aggr-us 100000 --ring-size 4096
 	kd=$(kdamonds | sort | grep -vxF "$before" | head -n 1)
 	[ -n "$kd" ] || kd=$(kdamonds | head -n 1)
-	first='' last='' got=0 tops=0 full=0 maxacc=0 n=0 s0=0 e0=0
-	while [ $got -lt "$AGGRS" ] && [ $n -lt 2000 ]; do
-		n=$((n + 1))
-		damonctl report $CTX --json > /tmp/p.json 2>/dev/null || continue
-		seq=$(snap_seq /tmp/p.json)
-		if [ -z "$seq" ] || [ "$seq" = "$last" ]; then
-			sleep 0.05
-			continue
-		fi
-		if [ -z "$first" ]; then
-			# counted from the first aggregation read on
-			first=$seq last=$seq
-			s0=$(sleeps "$kd")
-			e0=$(col early_wake)
-			continue
-		fi
-		last=$seq
-		got=$((got + 1))
-		regions /tmp/p.json > /tmp/all.tsv
-		regions_on /tmp/all.tsv "$ms" "$me" > /tmp/on.tsv
-		# shellcheck disable=SC2046 # into $1..$4
-		set -- $(sort -k3,3nr -k4,4nr /tmp/on.tsv | head -n 1)
-		overlaps "${1:-0}" "${2:-0}" "$hs" "$he" && tops=$((tops + 1))
-		# the hot range's largest count, and the largest anywhere
-		h=$(regions_on /tmp/on.tsv "$hs" "$he" |
-			awk '$3 > m { m = $3 } END { print m + 0 }')
-		full=$((full + h))
-		a=$(awk '$3 > m { m = $3 } END { print m + 0 }' /tmp/on.tsv)
-		[ "$a" -gt "$maxacc" ] && maxacc=$a
-	done
+	# AGGRS + 1 aggregations in one recording (the first, which may be
+	# the context's first, is not counted), read afterwards: one process
+	# for the lot, where a report a poll read one aggregation in six
+	s0=$(sleeps "$kd")
+	e0=$(col early_wake)
+	damonctl record $CTX -o /tmp/p.jsonl --count $((AGGRS + 1)) \
+		--duration 120 > /dev/null 2>&1
 	s1=$(sleeps "$kd")
 	e1=$(col early_wake)
-	aggrs=$((last - first))
+	# shellcheck disable=SC2046 # into $1..$6
+	set -- $(passes_read /tmp/p.jsonl)
+	got=${1:-0} tops=${2:-0} full=${3:-0} maxacc=${4:-0}
+	aggrs=$((${6:-0} - ${5:-0} + 1))
 	[ $aggrs -gt 0 ] || aggrs=1
 	wakes_x100=$(((s1 - s0) * 100 / aggrs))
 	early_x100=$(((e1 - e0) * 100 / aggrs))
 	full_x100=$((full * 100 / (got > 0 ? got : 1) / INTERVALS))
-	diag "sample_wakeups=$mode: kdamond $kd, $aggrs aggregations ($got read)," \
+	diag "sample_wakeups=$mode: kdamond $kd, $aggrs aggregations ($got counted)," \
 		"sleeps/aggregation $(awk -v w=$wakes_x100 'BEGIN { print w / 100 }')," \
 		"early wakes/aggregation $(awk -v w=$early_x100 'BEGIN { print w / 100 }')," \
 		"hottest on the hot range $tops of $got, hot range counted in" \
@@ -118,7 +144,7 @@ run() {
 		not_ok "sample_wakeups=$mode: perf_stats balanced: $sb"
 	fi
 	if [ "$got" -eq 0 ] || [ "$maxacc" -eq 0 ]; then
-		regions /tmp/p.json | while read -r l; do diag "region: $l"; done
+		tail -n 1 /tmp/p.jsonl | tr '{' '\n' | while read -r l; do diag "region: $l"; done
 	fi
 }
 
