@@ -15,7 +15,9 @@
  * the inner loop never allocates.
  *
  * Everything here runs in the kdamond, or in KUnit with the context
- * stopped.
+ * stopped. Test builds hand every report drained to a hook first, which
+ * tests/replay uses to record a live stream and replay it per sample
+ * interval and per pass.
  */
 #include <linux/bsearch.h>
 #include <linux/overflow.h>

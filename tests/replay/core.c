@@ -235,6 +235,11 @@ static void close_aggr(struct way *w, struct damon_perf_replay_result *res,
 			for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
 				fnv(&res->digest[j], r->probe_hits[i]);
 		}
+		if (ra->nr_accesses != rb->nr_accesses ||
+		    ra->events != rb->events ||
+		    memcmp(ra->probe_hits, rb->probe_hits,
+			   sizeof(ra->probe_hits)))
+			res->region_mismatches++;
 		if (ra->nr_accesses != rb->nr_accesses)
 			mismatch(res, "nr_accesses", aggr, ra->start,
 				 ra->nr_accesses, rb->nr_accesses);

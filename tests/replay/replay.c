@@ -23,7 +23,8 @@
  *		  R CPU TIME_NS ADDR PERIOD PROBE SIZE TGID   (a report of
  *		        the pass above, in drain order)
  * run		read: the replay in presence and count mode, one line each
- *		(counts, both ways' credited reports and digests, mismatches)
+ *		(counts, both ways' credited reports and digests, mismatches
+ *		and, of them, regions)
  *		and the first difference, if any.
  */
 #include <linux/debugfs.h>
@@ -506,7 +507,7 @@ static int run_show(struct seq_file *m, void *v)
 		err = damon_perf_replay_run(&rec.st, modes[i], res);
 		if (err)
 			break;
-		seq_printf(m, "%s aggregations %u passes %u intervals %llu reports %u late_first %u late %u straddling %u credited %u %u stale %u %u nr_accesses %llu hits %llu samples %llu %llu multi %u max %u digest %016llx %016llx mismatches %u\n",
+		seq_printf(m, "%s aggregations %u passes %u intervals %llu reports %u late_first %u late %u straddling %u credited %u %u stale %u %u nr_accesses %llu hits %llu samples %llu %llu multi %u max %u digest %016llx %016llx mismatches %u regions %u\n",
 			   modes[i] == DAMON_PERF_MODE_COUNT ? "count" :
 			   "presence", res->aggrs, res->passes,
 			   res->intervals, res->reports, res->late_first,
@@ -514,7 +515,8 @@ static int run_show(struct seq_file *m, void *v)
 			   res->credited[1], res->stale[0], res->stale[1],
 			   res->nr_accesses, res->hits, res->samples[0],
 			   res->samples[1], res->multi, res->max_nr_accesses,
-			   res->digest[0], res->digest[1], res->mismatches);
+			   res->digest[0], res->digest[1], res->mismatches,
+			   res->region_mismatches);
 		if (res->mismatches)
 			seq_printf(m, "first difference: %s\n", res->first);
 	}

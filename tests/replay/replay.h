@@ -129,6 +129,7 @@ struct damon_perf_replay_stream {
  *			events and probe hits and the sorted kept samples of
  *			every aggregation, per way.
  * @mismatches:		regions or samples that differ between the ways.
+ * @region_mismatches:	of which regions.
  * @first:		the first difference, as text.
  */
 struct damon_perf_replay_result {
@@ -148,6 +149,7 @@ struct damon_perf_replay_result {
 	u32 max_nr_accesses;
 	u64 digest[2];
 	u32 mismatches;
+	u32 region_mismatches;
 	char first[160];
 };
 

@@ -76,7 +76,7 @@ cat $D/stream > /tmp/s1
 if [ -n "${REPLAY_DUMP:-}" ]; then
 	echo "replay-stream-begin"
 	cat /tmp/s1
-	echo "replay-stream-end"
+	echo "replay-stream-end $live_match"
 fi
 cat /tmp/s1 > $D/stream
 cat $D/stream > /tmp/s2
