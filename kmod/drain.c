@@ -15,12 +15,15 @@
  * the inner loop never allocates.
  *
  * Everything here runs in the kdamond, or in KUnit with the context
- * stopped.
+ * stopped. Test builds hand every report drained to a hook first, which
+ * tests/replay uses to record a live stream and replay it per sample
+ * interval and per pass.
  */
 #include <linux/bsearch.h>
 #include <linux/overflow.h>
 #include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 
 #include "drain.h"
@@ -463,8 +466,31 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_report);
 
+#ifdef DAMON_PERF_TEST_EXPORTS
+damon_perf_drain_hook_fn __rcu damon_perf_drain_record_hook;
+EXPORT_SYMBOL_GPL(damon_perf_drain_record_hook);
+
+static void record(const struct damon_perf_drain *d,
+		   const struct damon_perf_report *report)
+{
+	damon_perf_drain_hook_fn hook;
+
+	rcu_read_lock();
+	hook = rcu_dereference(damon_perf_drain_record_hook);
+	if (hook)
+		hook(d, report);
+	rcu_read_unlock();
+}
+#else
+static void record(const struct damon_perf_drain *d,
+		   const struct damon_perf_report *report)
+{
+}
+#endif
+
 static void drain_one(const struct damon_perf_report *report, void *arg)
 {
+	record(arg, report);
 	damon_perf_drain_report(arg, report);
 }
 

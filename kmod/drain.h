@@ -80,6 +80,18 @@ struct damon_perf_drain {
 	unsigned int matched;
 };
 
+#ifdef DAMON_PERF_TEST_EXPORTS
+/*
+ * Test builds only (scripts/kbuild.sh): when set, damon_perf_drain_rings()
+ * calls it with every report it takes from the rings, before crediting
+ * it, under rcu_read_lock() (it must not sleep). tests/replay records the
+ * stream with it. Plain builds have neither the hook nor its test.
+ */
+typedef void (*damon_perf_drain_hook_fn)(const struct damon_perf_drain *d,
+					 const struct damon_perf_report *r);
+extern damon_perf_drain_hook_fn __rcu damon_perf_drain_record_hook;
+#endif
+
 int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
 			     struct damon_perf_drain *d);
 bool damon_perf_drain_report(struct damon_perf_drain *d,

@@ -20,7 +20,8 @@
  * wakeups follow the work: one per pass, plus one per ring watermark. The
  * sample_wakeups parameter restores one pass per sample interval, for
  * comparisons; both credit the same intervals (KUnit and
- * tests/vm/kdamond_passes.sh check it).
+ * tests/vm/kdamond_replay.sh replay one recorded stream both ways,
+ * tests/vm/kdamond_passes.sh compares live runs).
  *
  * The kdamond never takes damon_perf_lock. It exits when kthread_stop()
  * asks it to, or on its own when every target process has exited; then it

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make style: checkpatch.pl (STRICT=1: --strict) and kernel-doc over the kernel code
 # (kmod/, tests/kunit/, tests/testpmu/, tests/nmi/,
-# tests/conform/). Exits non-zero on any
+# tests/conform/, tests/replay/). Exits non-zero on any
 # error or warning.
 #
 #   scripts/checkpatch.sh [FILE...]      default: every .c/.h of those dirs
@@ -43,7 +43,8 @@ if [ $# -gt 0 ]; then
 else
 	files=()
 	for f in kmod/*.[ch] kmod/compat/*.[ch] tests/kunit/*.[ch] \
-		tests/testpmu/*.[ch] tests/nmi/*.[ch] tests/conform/*.[ch]; do
+		tests/testpmu/*.[ch] tests/nmi/*.[ch] tests/conform/*.[ch] \
+		tests/replay/*.[ch]; do
 		# kbuild's output of an in-tree build (*.mod.c) is not ours
 		case "$f" in *.mod.c) continue ;; esac
 		[ -f "$f" ] && files+=("$f")

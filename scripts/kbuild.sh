@@ -7,7 +7,8 @@
 # module exports what the test modules call on kernels without KUnit too
 # (kmod/compat/compat.h), and they are built: tests/nmi and the PEBS/IBS
 # conformance PMUs (x86), the SPE conformance PMU, the SPE test PMU and
-# the AUX harness (tests/testpmu), the arm64 kernel's included.
+# the AUX harness (tests/testpmu) and the stream replayer (tests/replay),
+# the arm64 kernel's included.
 #
 #   scripts/kbuild.sh stock|debug|trixie|sid|arm64
 #
@@ -42,6 +43,7 @@ for h in "$top"/tests/*.h; do [ -e "$h" ] && srcs+=("tests/${h##*/}"); done
 [ -d "$top/tests/testpmu" ] && srcs+=(tests/testpmu)
 [ -d "$top/tests/nmi" ] && srcs+=(tests/nmi)
 [ -d "$top/tests/conform" ] && srcs+=(tests/conform)
+[ -d "$top/tests/replay" ] && srcs+=(tests/replay)
 mkdir -p "$out/tests"
 for s in "${srcs[@]}"; do
 	[ -e "$top/$s" ] || continue

@@ -12,6 +12,8 @@
 #include "drain.h"
 #include "regions.h"
 #include "stats.h"
+#include "../replay/replay.h"
+#include "replay_stream.h"
 
 #define BASE	BIT(30)
 #define PG	DAMON_PERF_MIN_REGION
@@ -589,6 +591,54 @@ static void drain_should_credit_passes_as_interval_drains(struct kunit *test)
 		   max_acc, c->nr, max_hits);
 }
 
+static const u32 replay_modes[] = {
+	DAMON_PERF_MODE_PRESENCE,
+	DAMON_PERF_MODE_COUNT,
+};
+
+static void replay_mode_desc(const u32 *mode, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s mode",
+		 *mode == DAMON_PERF_MODE_COUNT ? "count" : "presence");
+}
+
+KUNIT_ARRAY_PARAM(replay, replay_modes, replay_mode_desc);
+
+/*
+ * The same on a real stream: replay_stream.h, page faults recorded as the
+ * kdamond drained them, pass by pass (tests/vm/kdamond_replay.sh, which
+ * replays a fresh recording the same way), replayed (tests/replay/core.c)
+ * through a drain per sample interval and a drain per recorded pass. Both
+ * give every region the same nr_accesses, events and probe hits and the
+ * split the same samples, and credit as many reports as the live kdamond
+ * did, reports taken before the first pass and after a pass's end among
+ * them.
+ */
+static void drain_should_replay_recorded_stream_both_ways(struct kunit *test)
+{
+	const u32 *mode = test->param_value;
+	struct damon_perf_replay_result *res;
+
+	res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, 0,
+			damon_perf_replay_run(&replay_stream, *mode, res));
+	KUNIT_EXPECT_EQ_MSG(test, res->mismatches, 0U, "first: %s",
+			    res->first);
+	KUNIT_EXPECT_EQ(test, res->digest[0], res->digest[1]);
+	KUNIT_EXPECT_EQ(test, res->reports, replay_stream.nr_reports);
+	KUNIT_EXPECT_EQ(test, res->credited[0], (u32)REPLAY_MATCH);
+	KUNIT_EXPECT_EQ(test, res->credited[1], (u32)REPLAY_MATCH);
+	KUNIT_EXPECT_EQ(test, res->samples[0], (u64)REPLAY_MATCH);
+	KUNIT_EXPECT_GT(test, res->late_first, 0U);
+	KUNIT_EXPECT_GT(test, res->straddling, 0U);
+	KUNIT_EXPECT_GT(test, res->multi, 0U);
+	kunit_info(test, "%u reports, %u passes, %llu intervals, %u late, %u straddling, %u regions counted more than once, digest %016llx\n",
+		   res->reports, res->passes, res->intervals,
+		   res->late_first + res->late, res->straddling, res->multi,
+		   res->digest[0]);
+}
+
 static void drain_should_count_probe_hits_per_probe(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
@@ -1121,6 +1171,8 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_credit_once_per_interval_in_presence_mode),
 	KUNIT_CASE_PARAM(drain_should_credit_passes_as_interval_drains,
 			 eq_gen_params),
+	KUNIT_CASE_PARAM(drain_should_replay_recorded_stream_both_ways,
+			 replay_gen_params),
 	KUNIT_CASE(drain_should_count_probe_hits_per_probe),
 	KUNIT_CASE(drain_should_grow_snapshot_only_at_high_water_mark),
 	KUNIT_CASE(drain_should_snapshot_the_largest_context),

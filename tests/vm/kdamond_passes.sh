@@ -17,10 +17,11 @@
 # Both modes must give the same answer: the hottest region of the mapping
 # on the hot range in at least 90 % of the aggregations, nr_accesses at
 # most the aggregation's twenty sample intervals, and every sample
-# accounted (perf_stats balanced). KUnit's
-# drain_should_credit_passes_as_interval_drains proves both credit one
-# recorded stream identically; here each mode sees its own live stream of
-# the same workload, so their answers are compared.
+# accounted (perf_stats balanced). KUnit
+# (drain_should_credit_passes_as_interval_drains,
+# drain_should_replay_recorded_stream_both_ways) and kdamond_replay.sh
+# prove both credit one stream identically; here each mode sees its own
+# live stream of the same workload, so their answers are compared.
 # And the wakeups: the kdamond's sleeps (voluntary context switches) per
 # aggregation at most 2 + the rings' early wakes per aggregation with
 # timestamps, at least half the sample intervals with sample_wakeups.
