@@ -14,6 +14,8 @@
 #             tests/pkg: modinfo of each, make install into a staging
 #             directory and make dkms into a private tree (stock kernel)
 #   kunit     tests/vm/kunit.sh on the debug kernel: every KTAP leaf case
+#             (with the vm tier: one more boot in its lanes, counted and
+#             timed as this tier after them)
 #   vm        every other tests/vm/*.sh on the debug and stock kernels: its TAP
 #             lines plus one "clean kernel log" test per script. Scripts
 #             with the same kernel and NUMA setting share one boot (a batch;
@@ -346,9 +348,17 @@ vm_run() {
 }
 
 # --- KUnit --------------------------------------------------------------
+# With the vm tier's batches, the KUnit VM is one more boot in its lanes
+# (it keeps about one vCPU busy, and a lane beside it uses the other
+# core); its verdicts are counted after the lanes, as the kunit tier.
+kunit_in_lanes=0
 if want kunit && want_kernel debug; then
-	stage kunit "KUnit suites in the debug VM (KTAP leaf cases)"
-	vm_run tests/vm/kunit.sh debug --ktap
+	if want vm && [ "${CHECK_BATCH:-1}" != 0 ] && [ -n "${ko[debug]:-}" ]; then
+		kunit_in_lanes=1
+	else
+		stage kunit "KUnit suites in the debug VM (KTAP leaf cases)"
+		vm_run tests/vm/kunit.sh debug --ktap
+	fi
 fi
 
 # The name a kernel goes by in the batch lines (arm64: arm64-SERIES).
@@ -456,6 +466,9 @@ vm_times_save() {
 			vm_times[$k:$numa:$s]=${t%s}
 		done < <(sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=[0-9]+ took=([0-9]+)s.*/\1 \2/p' "$f")
 	done
+	t=$(sed -nE 's/^DAMON_PERF_END test=kunit.sh rc=[0-9]+ took=([0-9]+)s.*/\1/p' \
+		"$logs/kunit-debug.log" 2> /dev/null | tail -n 1)
+	[ -z "$t" ] || vm_times[kunit:0:kunit.sh]=$t
 	mkdir -p "${vm_times_file%/*}" || return 0
 	tmp=$(mktemp "$vm_times_file.XXXXXX") || return 0
 	for f in "${!vm_times[@]}"; do
@@ -523,6 +536,14 @@ vm_lane() {
 		read -r _ key slot n scripts <<< "$line"
 		k=${key%:*}
 		numa=${key#*:}
+		if [ "$k" = kunit ]; then
+			kunit_t0=$(date +%s)
+			scripts/vm.sh --quiet --kernel debug --ko "${ko[debug]}" \
+				--log "$logs/kunit-debug.log" tests/vm/kunit.sh \
+				2> "$logs/kunit-debug.vm.err"
+			echo $(( $(date +%s) - kunit_t0 )) > "$logs/kunit-debug.secs"
+			continue
+		fi
 		# shellcheck disable=SC2086 # a list of script paths
 		vm_batch_run "$(vm_batch_base "$k" "$numa" "$slot" "$n")" "$k" "$numa" 1 $scripts
 	done
@@ -617,14 +638,27 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 		# shellcheck disable=SC2086
 		total=$((total + $(vm_cost "${key%:*}" "${key#*:}" ${batch[$key]}) + $(vm_boot_cost "${key%:*}")))
 	done
+	# the KUnit VM, as one more part (its last time, or 90 s)
+	kunit_cost=0
+	if [ $kunit_in_lanes = 1 ]; then
+		kunit_cost=${vm_times[kunit:0:kunit.sh]:-30}
+		kunit_cost=$((kunit_cost + $(vm_boot_cost debug)))
+		total=$((total + kunit_cost))
+	fi
 	share=$(( (total + jobs - 1) / jobs ))
 	for key in "${!batch[@]}"; do
 		# shellcheck disable=SC2086
 		vm_split "$key" "$share" ${batch[$key]} >> "$queue"
 	done
+	rm -f "$logs/kunit-debug.secs"
+	[ $kunit_in_lanes = 0 ] || echo "$kunit_cost kunit:0 1 1 tests/vm/kunit.sh" >> "$queue"
 	sort -t' ' -k1,1nr -o "$queue" "$queue"
 	echo "  $(wc -l < "$queue") boots in $jobs lanes, about $total s of VM time in all:"
 	while read -r c key slot n list; do
+		if [ "$key" = kunit:0 ]; then
+			echo "    debug, KUnit (counted as the kunit tier): about $c s"
+			continue
+		fi
 		# shellcheck disable=SC2086 # a list of script paths
 		echo "    ${klabel[${key%:*}]:-${key%:*}}$([ "${key#*:}" = 1 ] && echo ', NUMA')$([ "$n" -gt 1 ] && echo " (part $slot of $n)"): $(echo $list | wc -w) scripts, about $c s"
 	done < "$queue"
@@ -640,6 +674,11 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 		vm_batch_count "${key%:*}" "${key#*:}" "${parts[$key]:-1}"
 	done
 	vm_times_save
+	if [ $kunit_in_lanes = 1 ]; then
+		stage kunit "KUnit suites in the debug VM (KTAP leaf cases), run in the vm tier's lanes"
+		tally_logcheck vm "$logs/kunit-debug.log" --ktap --name kunit-debug
+		echo "  kunit on debug: $TALLY_LAST ($(cat "$logs/kunit-debug.secs" 2>/dev/null || echo '?') s in a lane, log ${logs#"$top"/}/kunit-debug.log)"
+	fi
 fi
 
 stage_end
