@@ -44,7 +44,7 @@
 #                                   arm64; arm64 is the arm64 tier's)
 #   TALLY_VERBOSE=1                 print every test line, not only failures
 #   CHECK_BATCH=0                   one VM boot per script
-#   CHECK_VM_JOBS=N                 batches in N lanes side by side (2)
+#   CHECK_VM_JOBS=N                 batches in N lanes side by side (3)
 #   CHECK_PREFETCH=0                no background fetch and build of the
 #                                   kernels beside the first tiers
 #
@@ -620,15 +620,18 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 			batch[arm64:$numa]+="$s "
 		done
 	fi
-	# Batches run in CHECK_VM_JOBS lanes side by side (default 2: a VM
-	# waits for its guest's timers part of the time). Each batch's cost is
+	# Batches run in CHECK_VM_JOBS lanes side by side (default 3 on the
+	# two cores: a VM waits for its guest's timers much of the time, and
+	# its spinning workload fills only what the others leave; six scripts
+	# of the stock batch, three copies side by side, took 64 s a copy
+	# against 73 s with two and 105 s alone). Each batch's cost is
 	# estimated from its scripts' times in earlier runs (vm_times_load;
 	# unknown: 30 s a debug script, 20 s arm64, 10 s stock) plus a boot;
 	# a batch longer than a lane's share of the whole is split into parts
 	# of about that length, each its own boot. The lanes take the parts
 	# from one queue, longest first, so none idles while another has two
 	# left; the verdicts are counted afterwards in the usual order.
-	jobs=${CHECK_VM_JOBS:-2}
+	jobs=${CHECK_VM_JOBS:-3}
 	vm_times_load
 	declare -A parts=()
 	queue=$logs/vm-queue
