@@ -26,8 +26,15 @@ scripts/deps.sh >&2
 step "module for the $kernel kernel"
 ko=$(scripts/kbuild.sh "$kernel" | tail -n 1)
 step "damonctl"
+# configured as make check's userland tier configures it (ccache, the
+# same build type), so that a make check after the demo finds its build
+# up to date instead of building tools/ again
+ccache_cmake=()
+. scripts/lib/kernels.sh
+ccache_env
 if [ -f tools/CMakeLists.txt ]; then
-	cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+	cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		"${ccache_cmake[@]}" >/dev/null &&
 		cmake --build build/tools -j2 >/dev/null ||
 		echo "demo: damonctl did not build; continuing without it" >&2
 else
