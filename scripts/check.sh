@@ -98,12 +98,18 @@ stage() {
 	echo
 	echo "=== $1: $2"
 }
+# stage_note: said after a tier's time (stage_end clears it); a tier run
+# inside another sets stage_secs to its own seconds
+stage_note=
+stage_secs=
 stage_end() {
 	[ -n "$stage_name" ] || return 0
-	local t=$(( $(date +%s) - stage_start ))
+	local t=${stage_secs:-$(( $(date +%s) - stage_start ))}
 	local line
-	line=$(printf '%-9s %4d s  %3d passed, %d failed' "$stage_name" "$t" \
-		$((TALLY_PASSED - stage_p)) $((TALLY_FAILED - stage_f)))
+	line=$(printf '%-9s %4d s  %3d passed, %d failed%s' "$stage_name" "$t" \
+		$((TALLY_PASSED - stage_p)) $((TALLY_FAILED - stage_f)) "$stage_note")
+	stage_note=
+	stage_secs=
 	echo "--- $line"
 	timings+=("$line")
 	stage_name=
@@ -443,15 +449,21 @@ vm_batch_count() {
 }
 
 # The scripts' times of earlier runs, to plan the lanes: "KERNEL NUMA
-# SCRIPT SECONDS" lines in the cache (vm_times_save keeps the latest).
+# SCRIPT SECONDS" lines in the cache (vm_times_save keeps the latest),
+# over those of scripts/lib/vm-times (a clean-clone run's, in the tree, so
+# that a first run on a new machine plans as a later one does: with the
+# defaults below, the last batch of a fresh run ended 90 s after the
+# others).
 vm_times_file=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}/vm-times
 declare -A vm_times=()
 vm_times_load() {
-	local k numa s t
-	[ -f "$vm_times_file" ] || return 0
-	while read -r k numa s t; do
-		[[ "$t" =~ ^[0-9]+$ ]] && vm_times[$k:$numa:$s]=$t
-	done < "$vm_times_file"
+	local k numa s t f
+	for f in "$top/scripts/lib/vm-times" "$vm_times_file"; do
+		[ -f "$f" ] || continue
+		while read -r k numa s t; do
+			[[ "$t" =~ ^[0-9]+$ ]] && vm_times[$k:$numa:$s]=$t
+		done < "$f"
+	done
 }
 vm_times_save() {
 	local f k numa s t tmp
@@ -680,7 +692,9 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 	if [ $kunit_in_lanes = 1 ]; then
 		stage kunit "KUnit suites in the debug VM (KTAP leaf cases), run in the vm tier's lanes"
 		tally_logcheck vm "$logs/kunit-debug.log" --ktap --name kunit-debug
-		echo "  kunit on debug: $TALLY_LAST ($(cat "$logs/kunit-debug.secs" 2>/dev/null || echo '?') s in a lane, log ${logs#"$top"/}/kunit-debug.log)"
+		stage_secs=$(cat "$logs/kunit-debug.secs" 2>/dev/null || echo 0)
+		stage_note=" (in a lane of the vm tier)"
+		echo "  kunit on debug: $TALLY_LAST ($stage_secs s in a lane, log ${logs#"$top"/}/kunit-debug.log)"
 	fi
 fi
 

@@ -160,11 +160,22 @@ kernel_boot_image() {
 		if [ -n "$cfg" ] && grep -q '^CONFIG_PVH=y' "$cfg" 2>/dev/null; then
 			cache=${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}
 			vmlinux=$cache/vmlinux-$(basename "$img")-$(stat -L -c %s-%Y "$img")
+			# one extraction at a time, into a file renamed when
+			# complete: VMs of two lanes that boot the same kernel
+			# at once (a fresh cache) neither read a half-written
+			# vmlinux nor remove the one being written
 			if [ ! -s "$vmlinux" ]; then
 				mkdir -p "$cache"
-				rm -f "$cache/vmlinux-$(basename "$img")"-*
-				python3 "$kernels_top/scripts/lib/extract-vmlinux.py" \
-					"$img" "$vmlinux" >&2 || rm -f "$vmlinux"
+				(
+					flock 9
+					if [ ! -s "$vmlinux" ]; then
+						rm -f "$cache/vmlinux-$(basename "$img")"-*
+						python3 "$kernels_top/scripts/lib/extract-vmlinux.py" \
+							"$img" "$vmlinux.part" >&2 &&
+							mv "$vmlinux.part" "$vmlinux"
+						rm -f "$vmlinux.part"
+					fi
+				) 9> "$cache/vmlinux.lock"
 			fi
 			[ -s "$vmlinux" ] && { echo "$vmlinux"; return 0; }
 		fi
