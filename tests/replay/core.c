@@ -113,6 +113,12 @@ static int set_layout(struct way *w, const struct damon_perf_replay_stream *st,
 	u32 i;
 
 	g = st->regions + p->first_region;
+	/* as the module keeps them: at least one, sorted, none empty */
+	if (!p->nr_regions)
+		return -EINVAL;
+	for (i = 0; i < p->nr_regions; i++)
+		if (g[i].start >= g[i].end || (i && g[i].start < g[i - 1].end))
+			return -EINVAL;
 	damon_perf_regions_free(w->t);
 	for (i = 0; i < p->nr_regions; i++) {
 		r = damon_perf_region_new(g[i].start, g[i].end);

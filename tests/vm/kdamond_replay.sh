@@ -116,6 +116,20 @@ if [ "$(field reports /tmp/m)" -ge "$WANT" ] && [ "$aggrs" -ge $AGGRS ] &&
 else
 	not_ok "the stream: $reports reports (want $WANT), $aggrs aggregations (want $AGGRS), $multi regions counted in several intervals (want 3), $late late or straddling (want 1)"
 fi
+
+# Hostile streams: a line it does not know is refused at the write; a
+# region that is empty or out of order makes the run fail with EINVAL
+# (no region list the module could not hold), the same stream with the
+# region mended runs.
+check "stream: an unknown line is refused" \
+	sh -c "! printf 'S 1 1 5000000 1 1 1\nX 1\n' > $D/stream"
+bad() { printf 'S 1 1 5000000 1 2 1\nP 1 1 0 0 0 2\nG %s\nG %s\nR 0 1 4096 1 1 8 1\n' "$1" "$2" > $D/stream; }
+bad "8192 4096" "8192 12288"
+check "stream: an empty region fails the run" sh -c "! cat $D/run > /dev/null 2>&1"
+bad "8192 12288" "4096 8192"
+check "stream: regions out of order fail the run" sh -c "! cat $D/run > /dev/null 2>&1"
+bad "4096 8192" "8192 12288"
+check "stream: the same regions in order run" sh -c "cat $D/run | grep -q '^presence .* mismatches 0 '"
 unload_module damon_perf_replay
 unload_module damon_perf
 finish
