@@ -222,17 +222,18 @@ void setup_report(CLI::App &app, Transport &t)
 	sub->add_option("--range", o->range,
 			"Draw only the addresses START-END (hex or decimal)");
 	sub->add_flag("--all-ranges", o->all_ranges,
-		      "Draw every monitored range, also those that saw no "
-		      "access (default: only those that did)");
+		      "Draw every monitored range to scale (rows by bytes; "
+		      "default: rows by accesses, idle stretches collapsed)");
 	sub->footer("Examples:\n"
 		    "  damonctl report --hot 10\n"
 		    "  damonctl record -o rec.jsonl --duration 10 && "
 		    "damonctl report -i rec.jsonl --heatmap\n"
 		    "  damonctl report -i rec.jsonl --heatmap -o heat.svg "
 		    "--range 0x7f0000000000-0x7f0004000000\n"
-		    "The heatmap leaves out the address space between the "
-		    "ranges it draws; text output has colour on a terminal "
-		    "unless NO_COLOR is set or TERM is dumb.\n");
+		    "The heatmap's rows go to the ranges that saw accesses, "
+		    "by their accesses; each stretch without any is one row "
+		    "marked ~. Text output has colour on a terminal unless "
+		    "NO_COLOR is set or TERM is dumb.\n");
 	sub->callback([o, &t] { run_report(*o, t); });
 }
 
