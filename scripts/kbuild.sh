@@ -10,9 +10,14 @@
 # the AUX harness (tests/testpmu) and the stream replayer (tests/replay),
 # the arm64 kernel's included.
 #
-#   scripts/kbuild.sh stock|debug|trixie|sid|arm64
+#   scripts/kbuild.sh [--module-only] stock|debug|trixie|sid|arm64
 #
-# stock:  Debian's installed kernel (the newest /boot/vmlinuz-*-amd64 whose
+# --module-only: damon_perf.ko alone (make demo), compiled as the full test
+#         build compiles it, in the same tree: the full build after it
+#         compiles only the test modules.
+#
+# stock:  Debian's installed kernel (the newest /boot/vmlinuz-*-amd64, or
+#         one scripts/kernel/stock-image.sh unpacked into the cache, whose
 #         headers are installed; override with KDIR_STOCK=).
 # debug:  the cached debug test kernel (scripts/kernel/build.sh).
 # trixie, sid: Debian 13's and unstable's stock kernels, with a module tree
@@ -25,9 +30,11 @@
 # the directory holding the .ko files.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+only=
+[ "${1:-}" = --module-only ] && { only=DAMON_PERF_MODULE_ONLY=y; shift; }
 kernel=${1:-}
 case "$kernel" in stock|debug|trixie|sid|arm64) ;; *)
-	echo "usage: $0 stock|debug|trixie|sid|arm64" >&2; exit 2 ;;
+	echo "usage: $0 [--module-only] stock|debug|trixie|sid|arm64" >&2; exit 2 ;;
 esac
 . "$top/scripts/lib/kernels.sh"
 
@@ -61,10 +68,10 @@ grep -q 'testpmu' "$out/Kbuild" && [ ! -d "$out/tests/testpmu" ] &&
 	echo "kbuild: warning: Kbuild names tests/testpmu but it is absent" >&2
 
 jobs=${JOBS:-2}
-echo "kbuild: $kernel kernel, KDIR=$kdir, -j$jobs, log $log" >&2
+echo "kbuild: $kernel kernel${only:+ (the module only)}, KDIR=$kdir, -j$jobs, log $log" >&2
 rc=0
 # shellcheck disable=SC2046
-make -C "$kdir" $(kernel_make_args "$kernel") M="$out" W=1 -j"$jobs" DAMON_PERF_TEST_EXPORTS=y modules >"$log" 2>&1 || rc=$?
+make -C "$kdir" $(kernel_make_args "$kernel") M="$out" W=1 -j"$jobs" DAMON_PERF_TEST_EXPORTS=y $only modules >"$log" 2>&1 || rc=$?
 grep -E 'warning:|error:' "$log" >&2 || true
 if [ $rc -ne 0 ]; then
 	echo "kbuild: FAILED ($kernel), see $log" >&2
@@ -75,11 +82,13 @@ fi
 ko=$out/ko
 rm -rf "$ko"
 mkdir -p "$ko"
+# (with --module-only, test modules of an earlier full build are stale)
 find "$out" -path "$ko" -prune -o -name '*.ko' -print | while read -r f; do
+	[ -z "$only" ] || [ "${f##*/}" = damon_perf.ko ] || continue
 	cp "$f" "$ko/"
 done
 [ -f "$ko/damon_perf.ko" ] || { echo "kbuild: damon_perf.ko missing" >&2; exit 1; }
-if kernel_has "$kdir" CONFIG_KUNIT && [ ! -f "$ko/damon_perf_kunit.ko" ]; then
+if [ -z "$only" ] && kernel_has "$kdir" CONFIG_KUNIT && [ ! -f "$ko/damon_perf_kunit.ko" ]; then
 	echo "kbuild: kernel has KUnit but damon_perf_kunit.ko was not built" >&2
 	exit 1
 fi

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Sourced by the harness scripts: where the two test kernels live.
-#   stock  Debian's packaged kernel: /boot/vmlinuz-<ver> and the matching
-#          /usr/src/linux-headers-<ver> (newest pair; KDIR_STOCK= and
-#          KERNEL_STOCK= override)
+#   stock  Debian's packaged kernel: /boot/vmlinuz-<ver> (or the cache's
+#          boot/vmlinuz-<ver>, scripts/kernel/stock-image.sh) and the
+#          matching /usr/src/linux-headers-<ver> (newest pair; KDIR_STOCK=
+#          and KERNEL_STOCK= override)
 #   debug  the debug test kernel tree from scripts/kernel/build.sh (built on
 #          first use, cached after; KDIR_DEBUG= overrides)
 #   trixie Debian 13's stock kernel (6.12), and
@@ -16,13 +17,30 @@
 
 kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
+# stock_boot_dirs: where a stock kernel image may be: /boot, and the
+# cache's boot/ (scripts/kernel/stock-image.sh: make demo does not install
+# the image).
+stock_boot_dirs() {
+	echo /boot "${DAMON_PERF_CACHE:-$HOME/.cache/damon-perf}/boot"
+}
+
 stock_version() {
-	local f ver
-	for f in $(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -rV); do
-		ver=${f#/boot/vmlinuz-}
+	local d ver
+	for ver in $(for d in $(stock_boot_dirs); do ls "$d"/vmlinuz-*-amd64 2>/dev/null; done |
+		sed 's|.*/vmlinuz-||' | sort -rVu); do
 		[ -f "/usr/src/linux-headers-$ver/Makefile" ] && { echo "$ver"; return 0; }
 	done
-	echo "no /boot/vmlinuz-*-amd64 with matching linux-headers (run scripts/deps.sh)" >&2
+	echo "no vmlinuz-*-amd64 in /boot or the cache with matching linux-headers (run scripts/deps.sh)" >&2
+	return 1
+}
+
+# stock_image VERSION: its vmlinuz, /boot's before the cache's.
+stock_image() {
+	local d
+	for d in $(stock_boot_dirs); do
+		[ -f "$d/vmlinuz-$1" ] && { echo "$d/vmlinuz-$1"; return 0; }
+	done
+	echo "no vmlinuz-$1" >&2
 	return 1
 }
 
@@ -119,7 +137,7 @@ kernel_image() {
 	local d
 	case "$1" in
 	stock) if [ -n "${KERNEL_STOCK:-}" ]; then echo "$KERNEL_STOCK"; else
-		echo "/boot/vmlinuz-$(stock_version)"; fi ;;
+		stock_image "$(stock_version)"; fi ;;
 	debug) echo "$(debug_tree)/arch/x86/boot/bzImage" ;;
 	trixie|sid) d=$(suite_dir "$1") && echo "$d/image/boot/vmlinuz-$(suite_release "$d")" ;;
 	arm64) d=$(arm64_dir) && echo "$d/image/boot/vmlinuz-$(cat "$d/release")" ;;
