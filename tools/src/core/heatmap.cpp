@@ -614,9 +614,8 @@ std::string heatmap_svg(const HeatGrid &g)
 	if (g.by_accesses)
 		out += fmt::format(
 			"<text x=\"12\" y=\"34\" fill=\"#555555\">{} "
-			"aggregations; rows by accesses ({} accessed), {} "
-			"stretch(es) without accesses collapsed into a row "
-			"each (slate, between dashed lines)</text>\n",
+			"aggregations; rows by accesses ({}), {} stretch(es) "
+			"without any one row each (slate)</text>\n",
 			g.nr_aggs, human_size(g.covered), g.gaps);
 	else
 		out += fmt::format(
