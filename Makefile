@@ -6,7 +6,8 @@
 # make tools      damonctl and the GoogleTest binary (CMake, build/tools)
 # make check      every test tier; ends with "N passed, N failed"
 # make bench      native microbenchmarks (not part of check): build/bench/results.txt
-# make demo       boots a VM and monitors a real workload
+# make demo       installs and builds what it needs, boots a VM, monitors a
+#                 real workload and promotes its hot range (scripts/demo.sh)
 # make sparse     sparse (C=2) over the module
 # make style      shellcheck, checkpatch, kernel-doc, clang-format, clang-tidy,
 #                 ynl-gen, layering (scripts/style.sh)
