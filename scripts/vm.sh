@@ -6,6 +6,7 @@
 #
 #   scripts/vm.sh [--kernel debug|stock|trixie|sid|arm64] [--numa] [--timeout SECS]
 #                 [--log FILE] [--ko DIR] [--mem MB] [--cpus N] [--append ARGS]
+#                 [--tcg single|multi]
 #                 [--quiet|--payload] tests/vm/NAME.sh [tests/vm/NAME2.sh...]
 #
 #   --kernel   stock (default): Debian 12's packaged kernel (6.1); debug: the
@@ -25,6 +26,9 @@
 #              and arm64
 #   --mem      guest memory in MiB (default 1024 stock, 768 debug)
 #   --cpus     vCPUs, 1 to 8 (default 2; with --numa always 2, one a node)
+#   --tcg      QEMU's TCG threading: single (every vCPU on one host
+#              thread; the default on x86) or multi (one host thread per
+#              vCPU; the default on arm64); see the comment at -accel below
 #   --log      console log (default build/logs/NAME-KERNEL.log, or
 #              batch-KERNEL.log for several scripts)
 #   --ko       directory with the .ko files (default: scripts/kbuild.sh)
@@ -41,7 +45,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/kernels.sh"
 
-kernel=stock numa=0 timeout='' log='' ko='' mem='' cpus=2 append='' quiet=0 scripts=()
+kernel=stock numa=0 timeout='' log='' ko='' mem='' cpus=2 append='' quiet=0 tcg='' scripts=()
 usage() { sed -n '/^#   scripts/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--tcg) tcg=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--payload) quiet=2; shift ;;
 	-h|--help) usage ;;
@@ -62,6 +67,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#scripts[@]} -gt 0 ] || usage
 case "$kernel" in stock|debug|trixie|sid|arm64) ;; *) echo "vm: --kernel stock|debug|trixie|sid|arm64" >&2; exit 2 ;; esac
+case "$tcg" in ''|single|multi) ;; *) echo "vm: --tcg single|multi" >&2; exit 2 ;; esac
 arch=$(kernel_arch "$kernel")
 if [ "$arch" = aarch64 ]; then
 	DAMON_PERF_ARM64_DIR=$(arm64_dir)
@@ -166,13 +172,23 @@ smp=$cpus
 # again; KASAN computes its shadow bounds from that bit, so an interrupt in
 # that window is reported as a wild-memory-access in do_raw_spin_lock
 # (seen once in about eight debug boots, before any module is loaded).
-# thread=single on 6.12 and 7.2: with one host thread per vCPU, a jump
-# label patched while the other vCPU runs that code (a software perf event
-# created or released while a workload faults) now and then ends in
-# "Oops: int3" in do_user_addr_fault there (seen twice, never on 6.1); one
-# thread for both vCPUs makes code modification and execution ordered.
+# TCG threading. x86 (every kernel): thread=single, one host thread for
+# all vCPUs. With one host thread per vCPU (thread=multi), a jump label
+# patched while another vCPU runs that code ends now and then in "int3:"
+# or "Oops: int3" in do_user_addr_fault: the page-fault software event's
+# key (perf_swevent_enabled[PERF_COUNT_SW_PAGE_FAULTS]) flips whenever a
+# page-fault counter is the first created or the last released, by
+# damon_perf or by perf_event_open() from userspace alike, and a vCPU runs
+# the int3 of text_poke_bp() after the patch finished and synced every
+# CPU, which only stale translated code can do. Seen on 6.12 (twice), on
+# Debian 12's 6.1 (attack_netlink, issue 37), and reproduced without the
+# module by tests/vm/keyflip.sh (Documentation/testing.rst, "Code
+# patching under TCG"). With one thread, translation and the patching
+# stores never run at the same time. arm64 patches a branch with one
+# aligned store and no int3, and keeps thread=multi. --tcg overrides.
 accel=tcg
-case "$kernel" in trixie|sid) accel=tcg,thread=single ;; esac
+[ "$arch" = aarch64 ] || accel=tcg,thread=single
+[ -z "$tcg" ] || accel=tcg,thread=$tcg
 if [ "$arch" = aarch64 ]; then
 	# -M virt with a GICv3 (the arm64 kernel's default, and what pseudo-NMI
 	# would need); -cpu max, pointer authentication with QEMU's own cheap

@@ -625,8 +625,10 @@ ram_ranges() {
 # workload_paused CMD...: run CMD with the workload stopped. Creating the
 # first or releasing the last page-fault counter flips a static key,
 # patching the page-fault path with int3 while the workload's CPU runs it;
-# under TCG that once ended in "Oops: int3" in do_user_addr_fault (6.12
-# guest).
+# multi-threaded TCG then now and then runs the stale int3 and dies of
+# "int3" in do_user_addr_fault (Documentation/testing.rst, "Code patching
+# under TCG"). scripts/vm.sh's single-threaded TCG is the fix; this stays
+# as a second guard.
 workload_paused() {
 	kill -STOP "$WORKLOAD_PID"
 	"$@"
