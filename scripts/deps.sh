@@ -15,7 +15,7 @@ PKGS=(
 	libgtest-dev libgmock-dev libbenchmark-dev valgrind
 	zlib1g-dev file libpng-dev librsvg2-bin
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm
-	dkms man-db ccache
+	dkms man-db ccache systemd
 )
 
 missing=()
