@@ -36,7 +36,7 @@ PKGS=(
 	libgtest-dev libgmock-dev libbenchmark-dev valgrind
 	file librsvg2-bin
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm
-	dkms man-db
+	dkms man-db systemd
 )
 
 set_of() {

@@ -294,5 +294,5 @@ fi
 if [ "$rc" -eq 0 ] && ! "$top/scripts/logcheck" splat "$log" >/dev/null; then
 	rc=1
 fi
-echo "vm: ${tests//,/ } on $kernel: exit $rc in ${took}s, $(echo "$verdict" | tail -n 1) (log $log)" >&2
+echo "vm: ${tests//,/ } on $kernel: exit $rc in ${took}s, $(echo "$verdict" | grep "^RESULT " | tail -n 1) (log $log)" >&2
 exit "$rc"

@@ -66,6 +66,96 @@ else
 	not_ok "summary line format and sum: $(run_tally ktap-fail.log | tail -n 1)"
 fi
 
+# Skips: make check fails on every skip that tests/skips.allow does not
+# name for its kernel, with the reason the test gave; a ctest skip is a
+# skip, not a pass. skip_tally ALLOW ITEM...: clean.log and each ITEM
+# ("MODE LOG [ARGS...]", LOG in tests/harness/logs) counted as make check
+# counts them, then the skip check against ALLOW (a file) and the summary;
+# prints the last two lines, fails as make check would.
+skip_tally() {
+	local allow=$1
+	shift
+	(
+		TALLY_RESULTS=$(mktemp)
+		. "$top/scripts/lib/tally.sh"
+		tally_logcheck vm "$here/logs/clean.log" > /dev/null
+		for item in "$@"; do
+			# shellcheck disable=SC2086 # the item's words
+			set -- $item
+			m=$1 l=$2
+			shift 2
+			tally_logcheck "$m" "$here/logs/$l" "$@" > /dev/null
+		done
+		tally_skips "$allow" > /dev/null
+		tally_summary
+		rc=$?
+		rm -f "$TALLY_RESULTS"
+		exit $rc
+	)
+}
+# skip_case DESC WANT-RC WANT-LAST-LINE ALLOW-LIST-TEXT ITEM...
+skip_case() {
+	local desc=$1 want_rc=$2 want=$3 out rc
+	printf '%b' "$4" > "$sk/allow"
+	shift 4
+	out=$(skip_tally "$sk/allow" "$@")
+	rc=$?
+	if [ "$rc" = "$want_rc" ] && [ "$(echo "$out" | tail -n 1)" = "$want" ]; then
+		ok "skips: $desc: $(echo "$out" | tail -n 1)"
+	else
+		not_ok "skips: $desc: want exit $want_rc, '$want'"
+		echo "$out" | sed 's/^/#   got: /'
+	fi
+}
+sk=$(mktemp -d)
+# tap-todo-skip.log as basic.sh on the stock kernel: 5 passes, a TODO
+# ("damonctl status sees the damon_perf family", damonctl not in the
+# image) and a SKIP ("debugfs directory removed", no debugfs)
+both='stock "basic: damonctl status sees * # TODO damonctl not in the image" canned\nstock "basic: debugfs directory removed # SKIP no debugfs" canned\n'
+skip_case "both listed for stock" 0 "12 passed, 0 failed" "$both" \
+	"vm tap-todo-skip.log --name basic-stock"
+skip_case "the TODO not listed" 1 "12 passed, 1 failed" \
+	'# only the SKIP\nstock "basic: debugfs directory removed # SKIP no debugfs" canned\n' \
+	"vm tap-todo-skip.log --name basic-stock"
+skip_case "listed for stock, skipped on debug" 1 "12 passed, 2 failed" "$both" \
+	"vm tap-todo-skip.log --name basic-debug"
+skip_case "listed with another reason" 1 "12 passed, 1 failed" \
+	'* "basic: damonctl status sees * # TODO *" canned\n* "basic: debugfs directory removed # SKIP no tracefs" canned\n' \
+	"vm tap-todo-skip.log --name basic-stock"
+skip_case "an empty allow-list" 1 "12 passed, 2 failed" '' \
+	"vm tap-todo-skip.log --name basic-stock"
+skip_case "an entry without a reason is no entry" 1 "12 passed, 3 failed" \
+	"stock \"basic: *\"\n" "vm tap-todo-skip.log --name basic-stock"
+skip_case "an unknown kernel is no entry" 1 "12 passed, 3 failed" \
+	"bookworm \"basic: *\" canned\n" "vm tap-todo-skip.log --name basic-stock"
+# a KUnit case's SKIP (ktap-pass.log: ring.ring_push_should_count_nested_report)
+skip_case "a KUnit skip listed" 0 "18 passed, 0 failed" \
+	'debug "kunit: kunit ring.*_nested_report # SKIP no self-NMI on this CPU" canned\n' \
+	"vm ktap-pass.log --ktap --name kunit-debug"
+skip_case "a KUnit skip not listed" 1 "18 passed, 1 failed" '' \
+	"vm ktap-pass.log --ktap --name kunit-debug"
+# ctest: the GTEST_SKIP is a skip (ctest said 3 of 3 passed), then on the
+# allow-list or a failure
+skip_case "a ctest skip listed: a skip, not a pass" 0 "9 passed, 0 failed" \
+	'host "Schemes.Collapse # SKIP no MADV_COLLAPSE here" canned\n' \
+	"ctest ctest-skip.xml"
+skip_case "a ctest skip not listed" 1 "9 passed, 1 failed" '' \
+	"ctest ctest-skip.xml"
+# the line above the last: what the results are (clean.log and
+# tap-todo-skip.log: 6 assertions each; ktap-pass.log: 4 and 7 KUnit
+# cases; a clean-log check per run and damonctl_cli are the other checks)
+printf '%b' "$both"'debug "kunit: * # SKIP *" canned\nhost "* # SKIP no MADV_COLLAPSE here" canned\n' > "$sk/allow"
+line=$(skip_tally "$sk/allow" "vm tap-todo-skip.log --name basic-stock" \
+	"vm ktap-pass.log --ktap --name kunit-debug" "ctest ctest-skip.xml" | head -n 1)
+want="29 results: 16 assertions in 3 VM script runs, 7 KUnit cases, 2 GoogleTest cases, 4 other checks; 4 skipped, each on $sk/allow"
+if [ "$line" = "$want" ]; then
+	ok "summary: what the results are: $line"
+else
+	not_ok "summary: what the results are: want '$want'"
+	echo "#   got: $line"
+fi
+rm -rf "$sk"
+
 # Every kind of report, alone in a log, fails the clean-log test; benign
 # lines do not. The stamped header makes it a log with printk timestamps.
 tmp=$(mktemp)

@@ -13,7 +13,16 @@
 #    against targets that fork, exec and exit
 #    mid-run, with rmmod attempted throughout: it must fail while a context
 #    runs and succeed after; every damonctl exits 0 or 1 (a refusal with a
-#    message), none crashes or hangs;
+#    message), none crashes or hangs. A PMU type has one owner context at
+#    a time (kmod/probe.c), so the workers' page-fault contexts race for
+#    the software PMU (the anchor holds the tracepoint PMU): what must
+#    succeed follows from that. Every status succeeds; the first start of
+#    the tier finds the software PMU free, so at least one round's own
+#    context starts; and in a round whose own context started (a round
+#    "won"), the rest of that context's life is decided: tune, report,
+#    stop --keep and stop succeed; the round's other starts (another
+#    context on the PMU it owns) and a second start of its name are
+#    refused; stopping the round's refused context finds nothing;
 #  - fault injection: nlattack inject fails each allocation of context
 #    creation, target and probe add, filters and start (probe arm, rings,
 #    kdamond) in turn (fail-nth, task-local: failslab, fail_page_alloc and
@@ -120,16 +129,26 @@ fi
 sh -c 'while :; do /bin/true; done' &
 FORKER=$!
 lowest $FORKER
-check "concurrency: an anchor context runs throughout" \
-	damonctl start -n anchor -p "$WORKLOAD_PID" -e page-faults --period 1 \
-	--exclude-kernel --sample-us 2000 --aggr-us 50000
-# worker N: ATTACK_CONC rounds of create/start/tune/stop/destroy; exit codes
-# other than 0 and 1 are written to /tmp/conc.bad.
+# The anchor on the tracepoint PMU (sched_switch of the workload), so that
+# the software PMU (page faults) is free for the workers' contexts: a PMU
+# type has one owner context, and with the anchor on page faults every
+# start of the workers was refused.
+tp=$(cat /sys/kernel/debug/tracing/events/sched/sched_switch/id 2>/dev/null ||
+	cat /sys/kernel/tracing/events/sched/sched_switch/id 2>/dev/null)
+check "concurrency: an anchor context runs throughout (tracepoint PMU)" \
+	damonctl start -n anchor -p "$WORKLOAD_PID" -e "tracepoint/config=${tp:-0}/" \
+	--period 1 --sample-us 2000 --aggr-us 50000
+# worker N: ATTACK_CONC rounds of create/start/tune/stop/destroy; the exit
+# codes of a round's 12 runs, in order, are a line "N ROUND RC..." of
+# /tmp/conc.rounds; exit codes other than 0 and 1 (2: stop or report of a
+# context that is gone or never started, damonctl names it) are written
+# to /tmp/conc.bad.
 worker() {
 	_w=$1 _r=0
 	while [ $_r -lt "$CONC" ]; do
 		sleep 5 &
 		_short=$!
+		_codes=
 		for _c in \
 			"start -n w$_w -p $WORKLOAD_PID -e page-faults --period 1 --exclude-kernel --sample-us 2000 --aggr-us 40000" \
 			"start -n s$_r$_w -p $_short -e page-faults --period 3 --exclude-kernel" \
@@ -140,13 +159,12 @@ worker() {
 			# shellcheck disable=SC2086
 			timeout 60 damonctl $_c > /dev/null 2>&1
 			_rc=$?
-			echo "$_w $_rc" >> /tmp/conc.rc
-			# stop or report of a context that is gone (or never
-			# started): exit 2, damonctl names it
+			_codes="$_codes $_rc"
 			case "$_rc:$_c" in 0:* | 1:* | 2:stop* | 2:report*) ;;
 			*) echo "worker $_w round $_r: damonctl $_c: exit $_rc" >> /tmp/conc.bad ;;
 			esac
 		done
+		echo "$_w $_r$_codes" >> /tmp/conc.rounds
 		kill $_short 2>/dev/null
 		wait $_short 2>/dev/null
 		_r=$((_r + 1))
@@ -163,7 +181,7 @@ rmmodder() {
 		sleep 0.1
 	done
 }
-rm -f /tmp/conc.rc /tmp/conc.bad /tmp/conc.done /tmp/conc.rmmod
+rm -f /tmp/conc.rounds /tmp/conc.bad /tmp/conc.done /tmp/conc.rmmod
 rmmodder &
 RM=$!
 pids=
@@ -174,7 +192,7 @@ done
 # A hang shows as the workers never finishing: after 300 s, list the
 # blocked tasks (sysrq w) so the log says where.
 (sleep 300; [ -f /tmp/conc.done ] || { echo "# concurrency: still running after 300 s";
-	echo "# exit codes so far: $(cut -d' ' -f2 /tmp/conc.rc | sort | uniq -c | tr '\n' ' ')"
+	echo "# rounds so far: $(cat /tmp/conc.rounds 2>/dev/null | tr '\n' ';')"
 	for t in /proc/[0-9]*; do
 		_st=$(sed -n 's/^State:[[:space:]]*//p' $t/status 2>/dev/null)
 		case "$_st:$(cat $t/comm 2>/dev/null)" in
@@ -194,15 +212,52 @@ wait $RM
 check "concurrency: the forker ran throughout" kill -0 $FORKER
 kill $FORKER 2>/dev/null
 wait $FORKER 2>/dev/null
-ops=$(wc -l < /tmp/conc.rc)
-refused=$(grep -c ' 1$' /tmp/conc.rc)
+ops=$(awk '{ n += NF - 2 } END { print n + 0 }' /tmp/conc.rounds 2>/dev/null)
+refused=$(awk '{ for (i = 3; i <= NF; i++) n += $i == 1 } END { print n + 0 }' \
+	/tmp/conc.rounds 2>/dev/null)
 rm_tries=$(wc -l < /tmp/conc.rmmod 2>/dev/null || echo 0)
 diag "$ops damonctl runs ($refused refused with a message), $rm_tries rmmod attempts refused"
+diag "rounds (worker, round, exit codes):"
+diag "$(cat /tmp/conc.rounds 2>/dev/null)"
 if [ ! -s /tmp/conc.bad ] && [ "$ops" -eq $((4 * CONC * 12)) ]; then
 	ok "concurrency: $ops operations by 4 processes, each succeeded or was refused"
 else
 	diag "$(cat /tmp/conc.bad 2>/dev/null)"
 	not_ok "concurrency: $ops operations by 4 processes"
+fi
+# The floors (the header says why each holds). Fields: worker, round,
+# then the exit codes of: 3 start w, 4 start s, 5 start shared, 6 tune w,
+# 7 tune shared, 8 status, 9 report w, 10 stop w --keep, 11 start w
+# again, 12 stop w, 13 stop shared, 14 stop s.
+# shellcheck disable=SC2046 # the counts into $1..$5
+set -- $(awk '
+	{ n++; st += $8 == 0 }
+	$3 == 0 {
+		won++
+		if ($4 == 1 && $5 == 1 && $6 == 0 && $9 == 0 && $10 == 0 &&
+		    $11 == 1 && $12 == 0 && $14 == 2)
+			kept++
+		else
+			bad = bad " w" $1 "r" $2
+	}
+	END { printf "%d %d %d %d %s\n", n, st, won, kept, bad ? bad : "-" }' \
+	/tmp/conc.rounds 2>/dev/null)
+rounds=${1:-0} statuses=${2:-0} won=${3:-0} kept=${4:-0}
+shift 4 2>/dev/null
+if [ "$rounds" -eq $((4 * CONC)) ] && [ "$statuses" -eq "$rounds" ]; then
+	ok "concurrency: status succeeded in every round ($statuses of $rounds)"
+else
+	not_ok "concurrency: status succeeded in every round ($statuses of $rounds, want $((4 * CONC)))"
+fi
+if [ "$won" -ge 1 ]; then
+	ok "concurrency: a worker's own context started in $won of $rounds rounds (floor 1)"
+else
+	not_ok "concurrency: no worker's own context ever started ($rounds rounds): every start refused"
+fi
+if [ "$won" -ge 1 ] && [ "$kept" -eq "$won" ]; then
+	ok "concurrency: in each of the $won rounds won, tune, report, stop --keep and stop succeeded, 2 other starts and the second start were refused"
+else
+	not_ok "concurrency: $kept of $won rounds won went as they must (not: $*)"
 fi
 if [ "$rm_tries" -gt 0 ] && ! grep -q rmmod /tmp/conc.bad 2>/dev/null; then
 	ok "concurrency: rmmod refused while running ($rm_tries attempts)"

@@ -40,9 +40,12 @@ not_ok() {
 	_tap_failed=$((_tap_failed + 1))
 	_tap "not ok" "$*"
 }
-# skip "desc" "reason": a test that cannot run here (counted, not failed).
+# skip "desc" "reason": a test that cannot run here. make check counts it
+# as skipped when tests/skips.allow names it, with this reason, for the
+# kernel it ran on, and as failed otherwise: say in the reason what is
+# missing (a kernel option, a CPU), so an entry can name it.
 skip() { _tap ok "$1 # SKIP ${2:-}"; }
-# todo "desc" "reason": a known gap; reported as not ok # TODO (not failed).
+# todo "desc" "reason": a known gap, "not ok # TODO"; counted as a skip is.
 todo() { _tap "not ok" "$1 # TODO ${2:-}"; }
 
 diag() {
