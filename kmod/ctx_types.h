@@ -39,6 +39,22 @@
 extern struct mutex damon_perf_lock;
 
 /**
+ * struct damon_perf_hint - Few samples of a region on one or two pages,
+ * kept over aggregations (samples split mode, split.c).
+ * @page:	first of the pages.
+ * @pages:	their number, 1 to %DAMON_PERF_SPAN_PAGES.
+ * @nr:		the samples; 0: no hint.
+ * @chance:	how likely uniform samples would have fallen there as they
+ *		did, in 1/2^32 (damon_perf_density_span_chance()).
+ */
+struct damon_perf_hint {
+	unsigned long page;
+	u32 pages;
+	u32 nr;
+	u64 chance;
+};
+
+/**
  * struct damon_perf_region - A monitored address range.
  * @start:		first address.
  * @end:		one past the last address.
@@ -53,6 +69,9 @@ extern struct mutex damon_perf_lock;
  * @pass_seen:		sample intervals of that pass already credited, bit
  *			k for @pass_seq + k (presence mode: one access per
  *			interval, whatever order the rings give the reports).
+ * @hint:		samples split mode: where the region's few samples of
+ *			the latest aggregations with any lay, while on one
+ *			or two pages (split.c); kdamond only.
  * @list:		in &damon_perf_target.regions, sorted by @start.
  */
 struct damon_perf_region {
@@ -65,6 +84,7 @@ struct damon_perf_region {
 	u64 events;
 	u64 pass_seq;
 	u64 pass_seen;
+	struct damon_perf_hint hint;
 	struct list_head list;
 };
 

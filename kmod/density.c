@@ -30,7 +30,7 @@ static inline int ilog2(u32 n)
 #endif
 
 /* Fewer samples than this are no evidence (see best_cut()). */
-#define SPLIT_MIN_SAMPLES	8
+#define SPLIT_MIN_SAMPLES	DAMON_PERF_SPLIT_MIN_SAMPLES
 /* Deviation of the cumulative shares, in 1/2^16. */
 #define DEV_SHIFT		16
 /* Significance: dev^2 * n above (2 << DEV_SHIFT)^2, i.e. dev > 2/sqrt(n). */
@@ -44,8 +44,8 @@ static inline int ilog2(u32 n)
  * all fall in by chance (below 1/SPAN_UNLIKELY); wider runs of so few
  * samples wait for more.
  */
-#define SPAN_UNLIKELY		1000
-#define SPAN_PAGES		2
+#define SPAN_UNLIKELY		DAMON_PERF_SPAN_UNLIKELY
+#define SPAN_PAGES		DAMON_PERF_SPAN_PAGES
 
 struct cut {
 	u64 dev;		/* deviation in 1/2^32, or gap in pages */
@@ -102,23 +102,16 @@ static bool gap_significant(u64 g, unsigned long len, u32 n)
 
 /*
  * Are @n >= 2 uniform samples over @len pages unlikely to span only @w
- * (at most SPAN_PAGES) pages? The chance is below n (w / len)^(n - 1);
- * a cut when that is
- * below 1/SPAN_UNLIKELY. Two samples on one page of a 201-page stack are
- * not (2/201), three are (3/201^2): a loop touching one or two pages of a
- * region shows it within a few samples. Fixed point in 1/2^32.
+ * (at most SPAN_PAGES) pages? The chance is below n (w / len)^(n - 1)
+ * (damon_perf_density_span_chance()); a cut when that is below
+ * 1/SPAN_UNLIKELY. Two samples on one page of a 201-page stack are not
+ * (2/201), three are (3/201^2): a loop touching one or two pages of a
+ * region shows it within a few samples.
  */
 static bool span_significant(unsigned long w, unsigned long len, u32 n)
 {
-	u64 frac, p;
-	u32 i;
-
-	if (n < 2 || w > SPAN_PAGES || w >= len)
-		return false;
-	frac = mul_u64_u64_div_u64(w, 1ULL << 32, len);
-	for (p = frac, i = 2; i < n && p; i++)
-		p = (p * frac) >> 32;
-	return p * n * SPAN_UNLIKELY < 1ULL << 32;
+	return n >= 2 && damon_perf_density_span_chance(w, len, n, false) *
+			 SPAN_UNLIKELY < 1ULL << 32;
 }
 
 /*
@@ -185,6 +178,39 @@ static bool best_cut(const struct damon_perf_sample *smp, u32 lo, u32 hi,
 	}
 	return false;
 }
+
+/**
+ * damon_perf_density_span_chance() - How likely uniform samples would all
+ * fall on a few pages.
+ * @w:		the pages, at most %DAMON_PERF_SPAN_PAGES.
+ * @len:	pages of the region.
+ * @n:		samples (more than 65536 count as 65536).
+ * @placed:	the pages were named before the samples were taken (a
+ *		hint, split.c): the chance is (w / len)^n; else they are
+ *		wherever the samples fell, and it is below n (w / len)^(n - 1).
+ *
+ * Context: any.
+ * Return: the chance in 1/2^32, at most 2^32, which it is also for @w not
+ * below @len or above %DAMON_PERF_SPAN_PAGES (no evidence).
+ */
+u64 damon_perf_density_span_chance(unsigned long w, unsigned long len, u32 n,
+				   bool placed)
+{
+	u64 frac, p = 1ULL << 32;
+	u32 i;
+
+	if (w > SPAN_PAGES || w >= len)
+		return p;
+	n = min_t(u32, n, 1U << 16);
+	frac = mul_u64_u64_div_u64(w, 1ULL << 32, len);
+	/* frac <= 2/3: p is 0 within 55 steps */
+	for (i = placed ? 0 : 1; i < n && p; i++)
+		p = (p * frac) >> 32;
+	if (!placed)
+		p = min_t(u64, p * n, 1ULL << 32);
+	return p;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_density_span_chance);
 
 /**
  * damon_perf_density_cut() - Where the density of a region's samples

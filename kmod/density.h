@@ -65,10 +65,22 @@ static inline u32 damon_perf_sample_interval(u32 tag)
 	return tag >> 2;
 }
 
+/*
+ * Fewer samples in a region are no evidence of a density change, unless
+ * they sit on at most DAMON_PERF_SPAN_PAGES pages where uniform samples
+ * would all fall with a chance below 1/DAMON_PERF_SPAN_UNLIKELY
+ * (density.c).
+ */
+#define DAMON_PERF_SPLIT_MIN_SAMPLES	8
+#define DAMON_PERF_SPAN_PAGES		2
+#define DAMON_PERF_SPAN_UNLIKELY	1000
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+u64 damon_perf_density_span_chance(unsigned long w, unsigned long len, u32 n,
+				   bool placed);
 bool damon_perf_density_cut(const struct damon_perf_sample *smp, u32 lo,
 			    u32 hi, unsigned long first, unsigned long end,
 			    unsigned long *page, u32 *mid);

@@ -13,7 +13,9 @@
  * pattern at a bounded cost. Bounds hold per target. Two split modes:
  *
  * - samples (default): each region is cut where the density of the
- *   aggregation's samples changes, before the merge (split.c).
+ *   aggregation's samples changes, before the merge (split.c); a region
+ *   whose few samples sit on one or two pages (its hint) merges with no
+ *   other region with accesses.
  * - random: DAMON's split at random points, after the counters were
  *   reset, while the target has at most half of max_nr_regions (here).
  *
@@ -142,6 +144,18 @@ int damon_perf_regions_split_evenly(struct damon_perf_target *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split_evenly);
 
+/* Keep the hint of @r (split.c) only while its pages lie inside @r. */
+static void fit_hint(struct damon_perf_region *r)
+{
+	unsigned long first = r->start >> PAGE_SHIFT;
+	unsigned long end = r->end >> PAGE_SHIFT;
+	struct damon_perf_hint *h = &r->hint;
+
+	if (h->nr &&
+	    (h->page < first || h->page >= end || h->pages > end - h->page))
+		h->nr = 0;
+}
+
 /**
  * damon_perf_region_split_at() - Split a region in two at an address.
  * @t:		its target.
@@ -149,7 +163,8 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split_evenly);
  * @at:		the address, aligned, with @r->start < @at < @r->end.
  *
  * The new right part copies the access counters and the age of @r (not
- * its probe hits or events).
+ * its probe hits or events); the part that holds the pages of the hint of
+ * @r keeps it.
  *
  * Context: target owned by the caller.
  * Return: the new right part, or NULL when out of memory.
@@ -168,7 +183,10 @@ damon_perf_region_split_at(struct damon_perf_target *t,
 	n->age = r->age;
 	n->pass_seq = r->pass_seq;
 	n->pass_seen = r->pass_seen;
+	n->hint = r->hint;
 	r->end = at;
+	fit_hint(r);
+	fit_hint(n);
 	list_add(&n->list, &r->list);
 	WRITE_ONCE(t->nr_regions, t->nr_regions + 1);
 	return n;
@@ -273,7 +291,7 @@ static bool intersects(const struct damon_perf_region *r,
  * that cross a range edge are cut to it, the first and last region of a
  * range are stretched to its edges and holes inside a range are closed by
  * stretching the region above; a range without regions gets one region.
- * Counters and ages of the surviving parts are kept.
+ * Counters, ages and hints (split.c) of the surviving parts are kept.
  *
  * Context: process context, target owned by the caller.
  * Return: 0, or -ENOMEM with the regions unchanged.
@@ -307,6 +325,8 @@ int damon_perf_regions_set_ranges(struct damon_perf_target *t,
 			memcpy(n->probe_hits, r->probe_hits,
 			       sizeof(n->probe_hits));
 			n->events = r->events;
+			n->hint = r->hint;
+			fit_hint(n);
 			damon_perf_region_add(&tmp, n);
 			pos = n->end;
 			last = n;
@@ -458,13 +478,30 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 		l->pass_seq = r->pass_seq;
 		l->pass_seen = r->pass_seen;
 	}
+	/* the stronger evidence of few samples on one or two pages */
+	if (r->hint.nr && (!l->hint.nr || r->hint.chance < l->hint.chance))
+		l->hint = r->hint;
 	l->end = r->end;
 	damon_perf_region_destroy(t, r);
 }
 
 /*
- * One merge pass; @keep_edges: never join an accessed and an unaccessed
- * region.
+ * May @l and @r merge in a pass that keeps edges? Not an accessed region
+ * with an unaccessed one, nor an accessed one whose few samples sit on
+ * one or two of its pages (its hint, split.c) with another accessed one:
+ * the sum would spread them over both.
+ */
+static bool edges_allow(const struct damon_perf_region *l,
+			const struct damon_perf_region *r)
+{
+	if (!l->nr_accesses != !r->nr_accesses)
+		return false;
+	return !l->nr_accesses || (!l->hint.nr && !r->hint.nr);
+}
+
+/*
+ * One merge pass; @keep_edges: never join regions edges_allow() keeps
+ * apart.
  */
 static void merge_pass(struct damon_perf_target *t, unsigned int thres,
 		       unsigned long sz_limit, bool keep_edges)
@@ -474,7 +511,7 @@ static void merge_pass(struct damon_perf_target *t, unsigned int thres,
 	damon_perf_for_each_region_safe(r, next, t) {
 		if (prev && prev->end == r->start &&
 		    diff(prev->nr_accesses, r->nr_accesses) <= thres &&
-		    (!keep_edges || !prev->nr_accesses == !r->nr_accesses) &&
+		    (!keep_edges || edges_allow(prev, r)) &&
 		    sz(prev) + sz(r) <= sz_limit)
 			merge_two(t, prev, r);
 		else

@@ -18,6 +18,17 @@
  * region, at least 16 (split_depth()), and up to max_nr_regions per
  * target. The pieces get the counters their samples give them, so the
  * aggregation that saw a hot range already reports its exact edges.
+ *
+ * Too few samples on one or two pages to cut in one aggregation (two on
+ * one page of a 301-page stack) stay as the region's hint: the pages,
+ * the samples and how likely uniform samples would have fallen there.
+ * When the next aggregation's few samples fall on those pages (or next to
+ * them, also across the edge of a neighbour holding the hint), the chance
+ * of both is (w / len)^n smaller, and below 1/1000 the region is cut to
+ * the pages, before any density cut spends the budget; an accessed region
+ * with a hint merges with no other accessed one (regions.c), so a loop on
+ * one or two pages of a region is a region of its own by its second
+ * aggregation whatever the region's size and the samples elsewhere.
  */
 #include <linux/log2.h>
 #include <linux/math64.h>
@@ -109,6 +120,179 @@ static unsigned int cut_region(struct damon_perf_target *t,
 		stack[top++] = (struct piece){ n, mid, p.hi };
 	}
 	return cuts;
+}
+
+/* Samples a hint counts at most. */
+#define HINT_MAX_NR		BIT(16)
+#define CHANCE_ONE		BIT_ULL(32)
+
+static unsigned long nr_pages(const struct damon_perf_region *r)
+{
+	return (r->end - r->start) >> PAGE_SHIFT;
+}
+
+/* The hint of samples [@lo, @hi) of a region of @len pages alone. */
+static struct damon_perf_hint
+hint_of(const struct damon_perf_sample *smp, u32 lo, u32 hi,
+	unsigned long len)
+{
+	unsigned long a = smp_page(smp, lo), b = smp_page(smp, hi - 1) + 1;
+
+	return (struct damon_perf_hint){
+		.page = a, .pages = b - a, .nr = hi - lo,
+		.chance = damon_perf_density_span_chance(b - a, len, hi - lo,
+							 false),
+	};
+}
+
+/*
+ * Hint @h with the samples [@lo, @hi) of this aggregation, of a region of
+ * @len pages: in @sum when all of them lie on at most DAMON_PERF_SPAN_PAGES
+ * pages (false otherwise). The chance of the samples of @h grows by the
+ * share the widened pages add for each of them; that of the new ones is
+ * (w / len)^n, their pages being named by @h.
+ */
+static bool hint_add(const struct damon_perf_hint *h,
+		     const struct damon_perf_sample *smp, u32 lo, u32 hi,
+		     unsigned long len, struct damon_perf_hint *sum)
+{
+	unsigned long a = smp_page(smp, lo), b = smp_page(smp, hi - 1) + 1;
+	u64 c = h->chance, placed;
+	u32 i;
+
+	if (!h->nr)
+		return false;
+	a = min(a, h->page);
+	b = max(b, h->page + h->pages);
+	if (b - a > DAMON_PERF_SPAN_PAGES)
+		return false;
+	for (i = 0; i < h->nr && c < CHANCE_ONE && b - a > h->pages; i++)
+		c = min_t(u64, div_u64(c * (b - a), h->pages), CHANCE_ONE);
+	/* the new samples fell on pages the hint named */
+	placed = damon_perf_density_span_chance(b - a, len, hi - lo, true);
+	c = mul_u64_u64_div_u64(c, placed, CHANCE_ONE);
+	*sum = (struct damon_perf_hint){
+		.page = a, .pages = b - a,
+		.nr = min_t(u32, h->nr + (hi - lo), HINT_MAX_NR), .chance = c,
+	};
+	return true;
+}
+
+static bool unlikely_chance(u64 c)
+{
+	return c * DAMON_PERF_SPAN_UNLIKELY < CHANCE_ONE;
+}
+
+/*
+ * Cut @r to the pages of its few samples [@lo, @hi) of this aggregation
+ * when the hint of @r, or of the neighbour whose edge page is next to
+ * them (@prev, @next, may be NULL), with them, makes a chance below
+ * 1/DAMON_PERF_SPAN_UNLIKELY: at most two cuts, within @budget. The piece
+ * of those pages gets the sum as its hint when the hint was its own, else
+ * the samples alone.
+ * Return: the number of cuts.
+ */
+static unsigned int cut_hint(struct damon_perf_target *t,
+			     struct damon_perf_region *r,
+			     const struct damon_perf_region *prev,
+			     const struct damon_perf_region *next,
+			     const struct damon_perf_sample *smp, u32 lo,
+			     u32 hi, unsigned int budget)
+{
+	const struct damon_perf_hint *cand[] = {
+		&r->hint, prev ? &prev->hint : NULL, next ? &next->hint : NULL,
+	};
+	unsigned long first = r->start >> PAGE_SHIFT;
+	unsigned long end = r->end >> PAGE_SHIFT, a, b, len = nr_pages(r);
+	struct damon_perf_hint h;
+	unsigned int need, i;
+
+	if (hi - lo >= DAMON_PERF_SPLIT_MIN_SAMPLES)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(cand); i++)
+		if (cand[i] && hint_add(cand[i], smp, lo, hi, len, &h) &&
+		    unlikely_chance(h.chance))
+			break;
+	if (i == ARRAY_SIZE(cand))
+		return 0;
+	a = max(h.page, first);
+	b = min(h.page + h.pages, end);
+	if (i)
+		h = hint_of(smp, lo, hi, len);
+	need = (a > first) + (b < end);
+	if (!need || need > budget)
+		return 0;
+	if (a > first) {
+		r = damon_perf_region_split_at(t, r, a << PAGE_SHIFT);
+		if (!r)
+			return 0;
+	}
+	r->hint = h;
+	if (b < end && !damon_perf_region_split_at(t, r, b << PAGE_SHIFT))
+		return need - 1;
+	return need;
+}
+
+/*
+ * After this aggregation's tests left @r whole, with its samples
+ * [@lo, @hi): when they are few and on at most DAMON_PERF_SPAN_PAGES
+ * pages, they join its hint (hint_add()), or start a new one; else it has
+ * none. Samples on the only pages of @r say nothing of where in it they
+ * fall: the hint stays as it is.
+ */
+static void note_hint(struct damon_perf_region *r,
+		      const struct damon_perf_sample *smp, u32 lo, u32 hi)
+{
+	unsigned long a = smp_page(smp, lo), b = smp_page(smp, hi - 1) + 1;
+	unsigned long len = nr_pages(r);
+	struct damon_perf_hint *h = &r->hint, sum;
+
+	if (hi - lo >= DAMON_PERF_SPLIT_MIN_SAMPLES ||
+	    b - a > DAMON_PERF_SPAN_PAGES) {
+		h->nr = 0;
+		return;
+	}
+	if (b - a >= len)
+		return;
+	*h = hint_add(h, smp, lo, hi, len, &sum) ? sum :
+	     hint_of(smp, lo, hi, len);
+}
+
+/*
+ * @r with its samples [@lo, @hi) was cut into the pieces up to @next,
+ * from @len pages: when they are few, on at most DAMON_PERF_SPAN_PAGES
+ * pages, the piece that holds them all keeps them as its hint (taken
+ * over the @len pages); the others have none.
+ */
+static void hint_pieces(struct damon_perf_region *r,
+			struct damon_perf_region *next,
+			const struct damon_perf_sample *smp, u32 lo, u32 hi,
+			unsigned long len)
+{
+	struct damon_perf_hint h = hint_of(smp, lo, hi, len);
+	bool keep = hi - lo < DAMON_PERF_SPLIT_MIN_SAMPLES &&
+		    h.pages <= DAMON_PERF_SPAN_PAGES;
+
+	for (; r != next; r = list_next_entry(r, list)) {
+		r->hint.nr = 0;
+		if (keep && r->start >> PAGE_SHIFT <= h.page &&
+		    h.page + h.pages <= r->end >> PAGE_SHIFT)
+			r->hint = h;
+	}
+}
+
+/*
+ * @r itself (@self) or the region before it; NULL for the list head of @t
+ * (where a safe walk's next ends).
+ */
+static struct damon_perf_region *
+region_or_null(struct damon_perf_target *t, struct damon_perf_region *r,
+	       bool self)
+{
+	struct list_head *l = self ? &r->list : r->list.prev;
+
+	return l == &t->regions ? NULL :
+	       list_entry(l, struct damon_perf_region, list);
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -255,10 +439,12 @@ static void recount(struct damon_perf_region *first,
  * @smp:	the target's samples of the aggregation, sorted by key.
  * @nr:		their number.
  *
- * Each region is cut at the page boundaries where the density of its
- * samples changes significantly (see the top of this file), pieces of
- * pieces down to split_depth() of its samples; the target never exceeds
- * max_nr_regions. The
+ * First the regions whose few samples a hint confirms are cut to those
+ * pages (cut_hint()); then each region is cut at the page boundaries where
+ * the density of its samples changes significantly (see the top of this
+ * file), pieces of pieces down to split_depth() of its samples, and the
+ * regions it leaves whole keep their few samples' pages as their hint;
+ * the target never exceeds max_nr_regions. The
  * pieces of a cut region get the counters the aggregation would have
  * given them, from the samples (see recount()), and its age. Samples
  * outside every region are ignored. An allocation failure ends the split
@@ -275,37 +461,57 @@ damon_perf_regions_split_samples(struct damon_perf_target *t,
 				 u32 nr)
 {
 	struct damon_perf_region *r, *next;
-	unsigned int budget, cuts = 0, c, i;
+	unsigned int budget = 0, cuts = 0, c, i, pass;
 	u32 w[DAMON_PERF_MAX_PROBES];
-	unsigned long first, end;
+	unsigned long first, end, len;
 	struct orig o;
-	u32 lo = 0, hi;
+	u32 lo, hi;
 
-	if (t->nr_regions >= attrs->max_nr_regions)
-		return 0;
+	if (t->nr_regions < attrs->max_nr_regions)
+		budget = attrs->max_nr_regions - t->nr_regions;
 	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
 		w[i] = weights ? max_t(u32, weights[i], 1) : 1;
-	budget = attrs->max_nr_regions - t->nr_regions;
-	damon_perf_for_each_region_safe(r, next, t) {
-		first = r->start >> PAGE_SHIFT;
-		end = r->end >> PAGE_SHIFT;
-		while (lo < nr && smp_page(smp, lo) < first)
-			lo++;
-		for (hi = lo; hi < nr && smp_page(smp, hi) < end; hi++)
-			;
-		if (budget && hi > lo) {
+	/*
+	 * Pass 0 cuts the regions whose few samples a hint confirms (at
+	 * most two cuts each) before pass 1's density tests spend the
+	 * budget; pass 1 then tests every region, the pieces of pass 0's
+	 * cuts too, and keeps the hints of those it leaves whole.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		lo = 0;
+		damon_perf_for_each_region_safe(r, next, t) {
+			first = r->start >> PAGE_SHIFT;
+			end = r->end >> PAGE_SHIFT;
+			while (lo < nr && smp_page(smp, lo) < first)
+				lo++;
+			for (hi = lo; hi < nr && smp_page(smp, hi) < end; hi++)
+				;
+			if (hi == lo)
+				continue;
 			o.nr_accesses = r->nr_accesses;
 			memcpy(o.probe_hits, r->probe_hits,
 			       sizeof(o.probe_hits));
 			o.events = r->events;
-			c = cut_region(t, r, smp, lo, hi, budget);
-			if (c)
+			len = nr_pages(r);
+			c = 0;
+			if (pass == 0)
+				c = cut_hint(t, r, region_or_null(t, r, false),
+					     region_or_null(t, next, true), smp,
+					     lo, hi, budget);
+			else if (budget)
+				c = cut_region(t, r, smp, lo, hi, budget);
+			if (c) {
 				recount(r, next, &o, attrs->mode, w, smp, lo,
 					hi);
+				if (pass == 1)
+					hint_pieces(r, next, smp, lo, hi, len);
+			} else if (pass == 1) {
+				note_hint(r, smp, lo, hi);
+			}
 			budget -= c;
 			cuts += c;
+			lo = hi;
 		}
-		lo = hi;
 	}
 	return cuts;
 }

@@ -91,6 +91,7 @@ typedef unsigned int gfp_t;
 #define UINT_MAX (~0U)
 #define U32_MAX ((u32)~0U)
 #define U64_MAX ((u64)~0ULL)
+#define BIT(nr) (1UL << (nr))
 #define BIT_ULL(nr) (1ULL << (nr))
 #define GFP_KERNEL 0U
 #define __GFP_NOWARN 0U

@@ -1229,6 +1229,237 @@ static void regions_split_samples_cost_at_the_budget(struct kunit *test)
 	expect_cover(test, t, &range, 1);
 }
 
+/*
+ * Few samples on one or two pages, over whole aggregations (cut, merge,
+ * reset): SPARSE_SEEDS layouts of 3 to 8 regions of 64 pages to 1 TiB,
+ * some contiguous, anywhere in a 47-bit address space (31-bit on 32-bit
+ * kernels), with hundreds of samples on hot ranges (or combs of hot runs)
+ * of some, and 2 to 4 samples an aggregation on a window of one or two
+ * pages of another (at its edges too). From the second aggregation on,
+ * every region that reports accesses in the sparse region lies within
+ * the pages its samples hit: the 1.2 MiB stack region with 2 samples on
+ * one page, issue 37, was reported whole in every aggregation. Half the
+ * layouts leave only two regions below max_nr_regions for the second
+ * aggregation, while the hot regions below the sparse one want more.
+ */
+#define SPARSE_SEEDS	300
+#define SPARSE_CAP	8192
+
+struct sparse_layout {
+	unsigned long first[8];		/* pages */
+	unsigned long end[8];
+	unsigned long hot[8];		/* first hot page, or 0: cold */
+	unsigned long hot_len[8];
+	unsigned int runs[8];		/* hot runs (a comb), 1: one range */
+	unsigned int nr;
+	unsigned int sparse;		/* its index */
+	unsigned long win;		/* first page of its window */
+	unsigned long win_len;		/* 1 or 2 */
+};
+
+static unsigned long rnd_long(struct rnd_state *rnd, unsigned long below)
+{
+	u64 v = (u64)prandom_u32_state(rnd) << 32 | prandom_u32_state(rnd);
+
+	return below ? (unsigned long)(v % below) : 0;
+}
+
+/* A hot range in region @i: one range, or a comb of 16 runs. */
+static void sparse_hot(struct rnd_state *rnd, struct sparse_layout *l,
+		       unsigned int i)
+{
+	unsigned long size = l->end[i] - l->first[i];
+
+	l->hot_len[i] = min(size - 1, 16 + rnd_long(rnd, 1024));
+	l->hot[i] = l->first[i] + 1 + rnd_long(rnd, size - l->hot_len[i]);
+	l->runs[i] = l->hot_len[i] >= 64 && prandom_u32_state(rnd) % 2 ?
+		     16 : 1;
+}
+
+static void sparse_layout(struct rnd_state *rnd, struct sparse_layout *l)
+{
+	unsigned long space = 1UL << (BITS_PER_LONG == 64 ? 35 : 19);
+	unsigned long size[8], gap[8], total = 0, pos, max_size;
+	unsigned int i, nr_hot = 0;
+
+	max_size = 1UL << (BITS_PER_LONG == 64 ? 28 : 14);
+	l->nr = 3 + prandom_u32_state(rnd) % 6;
+	for (i = 0; i < l->nr; i++) {
+		size[i] = 64UL << prandom_u32_state(rnd) %
+			  (ilog2(max_size) - 5);
+		size[i] += rnd_long(rnd, size[i]);
+		gap[i] = prandom_u32_state(rnd) % 2 ? 0 :
+			 1 + rnd_long(rnd, 1UL << 20);
+		total += size[i] + gap[i];
+	}
+	pos = rnd_long(rnd, space - total);
+	l->sparse = prandom_u32_state(rnd) % l->nr;
+	for (i = 0; i < l->nr; i++) {
+		pos += gap[i];
+		l->first[i] = pos;
+		l->end[i] = pos + size[i];
+		pos += size[i];
+		l->hot[i] = 0;
+		if (i != l->sparse && prandom_u32_state(rnd) % 2)
+			sparse_hot(rnd, l, i);
+	}
+	for (i = 0; i < l->nr && !nr_hot; i++)
+		if (l->hot[i])
+			nr_hot++;
+	if (!nr_hot)
+		sparse_hot(rnd, l, l->sparse ? 0 : 1);
+	l->win_len = 1 + prandom_u32_state(rnd) % 2;
+	i = l->sparse;
+	switch (prandom_u32_state(rnd) % 3) {
+	case 0:
+		l->win = l->first[i];
+		break;
+	case 1:
+		l->win = l->end[i] - l->win_len;
+		break;
+	default:
+		l->win = l->first[i] +
+			 rnd_long(rnd, size[i] - l->win_len + 1);
+	}
+}
+
+/* The region of @t holding @addr, or NULL. */
+static struct damon_perf_region *region_holding(struct damon_perf_target *t,
+						unsigned long addr)
+{
+	struct damon_perf_region *r;
+
+	damon_perf_for_each_region(r, t)
+		if (r->start <= addr && addr < r->end)
+			return r;
+	return NULL;
+}
+
+/* Sample @page in sample interval @seq. */
+static void sparse_add(struct damon_perf_samples *s, unsigned long page,
+		       u64 seq)
+{
+	if (s->nr < s->cap) {
+		s->buf[s->nr].key = damon_perf_sample_key(0,
+							  page << PAGE_SHIFT);
+		s->buf[s->nr++].tag = damon_perf_sample_tag(seq, 0);
+	}
+}
+
+/*
+ * One aggregation's samples and the counters the drain would give the
+ * regions (presence: distinct sample intervals of 128); the pages of the
+ * sparse window's samples go into @pg, their number is returned.
+ */
+static unsigned int sparse_samples(struct rnd_state *rnd,
+				   struct sparse_layout *l,
+				   struct damon_perf_ctx *ctx,
+				   struct damon_perf_target *t,
+				   unsigned long pg[4])
+{
+	struct damon_perf_samples *s = &ctx->samples;
+	unsigned long page, run;
+	struct damon_perf_region *r;
+	unsigned int i, j, k, n;
+	bool seen[128];
+
+	s->nr = 0;
+	for (i = 0; i < l->nr; i++) {
+		if (!l->hot[i])
+			continue;
+		n = 200 + prandom_u32_state(rnd) % 800;
+		run = max(l->hot_len[i] / (2 * l->runs[i]), 1UL);
+		for (j = 0; j < n; j++) {
+			k = prandom_u32_state(rnd) % l->runs[i];
+			page = l->hot[i] + (l->runs[i] == 1 ?
+				rnd_long(rnd, l->hot_len[i]) :
+				2 * k * run + rnd_long(rnd, run));
+			sparse_add(s, page, j % 100);
+		}
+	}
+	n = 2 + prandom_u32_state(rnd) % 3;
+	for (j = 0; j < n; j++) {
+		pg[j] = l->win + prandom_u32_state(rnd) % l->win_len;
+		sparse_add(s, pg[j], 100 + j);
+	}
+	s->seen = s->nr;
+	s->target_seen[0] = s->nr;
+	damon_perf_for_each_region(r, t) {
+		memset(seen, 0, sizeof(seen));
+		r->nr_accesses = 0;
+		for (j = 0; j < s->nr; j++) {
+			page = damon_perf_sample_page(s->buf[j].key);
+			k = damon_perf_sample_interval(s->buf[j].tag);
+			if (r->start >> PAGE_SHIFT <= page &&
+			    page < r->end >> PAGE_SHIFT) {
+				r->nr_accesses += !seen[k];
+				seen[k] = true;
+				r->probe_hits[0]++;
+			}
+		}
+	}
+	return n;
+}
+
+static void
+regions_split_samples_should_cut_sparse_pages_soon(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_SAMPLES);
+	struct damon_perf_target *t = target_alloc(test);
+	struct damon_perf_region *r;
+	struct sparse_layout l;
+	struct rnd_state rnd;
+	unsigned int seed, i, agg, n, max_nr, failed = 0, seen = 0;
+	unsigned long pg[4];
+
+	ctx->samples.buf = kunit_kcalloc(test, SPARSE_CAP,
+					 sizeof(*ctx->samples.buf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->samples.buf);
+	ctx->samples.cap = SPARSE_CAP;
+	for (seed = 1; seed <= SPARSE_SEEDS; seed++) {
+		prandom_seed_state(&rnd, seed);
+		sparse_layout(&rnd, &l);
+		for (i = 0; i < l.nr; i++) {
+			r = damon_perf_region_new(l.first[i] << PAGE_SHIFT,
+						  l.end[i] << PAGE_SHIFT);
+			KUNIT_ASSERT_NOT_NULL(test, r);
+			damon_perf_region_add(t, r);
+		}
+		ctx->attrs.max_nr_regions = 1000;
+		list_add_tail(&t->list, &ctx->targets);
+		for (agg = 0; agg < 2; agg++) {
+			if (agg == 1 && seed % 2)
+				ctx->attrs.max_nr_regions = t->nr_regions + 2;
+			n = sparse_samples(&rnd, &l, ctx, t, pg);
+			damon_perf_regions_cut_ctx(ctx);
+			max_nr = damon_perf_regions_max_nr_accesses(t);
+			damon_perf_regions_merge_ctx(ctx, max_nr);
+			KUNIT_EXPECT_LE(test, t->nr_regions,
+					ctx->attrs.max_nr_regions);
+			for (i = 0; agg == 1 && i < n; i++) {
+				/* where the sparse samples are reported */
+				r = region_holding(t, pg[i] << PAGE_SHIFT);
+				seen += r && r->nr_accesses;
+				if (r && r->start >> PAGE_SHIFT >= l.win &&
+				    r->end >> PAGE_SHIFT <= l.win + l.win_len)
+					continue;
+				if (failed++ < 10)
+					KUNIT_FAIL(test, "seed %u: page %lx in [%lx, %lx), window %lx+%lu\n",
+						   seed, pg[i],
+						   r ? r->start : 0,
+						   r ? r->end : 0, l.win,
+						   l.win_len);
+			}
+			damon_perf_regions_reset(t);
+			damon_perf_regions_split_ctx(ctx);
+		}
+		list_del(&t->list);
+		damon_perf_regions_free(t);
+	}
+	/* the sparse samples were all reported, 2 to 4 a layout */
+	KUNIT_EXPECT_GE(test, seen, 2U * SPARSE_SEEDS);
+}
+
 static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_evenly_should_cover_range),
 	KUNIT_CASE(regions_split_evenly_should_stop_at_page_granularity),
@@ -1255,6 +1486,7 @@ static struct kunit_case regions_cases[] = {
 	KUNIT_CASE(regions_split_should_cut_few_samples_on_one_page),
 	KUNIT_CASE(regions_split_samples_should_cut_out_a_lone_sample),
 	KUNIT_CASE(regions_split_samples_cost_at_the_budget),
+	KUNIT_CASE(regions_split_samples_should_cut_sparse_pages_soon),
 	KUNIT_CASE(regions_split_ctx_should_keep_random_mode),
 	KUNIT_CASE(regions_split_ctx_should_cut_live_sampled_targets_only),
 	KUNIT_CASE(regions_merge_ctx_should_keep_unsampled_targets),

@@ -21,7 +21,6 @@
 #define KT_PG DAMON_PERF_MIN_REGION
 
 /* what the ported KUnit cases use beyond the shim */
-#define BIT(n) (1UL << (n))
 #define IS_ALIGNED(x, a) (((x) & ((typeof(x))(a)-1)) == 0)
 #define ULONG_MAX (~0UL)
 #define list_last_entry(ptr, type, member) list_entry((ptr)->prev, type, member)
