@@ -1028,6 +1028,8 @@ int damon_perf_ctx_stop(struct damon_perf_ctx *ctx)
 	damon_perf_rings_recheck_all(&ctx->rings);
 	damon_perf_drain_rings(ctx);
 	now = ktime_get_ns();
+	/* the last aggregation has none after it to carry into */
+	ctx->max_carried = 0;
 	if (now > ctx->aggr_start_ns)
 		damon_perf_kdamond_aggregate(ctx, now - ctx->aggr_start_ns);
 	ctx->aggr_start_ns = now;

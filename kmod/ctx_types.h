@@ -218,7 +218,15 @@ struct damon_perf_snap_region {
  * @kref:	readers take a reference with damon_perf_snapshot_get().
  * @seq:	aggregation number, from 1.
  * @time_ns:	ktime_get_ns() at aggregation.
- * @aggr_us:	length of the aggregation interval it covers.
+ * @aggr_us:	length of the measurement its regions come from: the
+ *		aggregation interval, or @windows of them.
+ * @nr_samples:	samples credited in the measurement that ended (confidence
+ *		met or low) or in the one going on (carried).
+ * @floor:	the sample floor the aggregation was judged against.
+ * @confidence:	&enum damon_perf_confidence (uapi).
+ * @carried:	aggregations since the regions were measured (carried), 0
+ *		otherwise.
+ * @windows:	aggregation intervals the regions' measurement spans.
  * @nr_regions:	length of @regions.
  * @regions:	every region of every target, by target then address.
  */
@@ -227,6 +235,11 @@ struct damon_perf_snapshot {
 	u64 seq;		/* aggregation number, from 1 */
 	u64 time_ns;		/* ktime_get_ns() at aggregation */
 	u64 aggr_us;		/* aggregation interval it covers */
+	u64 nr_samples;
+	u64 floor;
+	u32 confidence;
+	u32 carried;
+	u32 windows;
 	u32 nr_regions;
 	struct damon_perf_snap_region regions[];
 };
@@ -255,6 +268,23 @@ struct damon_perf_samples {
 	u32 seen;
 	u32 target_seen[DAMON_PERF_MAX_TARGETS];
 	u32 radix[256];
+};
+
+/**
+ * struct damon_perf_floor - The sample floor of a context's aggregations.
+ * @avg:	decaying average of the samples of the published measurements,
+ *		in 1/DAMON_PERF_FLOOR_AVG_SCALE samples.
+ * @nr_hot:	regions with accesses in the last published measurement.
+ * @carried:	aggregations that carried it forward since.
+ * @published:	a measurement was published since the context started.
+ *
+ * regions.c (damon_perf_floor_judge()) decides; the kdamond only.
+ */
+struct damon_perf_floor {
+	u64 avg;
+	u32 nr_hot;
+	u32 carried;
+	bool published;
 };
 
 struct damon_perf_source;	/* perf_source.c: one probe's per-CPU events */
@@ -320,6 +350,10 @@ struct damon_perf_probe {
  *			sample_wakeups module parameter when started), not
  *			once per pass of up to DAMON_PERF_PASS_MAX intervals.
  * @samples:		samples kept for the samples split mode (kdamond only).
+ * @floor:		the sample floor's state (kdamond only; reset at start).
+ * @max_carried:	aggregations an answer may be carried forward at most
+ *			(the max_carried module parameter when started; 0:
+ *			no floor, every aggregation publishes its samples).
  * @stale_drops:	reports older than one interval; WRITE_ONCE() by the
  *			kdamond, READ_ONCE() by netlink.
  * @arm_failures:	per-CPU event creation failures; updated by the sync
@@ -378,6 +412,8 @@ struct damon_perf_ctx {
 	u64 pass_start_ns;		/* damon_perf_clock_ns() */
 	bool sample_wakeups;		/* a drain every sample interval */
 	struct damon_perf_samples samples;	/* split mode samples */
+	struct damon_perf_floor floor;		/* regions.c */
+	u32 max_carried;
 
 	/* written by the kdamond (WRITE_ONCE), read by netlink (READ_ONCE) */
 	u64 stale_drops;		/* reports older than one interval */

@@ -94,6 +94,11 @@ u64 damon_perf_kdamond_rate(const struct damon_perf_region *r, u64 elapsed_ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_kdamond_rate);
 
+static unsigned int max_carried = 10;
+module_param(max_carried, uint, 0644);
+MODULE_PARM_DESC(max_carried,
+		 "aggregations an answer is carried forward at most while the samples stay below the floor (0: no floor; read when a context starts)");
+
 static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
 						  u64 elapsed_ns)
 {
@@ -128,24 +133,79 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
 	return snap;
 }
 
+/*
+ * The last answer again, for an aggregation below the floor: its regions,
+ * interval and windows, with this aggregation's time, samples, floor and
+ * the age of the answer. NULL without a last answer or memory.
+ */
+static struct damon_perf_snapshot *snapshot_carry(struct damon_perf_ctx *ctx,
+						  u64 nr_samples, u64 floor)
+{
+	struct damon_perf_snapshot *last, *snap = NULL;
+
+	last = damon_perf_snapshot_get(ctx);
+	if (!last)
+		return NULL;
+	snap = kvmalloc(struct_size(last, regions, last->nr_regions),
+			GFP_KERNEL);
+	if (snap) {
+		memcpy(snap, last, struct_size(last, regions,
+					       last->nr_regions));
+		kref_init(&snap->kref);
+		snap->time_ns = ktime_get_ns();
+		snap->nr_samples = nr_samples;
+		snap->floor = floor;
+		snap->confidence = DAMON_PERF_CONFIDENCE_CARRIED;
+		snap->carried = ctx->floor.carried;
+	}
+	damon_perf_snapshot_put(last);
+	return snap;
+}
+
+static void publish(struct damon_perf_ctx *ctx,
+		    struct damon_perf_snapshot *snap)
+{
+	if (!snap)
+		return;
+	damon_perf_snapshot_publish(ctx, snap);
+	damon_perf_listeners_aggregated(ctx, snap);
+}
+
 /**
  * damon_perf_kdamond_aggregate() - End an aggregation interval.
  * @ctx:	the context.
- * @elapsed_ns:	length of the interval.
+ * @elapsed_ns:	length of the measurement: the interval, or every interval
+ *		since the last one that returned true.
  *
- * In samples split mode first cuts the regions where the aggregation's
- * samples change density. Ages and merges the regions, publishes the
- * snapshot (listeners, trace), resets the counters and, in random split
- * mode, splits the regions.
+ * Judges the measurement's samples against the floor
+ * (damon_perf_floor_judge()). Below it, while @ctx->max_carried allows,
+ * publishes the last answer again, marked carried, and leaves the regions
+ * and their counters alone: the measurement goes on into the next
+ * interval. Otherwise, in samples split mode first cuts the regions where
+ * the measurement's samples change density; ages and merges the regions,
+ * publishes the snapshot (listeners, trace), resets the counters and, in
+ * random split mode, splits the regions.
  *
  * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ * Return: true when the measurement ended (the next one starts now), false
+ * when it was carried.
  */
-void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
+bool damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 {
+	u64 nr_samples = damon_perf_regions_nr_samples(ctx);
+	u64 floor = damon_perf_floor_value(&ctx->floor);
 	struct damon_perf_snapshot *snap;
 	struct damon_perf_target *t;
 	struct damon_perf_region *r;
 	unsigned int max_nr = 0;
+	u32 confidence;
+
+	confidence = damon_perf_floor_judge(&ctx->floor, nr_samples,
+					    ctx->max_carried);
+	if (confidence == DAMON_PERF_CONFIDENCE_CARRIED) {
+		publish(ctx, snapshot_carry(ctx, nr_samples, floor));
+		return false;
+	}
 
 	damon_perf_regions_cut_ctx(ctx);
 	damon_perf_for_each_target(t, ctx)
@@ -154,9 +214,14 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 
 	snap = snapshot_build(ctx, elapsed_ns);
 	if (snap) {
-		damon_perf_snapshot_publish(ctx, snap);
-		damon_perf_listeners_aggregated(ctx, snap);
+		snap->nr_samples = nr_samples;
+		snap->floor = floor;
+		snap->confidence = confidence;
+		snap->windows = ctx->floor.carried + 1;
 	}
+	publish(ctx, snap);
+	damon_perf_floor_published(&ctx->floor, nr_samples,
+				   damon_perf_regions_nr_hot(ctx));
 	if (trace_damon_perf_aggregated_enabled()) {
 		damon_perf_for_each_target(t, ctx)
 			damon_perf_for_each_region(r, t)
@@ -170,6 +235,7 @@ void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 	damon_perf_for_each_target(t, ctx)
 		damon_perf_regions_reset(t);
 	damon_perf_regions_split_ctx(ctx);
+	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_kdamond_aggregate);
 
@@ -333,10 +399,12 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 	if (READ_ONCE(ctx->attrs_pending))
 		c->next_aggr = now;
 	if (now >= c->next_aggr) {
-		damon_perf_kdamond_aggregate(ctx, now - ctx->aggr_start_ns);
+		/* a carried aggregation's measurement goes on */
+		if (damon_perf_kdamond_aggregate(ctx,
+						 now - ctx->aggr_start_ns))
+			ctx->aggr_start_ns = now;
 		/* the aggregation (its split sorts the samples) costs too */
 		damon_perf_budget_drained(ctx, ktime_get_ns() - now);
-		ctx->aggr_start_ns = now;
 		/* the aggregation's cost against the budget in force */
 		damon_perf_budget_step(ctx, now);
 		apply_pending(ctx);
@@ -417,6 +485,8 @@ int damon_perf_kdamond_start(struct damon_perf_ctx *ctx,
 
 	ctx->kdamond_exited = exited;
 	ctx->sample_wakeups = READ_ONCE(sample_wakeups);
+	ctx->max_carried = READ_ONCE(max_carried);
+	memset(&ctx->floor, 0, sizeof(ctx->floor));
 	task = kthread_create(kdamond_fn, ctx, "kdamond.%u", ctx->id);
 	if (IS_ERR(task))
 		return PTR_ERR(task);

@@ -13,7 +13,7 @@ int damon_perf_kdamond_start(struct damon_perf_ctx *ctx,
 			     void (*exited)(struct damon_perf_ctx *ctx));
 void damon_perf_kdamond_stop(struct damon_perf_ctx *ctx);
 void damon_perf_kdamond_wake(void *arg);
-void damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns);
+bool damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns);
 u64 damon_perf_kdamond_rate(const struct damon_perf_region *r, u64 elapsed_ns);
 
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -313,7 +313,14 @@ int damon_perf_nl_fill_snap(struct sk_buff *skb,
 		    DAMON_PERF_SNAP_A_PAD) ||
 	    put_u64(skb, DAMON_PERF_SNAP_A_AGGR_US, s->aggr_us,
 		    DAMON_PERF_SNAP_A_PAD) ||
-	    nla_put_u32(skb, DAMON_PERF_SNAP_A_NR_REGIONS, s->nr_regions))
+	    nla_put_u32(skb, DAMON_PERF_SNAP_A_NR_REGIONS, s->nr_regions) ||
+	    put_u64(skb, DAMON_PERF_SNAP_A_NR_SAMPLES, s->nr_samples,
+		    DAMON_PERF_SNAP_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_SNAP_A_FLOOR, s->floor,
+		    DAMON_PERF_SNAP_A_PAD) ||
+	    nla_put_u32(skb, DAMON_PERF_SNAP_A_CONFIDENCE, s->confidence) ||
+	    nla_put_u32(skb, DAMON_PERF_SNAP_A_CARRIED, s->carried) ||
+	    nla_put_u32(skb, DAMON_PERF_SNAP_A_WINDOWS, s->windows))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -727,3 +727,124 @@ void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx)
 	damon_perf_drain_samples_reset(ctx);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split_ctx);
+
+/**
+ * damon_perf_regions_nr_samples() - Samples credited to a context's regions.
+ * @ctx:	the context.
+ *
+ * The raw samples (probe_hits, every probe) of every target's regions
+ * since the counters were last reset, saturating.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ * Return: the number of samples.
+ */
+u64 damon_perf_regions_nr_samples(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_target *t;
+	struct damon_perf_region *r;
+	u64 nr = 0;
+	int i;
+
+	damon_perf_for_each_target(t, ctx)
+		damon_perf_for_each_region(r, t)
+			for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+				if (check_add_overflow(nr, r->probe_hits[i],
+						       &nr))
+					return U64_MAX;
+	return nr;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_nr_samples);
+
+/**
+ * damon_perf_regions_nr_hot() - Regions of a context with accesses.
+ * @ctx:	the context.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ * Return: the regions with nr_accesses >= 1, over every target.
+ */
+u32 damon_perf_regions_nr_hot(struct damon_perf_ctx *ctx)
+{
+	struct damon_perf_target *t;
+	struct damon_perf_region *r;
+	u32 nr = 0;
+
+	damon_perf_for_each_target(t, ctx)
+		damon_perf_for_each_region(r, t)
+			nr += !!r->nr_accesses;
+	return nr;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_nr_hot);
+
+/**
+ * damon_perf_floor_value() - The sample floor of the next aggregation.
+ * @f:		the floor's state.
+ *
+ * Documentation/access-semantics.rst derives it: 0 (any measurement
+ * stands) before the first published measurement and while the last one
+ * found no region with accesses (there is no answer to carry); otherwise
+ * the larger of the regions with accesses in the last published
+ * measurement and half the decaying average of the samples measurements
+ * rest on.
+ *
+ * Context: any.
+ * Return: the floor, in samples.
+ */
+u64 damon_perf_floor_value(const struct damon_perf_floor *f)
+{
+	u64 half_avg = div_u64(f->avg, 2 * DAMON_PERF_FLOOR_AVG_SCALE);
+
+	if (!f->published || !f->nr_hot)
+		return 0;
+	return max_t(u64, f->nr_hot, half_avg);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_floor_value);
+
+/**
+ * damon_perf_floor_judge() - Judge an aggregation against the floor.
+ * @f:		the floor's state.
+ * @nr_samples:	the samples of the measurement going on.
+ * @max_carried: aggregations an answer may be carried at most.
+ *
+ * Below the floor, the last answer is carried forward (@f->carried grows)
+ * while it is younger than @max_carried aggregations; after that the
+ * measurement is published anyway, as low.
+ *
+ * Context: any.
+ * Return: DAMON_PERF_CONFIDENCE_MET, _CARRIED or _LOW.
+ */
+u32 damon_perf_floor_judge(struct damon_perf_floor *f, u64 nr_samples,
+			   u32 max_carried)
+{
+	if (nr_samples >= damon_perf_floor_value(f))
+		return DAMON_PERF_CONFIDENCE_MET;
+	if (f->carried < max_carried) {
+		f->carried++;
+		return DAMON_PERF_CONFIDENCE_CARRIED;
+	}
+	return DAMON_PERF_CONFIDENCE_LOW;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_floor_judge);
+
+/**
+ * damon_perf_floor_published() - Account a published measurement.
+ * @f:		the floor's state.
+ * @nr_samples:	the samples it rests on.
+ * @nr_hot:	its regions with accesses.
+ *
+ * The average moves a quarter of the way to @nr_samples (the first
+ * measurement with samples sets it); the carry count restarts.
+ *
+ * Context: any.
+ */
+void damon_perf_floor_published(struct damon_perf_floor *f, u64 nr_samples,
+				u32 nr_hot)
+{
+	u64 v = min_t(u64, nr_samples, U64_MAX / DAMON_PERF_FLOOR_AVG_SCALE) *
+		DAMON_PERF_FLOOR_AVG_SCALE;
+
+	f->avg = f->avg ? f->avg - f->avg / 4 + v / 4 : v;
+	f->nr_hot = nr_hot;
+	f->carried = 0;
+	f->published = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_floor_published);

@@ -23,6 +23,9 @@
  */
 #define DAMON_PERF_MERGE_MAX_PASSES	40
 
+/* Fixed point of &damon_perf_floor.avg: 1/16 sample. */
+#define DAMON_PERF_FLOOR_AVG_SCALE	16
+
 /**
  * struct damon_perf_range - An address range [@start, @end).
  * @start:	first address.
@@ -72,6 +75,15 @@ void damon_perf_regions_adjust_split(struct damon_perf_target *t,
 void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 				  unsigned int max_nr_accesses);
 void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx);
+
+/* the sample floor of the aggregations */
+u64 damon_perf_regions_nr_samples(struct damon_perf_ctx *ctx);
+u32 damon_perf_regions_nr_hot(struct damon_perf_ctx *ctx);
+u64 damon_perf_floor_value(const struct damon_perf_floor *f);
+u32 damon_perf_floor_judge(struct damon_perf_floor *f, u64 nr_samples,
+			   u32 max_carried);
+void damon_perf_floor_published(struct damon_perf_floor *f, u64 nr_samples,
+				u32 nr_hot);
 
 /* vaddr.c: the VMA ranges of a process */
 int damon_perf_regions_vma_ranges(struct mm_struct *mm,

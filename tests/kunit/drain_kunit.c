@@ -10,7 +10,9 @@
 
 #include "ctx.h"
 #include "drain.h"
+#include "kdamond.h"
 #include "regions.h"
+#include "snapshot.h"
 #include "stats.h"
 #include "../replay/replay.h"
 #include "replay_stream.h"
@@ -34,6 +36,7 @@ static void res_free(struct kunit_resource *res)
 		kfree(t);
 	}
 	damon_perf_drain_free(ctx);
+	damon_perf_snapshot_put(ctx->snap);
 }
 
 static struct damon_perf_ctx *ctx_alloc(struct kunit *test, u32 ops)
@@ -1002,6 +1005,171 @@ static void drain_then_split_should_isolate_hot_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->samples.nr, 0U);
 }
 
+/* Bytes of @snap's regions with accesses, and of those inside [hs, he). */
+static void snap_hot(const struct damon_perf_snapshot *snap, unsigned long hs,
+		     unsigned long he, u64 *sel, u64 *hit)
+{
+	u32 i;
+
+	*sel = 0;
+	*hit = 0;
+	for (i = 0; i < snap->nr_regions; i++) {
+		const struct damon_perf_snap_region *r = &snap->regions[i];
+
+		if (!r->nr_accesses)
+			continue;
+		*sel += r->end - r->start;
+		if (r->end > hs && r->start < he)
+			*hit += min_t(u64, r->end, he) -
+				max_t(u64, r->start, hs);
+	}
+}
+
+/*
+ * A bursty stream (the sample floor, kdamond.c and regions.c): bursts of
+ * samples on a hot range, with gaps of one to three aggregations holding
+ * no sample or a trickle, then a gap longer than max_carried. After the
+ * second aggregation no empty hot set is published while the answer may
+ * be carried: a gap carries the last answer (its regions, age growing,
+ * the gap's own samples and the floor), the measurement goes on, and the
+ * burst that ends the gap is published over every interval since; once
+ * max_carried runs out the measurement is published as low.
+ */
+static void
+drain_then_aggregate_should_carry_a_bursty_stream(struct kunit *test)
+{
+	/* samples per aggregation: 0 a gap, 2 a trickle, 256 a burst */
+	static const unsigned int stream[] = {
+		256, 256, 0, 0, 256, 2, 0, 0, 256, 0, 256,
+		0, 0, 0, 0, 0, 0,
+	};
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	unsigned long hs = BASE + 850 * PG, he = BASE + 1106 * PG;
+	struct damon_perf_snapshot *snap, *met = NULL;
+	u64 sel, hit, pending = 0;
+	struct damon_perf_target *t;
+	struct damon_perf_drain d;
+	unsigned int k, i, gap = 0;
+
+	spin_lock_init(&ctx->snap_lock);
+	ctx->max_carried = 4;
+	t = target_add(test, ctx, 0, BASE, 1);
+	damon_perf_regions_free(t);
+	KUNIT_ASSERT_EQ(test, 0,
+			damon_perf_regions_split_evenly(t, BASE,
+							BASE + 4096 * PG, 10));
+	for (k = 0; k < ARRAY_SIZE(stream); k++) {
+		KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+		for (i = 0; i < stream[k]; i++)
+			KUNIT_ASSERT_TRUE(test,
+					  drain(&d, hs + (i * 37 % 256) * PG,
+						8));
+		pending += stream[k];
+		/* the kdamond's clock: a carried measurement goes on */
+		damon_perf_kdamond_aggregate(ctx,
+					     (gap + 1) * 100 * NSEC_PER_MSEC);
+		ctx->sample_seq += 20;
+		snap = damon_perf_snapshot_get(ctx);
+		KUNIT_ASSERT_NOT_NULL(test, snap);
+		KUNIT_EXPECT_EQ(test, snap->seq, (u64)k + 1);
+		snap_hot(snap, hs, he, &sel, &hit);
+		if (stream[k] == 256 || !met) {
+			/* a burst: measured, over the gap before it */
+			KUNIT_EXPECT_EQ(test, snap->confidence,
+					(u32)DAMON_PERF_CONFIDENCE_MET);
+			KUNIT_EXPECT_EQ(test, snap->carried, 0U);
+			KUNIT_EXPECT_EQ(test, snap->windows, gap + 1);
+			KUNIT_EXPECT_EQ(test, snap->nr_samples, pending);
+			KUNIT_EXPECT_EQ(test, snap->aggr_us,
+					(gap + 1) * 100000ULL);
+			KUNIT_EXPECT_EQ(test, hit, (u64)(he - hs));
+			KUNIT_EXPECT_EQ(test, sel, hit);
+			damon_perf_snapshot_put(met);
+			met = snap;
+			gap = 0;
+			pending = 0;
+			continue;
+		}
+		gap++;
+		KUNIT_EXPECT_EQ(test, snap->nr_samples, pending);
+		if (gap <= ctx->max_carried) {
+			/* carried: the last answer, not an empty one */
+			KUNIT_EXPECT_EQ(test, snap->confidence,
+					(u32)DAMON_PERF_CONFIDENCE_CARRIED);
+			KUNIT_EXPECT_EQ(test, snap->carried, gap);
+			KUNIT_EXPECT_GE(test, snap->floor, 1ULL);
+			KUNIT_EXPECT_LT(test, snap->nr_samples, snap->floor);
+			KUNIT_EXPECT_EQ(test, hit, (u64)(he - hs));
+			KUNIT_EXPECT_EQ(test, sel, hit);
+			KUNIT_EXPECT_EQ(test, snap->nr_regions,
+					met->nr_regions);
+			KUNIT_EXPECT_EQ(test, snap->aggr_us, met->aggr_us);
+			KUNIT_EXPECT_EQ(test,
+					memcmp(snap->regions, met->regions,
+					       met->nr_regions *
+					       sizeof(*met->regions)), 0);
+		} else if (gap == ctx->max_carried + 1) {
+			/* the bound: measured anyway, and nothing holds */
+			KUNIT_EXPECT_EQ(test, snap->confidence,
+					(u32)DAMON_PERF_CONFIDENCE_LOW);
+			KUNIT_EXPECT_EQ(test, snap->windows, gap);
+			KUNIT_EXPECT_EQ(test, snap->aggr_us, gap * 100000ULL);
+			KUNIT_EXPECT_EQ(test, sel, 0ULL);
+			pending = 0;
+		} else {
+			/* an empty answer leaves nothing to carry */
+			KUNIT_EXPECT_EQ(test, snap->confidence,
+					(u32)DAMON_PERF_CONFIDENCE_MET);
+			KUNIT_EXPECT_EQ(test, snap->floor, 0ULL);
+			KUNIT_EXPECT_EQ(test, snap->windows, 1U);
+			pending = 0;
+		}
+		damon_perf_snapshot_put(snap);
+	}
+	damon_perf_snapshot_put(met);
+}
+
+/* The floor itself: its parts, the carry count and the average. */
+static void floor_should_follow_hot_regions_and_average(struct kunit *test)
+{
+	struct damon_perf_floor f = {};
+
+	/* nothing published: any measurement stands */
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_value(&f), 0ULL);
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_judge(&f, 0, 10),
+			(u32)DAMON_PERF_CONFIDENCE_MET);
+	damon_perf_floor_published(&f, 1000, 8);
+	/* max(8 hot regions, 1000 / 2) */
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_value(&f), 500ULL);
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_judge(&f, 500, 10),
+			(u32)DAMON_PERF_CONFIDENCE_MET);
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_judge(&f, 499, 1),
+			(u32)DAMON_PERF_CONFIDENCE_CARRIED);
+	KUNIT_EXPECT_EQ(test, f.carried, 1U);
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_judge(&f, 499, 1),
+			(u32)DAMON_PERF_CONFIDENCE_LOW);
+	/* the average moves a quarter of the way: 1000 - 994 / 4 */
+	damon_perf_floor_published(&f, 6, 2);
+	KUNIT_EXPECT_EQ(test, f.carried, 0U);
+	KUNIT_EXPECT_EQ(test, f.avg, 12024ULL);	/* 751.5 samples */
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_value(&f), 375ULL);
+	for (int i = 0; i < 40; i++)
+		damon_perf_floor_published(&f, 6, 2);
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_value(&f), 3ULL);
+	/* more hot regions than half the average: one sample each */
+	damon_perf_floor_published(&f, 6, 400);
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_value(&f), 400ULL);
+	/* no hot region: nothing to carry */
+	damon_perf_floor_published(&f, 1000, 0);
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_value(&f), 0ULL);
+	/* saturates, never wraps */
+	for (int i = 0; i < 10; i++)
+		damon_perf_floor_published(&f, U64_MAX, 5);
+	KUNIT_EXPECT_GT(test, f.avg, U64_MAX / 2);
+	KUNIT_EXPECT_EQ(test, damon_perf_floor_value(&f),
+			div_u64(f.avg, 2 * DAMON_PERF_FLOOR_AVG_SCALE));
+}
+
 /* Filter evaluation, table driven. */
 struct filter_case {
 	const char *desc;
@@ -1183,6 +1351,8 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_bound_samples_and_grow_at_high_water_mark),
 	KUNIT_CASE(drain_then_split_should_sort_the_samples),
 	KUNIT_CASE(drain_then_split_should_isolate_hot_range),
+	KUNIT_CASE(drain_then_aggregate_should_carry_a_bursty_stream),
+	KUNIT_CASE(floor_should_follow_hot_regions_and_average),
 	KUNIT_CASE_PARAM(filters_should_follow_first_match_and_last_default,
 			 filter_gen_params),
 	KUNIT_CASE(drain_should_apply_context_filters),

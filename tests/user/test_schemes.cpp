@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <tuple>
@@ -609,6 +610,38 @@ TEST(SchemeEngine, ApplyInterval)
 		e.apply(aggr({region(B, B + MiB, 3, 1)}, t));
 	EXPECT_EQ(b.calls.size(), 3u); // at 0, 2 and 4 s
 	EXPECT_EQ(e.stats(0).nr_aggregations, 3u);
+}
+
+TEST(SchemeEngine, ActsOnlyOnAggregationsThatMetTheSampleFloor)
+{
+	FakeBackend b = backend_with_mapping();
+	// demote what looks cold: a carried or low aggregation whose regions
+	// say "nothing is hot" must not demote the hot range
+	SchemeEngine e({one(R"({"action": "pageout",
+		"pattern": {"nr_accesses": {"max": 0}}})")},
+		       b);
+	auto with = [](Aggregation a, std::optional<Confidence> c) {
+		a.nr_samples = c == Confidence::met ? 500 : 3;
+		a.floor = 40;
+		a.confidence = c;
+		a.carried = c == Confidence::carried ? 1 : 0;
+		return a;
+	};
+	std::vector<Region> idle = {region(B, B + MiB, 0, 5)};
+
+	e.apply(with(aggr(idle, 0), Confidence::carried));
+	e.apply(with(aggr(idle, 1), Confidence::low));
+	EXPECT_TRUE(b.calls.empty());
+	EXPECT_EQ(e.stats(0).nr_below_floor, 2u);
+	EXPECT_EQ(e.stats(0).nr_aggregations, 0u);
+	EXPECT_EQ(to_json(e.scheme(0), e.stats(0))["nr_below_floor"], 2);
+
+	// met, and a module that sends no verdict: acted on
+	e.apply(with(aggr(idle, 2), Confidence::met));
+	e.apply(aggr(idle, 3));
+	EXPECT_EQ(b.calls.size(), 2u);
+	EXPECT_EQ(e.stats(0).nr_aggregations, 2u);
+	EXPECT_EQ(e.stats(0).nr_below_floor, 2u);
 }
 
 TEST(SchemeEngine, StatAppliesNothingAndFailuresAreCountedByErrno)

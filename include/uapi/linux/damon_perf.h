@@ -67,6 +67,22 @@ enum damon_perf_filter_type {
 	DAMON_PERF_FILTER_WRITE,
 };
 
+/**
+ * enum damon_perf_confidence - What an aggregation's regions rest on, against
+ *   the sample floor (Documentation/access-semantics.rst).
+ * @DAMON_PERF_CONFIDENCE_MET: measured, from at least the floor's samples
+ * @DAMON_PERF_CONFIDENCE_CARRIED: too few samples: the regions are the last
+ *   answer's, carried forward, while the measurement goes on into the next
+ *   interval
+ * @DAMON_PERF_CONFIDENCE_LOW: measured from fewer samples than the floor: the
+ *   carry bound (max_carried) ran out
+ */
+enum damon_perf_confidence {
+	DAMON_PERF_CONFIDENCE_MET,
+	DAMON_PERF_CONFIDENCE_CARRIED,
+	DAMON_PERF_CONFIDENCE_LOW,
+};
+
 enum damon_perf_nl_attr {
 	DAMON_PERF_A_UNSPEC,
 	DAMON_PERF_A_PAD,
@@ -175,6 +191,11 @@ enum damon_perf_nl_snap_attr {
 	DAMON_PERF_SNAP_A_TIME_NS,
 	DAMON_PERF_SNAP_A_AGGR_US,
 	DAMON_PERF_SNAP_A_NR_REGIONS,
+	DAMON_PERF_SNAP_A_NR_SAMPLES,
+	DAMON_PERF_SNAP_A_FLOOR,
+	DAMON_PERF_SNAP_A_CONFIDENCE,
+	DAMON_PERF_SNAP_A_CARRIED,
+	DAMON_PERF_SNAP_A_WINDOWS,
 
 	__DAMON_PERF_SNAP_A_MAX
 };

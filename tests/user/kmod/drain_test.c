@@ -1024,6 +1024,47 @@ static void drain_should_credit_passes_as_interval_drains(void)
 	}
 }
 
+/* The floor itself: its parts, the carry count and the average. */
+static void floor_should_follow_hot_regions_and_average(void)
+{
+	struct damon_perf_floor f = {};
+
+	/* nothing published: any measurement stands */
+	KT_EXPECT_EQ(damon_perf_floor_value(&f), 0ULL);
+	KT_EXPECT_EQ(damon_perf_floor_judge(&f, 0, 10),
+		     (u32)DAMON_PERF_CONFIDENCE_MET);
+	damon_perf_floor_published(&f, 1000, 8);
+	/* max(8 hot regions, 1000 / 2) */
+	KT_EXPECT_EQ(damon_perf_floor_value(&f), 500ULL);
+	KT_EXPECT_EQ(damon_perf_floor_judge(&f, 500, 10),
+		     (u32)DAMON_PERF_CONFIDENCE_MET);
+	KT_EXPECT_EQ(damon_perf_floor_judge(&f, 499, 1),
+		     (u32)DAMON_PERF_CONFIDENCE_CARRIED);
+	KT_EXPECT_EQ(f.carried, 1U);
+	KT_EXPECT_EQ(damon_perf_floor_judge(&f, 499, 1),
+		     (u32)DAMON_PERF_CONFIDENCE_LOW);
+	/* the average moves a quarter of the way: 1000 - 994 / 4 */
+	damon_perf_floor_published(&f, 6, 2);
+	KT_EXPECT_EQ(f.carried, 0U);
+	KT_EXPECT_EQ(f.avg, 12024ULL); /* 751.5 samples */
+	KT_EXPECT_EQ(damon_perf_floor_value(&f), 375ULL);
+	for (int i = 0; i < 40; i++)
+		damon_perf_floor_published(&f, 6, 2);
+	KT_EXPECT_EQ(damon_perf_floor_value(&f), 3ULL);
+	/* more hot regions than half the average: one sample each */
+	damon_perf_floor_published(&f, 6, 400);
+	KT_EXPECT_EQ(damon_perf_floor_value(&f), 400ULL);
+	/* no hot region: nothing to carry */
+	damon_perf_floor_published(&f, 1000, 0);
+	KT_EXPECT_EQ(damon_perf_floor_value(&f), 0ULL);
+	/* saturates, never wraps */
+	for (int i = 0; i < 10; i++)
+		damon_perf_floor_published(&f, U64_MAX, 5);
+	KT_EXPECT_GT(f.avg, U64_MAX / 2);
+	KT_EXPECT_EQ(damon_perf_floor_value(&f),
+		     div_u64(f.avg, 2 * DAMON_PERF_FLOOR_AVG_SCALE));
+}
+
 static const struct kt_case cases[] = {
 	KT_CASE(drain_should_sum_the_periods_of_reports),
 	KT_CASE(drain_should_find_first_and_last_region),
@@ -1047,6 +1088,7 @@ static const struct kt_case cases[] = {
 	KT_CASE(drain_should_bound_samples_and_grow_at_high_water_mark),
 	KT_CASE(drain_then_split_should_sort_the_samples),
 	KT_CASE(drain_then_split_should_isolate_hot_range),
+	KT_CASE(floor_should_follow_hot_regions_and_average),
 	KT_CASE(filters_should_follow_first_match_and_last_default),
 	KT_CASE(drain_should_apply_context_filters),
 	{NULL, NULL},

@@ -622,6 +622,25 @@ void parse_aggregation(const nlmsghdr *nlh, Aggregation &agg)
 					agg.nr_regions =
 						get_u32(s, "nr_regions");
 					break;
+				case DAMON_PERF_SNAP_A_NR_SAMPLES:
+					agg.nr_samples =
+						get_u64(s, "nr_samples");
+					break;
+				case DAMON_PERF_SNAP_A_FLOOR:
+					agg.floor = get_u64(s, "floor");
+					break;
+				case DAMON_PERF_SNAP_A_CONFIDENCE:
+					// a newer module's verdict: not met
+					agg.confidence = Confidence(std::min(
+						get_u32(s, "confidence"),
+						uint32_t(Confidence::low)));
+					break;
+				case DAMON_PERF_SNAP_A_CARRIED:
+					agg.carried = get_u32(s, "carried");
+					break;
+				case DAMON_PERF_SNAP_A_WINDOWS:
+					agg.windows = get_u32(s, "windows");
+					break;
 				default:
 					break;
 				}

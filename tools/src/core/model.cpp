@@ -35,6 +35,27 @@ std::string to_string(Split split)
 	return split == Split::random ? "random" : "samples";
 }
 
+std::string to_string(Confidence c)
+{
+	switch (c) {
+	case Confidence::met:
+		return "met";
+	case Confidence::carried:
+		return "carried";
+	case Confidence::low:
+		return "low";
+	}
+	return "unknown";
+}
+
+std::optional<Confidence> confidence_from_string(const std::string &s)
+{
+	for (auto c : {Confidence::met, Confidence::carried, Confidence::low})
+		if (to_string(c) == s)
+			return c;
+	return std::nullopt;
+}
+
 std::string to_string(FilterType type)
 {
 	switch (type) {
@@ -219,10 +240,12 @@ bool operator==(const Aggregation &a, const Aggregation &b)
 {
 	return std::tie(a.ctx_id, a.ctx_name, a.seq, a.time_ns, a.aggr_us,
 			a.sample_us, a.update_us, a.nr_regions, a.truncated,
-			a.targets, a.regions) ==
+			a.nr_samples, a.floor, a.confidence, a.carried,
+			a.windows, a.targets, a.regions) ==
 	       std::tie(b.ctx_id, b.ctx_name, b.seq, b.time_ns, b.aggr_us,
 			b.sample_us, b.update_us, b.nr_regions, b.truncated,
-			b.targets, b.regions);
+			b.nr_samples, b.floor, b.confidence, b.carried,
+			b.windows, b.targets, b.regions);
 }
 
 bool operator==(const StatsRow &a, const StatsRow &b)

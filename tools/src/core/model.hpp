@@ -15,12 +15,16 @@ enum class CtxState : uint32_t { configured = 0, running = 1, stopped = 2 };
 enum class Mode : uint32_t { presence = 0, count = 1 };
 enum class Split : uint32_t { samples = 0, random = 1 };
 enum class FilterType : uint32_t { cpumask = 0, tid = 1, write = 2 };
+// An aggregation against the sample floor (enum damon_perf_confidence).
+enum class Confidence : uint32_t { met = 0, carried = 1, low = 2 };
 
 std::string to_string(Ops ops);
 std::string to_string(CtxState state);
 std::string to_string(Mode mode);
 std::string to_string(Split split);
 std::string to_string(FilterType type);
+std::string to_string(Confidence c);
+std::optional<Confidence> confidence_from_string(const std::string &s);
 std::optional<Ops> ops_from_string(const std::string &s);
 std::optional<Mode> mode_from_string(const std::string &s);
 std::optional<Split> split_from_string(const std::string &s);
@@ -136,8 +140,21 @@ struct Aggregation {
 	std::optional<uint64_t> update_us;
 	uint32_t nr_regions = 0;
 	bool truncated = false;
+	// the sample floor's verdict; unset from a module (or a recording)
+	// without one: as met
+	std::optional<uint64_t> nr_samples; // samples it rests on
+	std::optional<uint64_t> floor;      // the floor it was judged against
+	std::optional<Confidence> confidence;
+	uint32_t carried = 0; // aggregations since the regions were measured
+	uint32_t windows = 1; // aggregation intervals their measurement spans
 	std::vector<Target> targets;
 	std::vector<Region> regions;
+
+	// whether the regions are this aggregation's, from enough samples
+	bool met_floor() const
+	{
+		return !confidence || *confidence == Confidence::met;
+	}
 };
 
 struct StatsRow {

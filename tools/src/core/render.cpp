@@ -211,6 +211,13 @@ json to_json(const Aggregation &a)
 		  {"regions", regions}};
 	put_opt(j, "sample_us", a.sample_us);
 	put_opt(j, "update_us", a.update_us);
+	put_opt(j, "nr_samples", a.nr_samples);
+	put_opt(j, "floor", a.floor);
+	if (a.confidence) {
+		j["confidence"] = to_string(*a.confidence);
+		j["carried"] = a.carried;
+		j["windows"] = a.windows;
+	}
 	return j;
 }
 
@@ -232,6 +239,21 @@ Aggregation aggregation_from_json(const json &j)
 		a.update_us = get_u64(j, "update_us");
 	a.nr_regions = uint32_t(get_u64(j, "nr_regions", false));
 	a.truncated = j.value("truncated", false);
+	if (j.contains("nr_samples"))
+		a.nr_samples = get_u64(j, "nr_samples");
+	if (j.contains("floor"))
+		a.floor = get_u64(j, "floor");
+	if (j.contains("confidence")) {
+		if (!j["confidence"].is_string() ||
+		    !(a.confidence = confidence_from_string(
+			      j["confidence"].get<std::string>())))
+			throw UsageError("recording: \"confidence\" must be "
+					 "met, carried or low");
+		a.carried = uint32_t(get_u64(j, "carried", false));
+		a.windows = uint32_t(get_u64(j, "windows", false));
+		if (!a.windows)
+			a.windows = 1;
+	}
 	if (j.contains("targets") && j["targets"].is_array())
 		for (const auto &t : j["targets"]) {
 			Target tt;
@@ -407,6 +429,22 @@ void sort_hottest(std::vector<Region> &regions)
 		  });
 }
 
+std::string render_confidence(const Aggregation &agg)
+{
+	if (!agg.confidence)
+		return agg.nr_samples
+			       ? fmt::format(", {} samples", *agg.nr_samples)
+			       : "";
+	std::string out = fmt::format(
+		", {} samples, floor {}, {}", agg.nr_samples.value_or(0),
+		agg.floor.value_or(0), to_string(*agg.confidence));
+	if (*agg.confidence == Confidence::carried)
+		out += fmt::format(" (age {})", agg.carried);
+	if (agg.windows > 1)
+		out += fmt::format(", over {} intervals", agg.windows);
+	return out;
+}
+
 std::string render_regions(const Aggregation &agg, size_t hot)
 {
 	std::vector<Region> regions = agg.regions;
@@ -418,9 +456,10 @@ std::string render_regions(const Aggregation &agg, size_t hot)
 			regions.resize(hot);
 	}
 	out += fmt::format(
-		"context {}{} aggregation {} ({} regions{})\n", agg.ctx_id,
+		"context {}{} aggregation {} ({} regions{}{})\n", agg.ctx_id,
 		agg.ctx_name.empty() ? "" : " \"" + agg.ctx_name + "\"",
-		agg.seq, agg.nr_regions, agg.truncated ? ", truncated" : "");
+		agg.seq, agg.nr_regions, agg.truncated ? ", truncated" : "",
+		render_confidence(agg));
 	out += fmt::format(
 		"{:>6} {:>18} {:>18} {:>10} {:>11} {:>6} {:>12}  {}\n",
 		"target", "start", "end", "size", "nr_accesses", "age",

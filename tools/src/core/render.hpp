@@ -31,6 +31,9 @@ uint64_t working_set_size(const Aggregation &agg, uint32_t min_accesses = 1);
 // address.
 void sort_hottest(std::vector<Region> &regions);
 // Regions table; @hot > 0 keeps the @hot hottest regions (sort_hottest).
+// ", N samples, floor F, met|carried (age A)|low[, over W intervals]": the
+// sample floor's verdict for a header line; "" when the module sent none.
+std::string render_confidence(const Aggregation &agg);
 std::string render_regions(const Aggregation &agg, size_t hot = 0);
 
 std::string render_stats(const std::vector<StatsRow> &rows, bool per_cpu);

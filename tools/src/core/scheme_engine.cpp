@@ -354,6 +354,12 @@ void SchemeEngine::apply(const Aggregation &agg)
 {
 	uint32_t max_nr = 1;
 
+	// a carried answer was acted on already, a low one is a guess
+	if (!agg.met_floor()) {
+		for (auto &st : states_)
+			st.stats.nr_below_floor++;
+		return;
+	}
 	for (const auto &r : agg.regions)
 		max_nr = std::max(max_nr, r.nr_accesses);
 	maps_.clear();
@@ -556,6 +562,7 @@ nlohmann::json to_json(const Scheme &s, const SchemeStats &st)
 		{"failed_pages", failed},
 		{"nr_aggregations", st.nr_aggregations},
 		{"nr_inactive", st.nr_inactive},
+		{"nr_below_floor", st.nr_below_floor},
 	};
 	if (s.node)
 		j["node"] = *s.node;

@@ -101,6 +101,7 @@ struct SchemeStats {
 	std::map<int, uint64_t> failed; // errno -> pages
 	uint64_t nr_aggregations = 0;   // aggregations it was applied to
 	uint64_t nr_inactive = 0;       // skipped: watermarks off
+	uint64_t nr_below_floor = 0;    // skipped: carried or low confidence
 };
 
 nlohmann::json to_json(const Scheme &s, const SchemeStats &st);
@@ -110,7 +111,9 @@ public:
 	SchemeEngine(std::vector<Scheme> schemes, SchemeBackend &backend);
 
 	// Applies every scheme to @agg (its time_ns is the clock of apply
-	// intervals, quota reset intervals and watermark checks).
+	// intervals, quota reset intervals and watermark checks); none to an
+	// aggregation below the sample floor (carried or low), which each
+	// scheme counts in nr_below_floor.
 	void apply(const Aggregation &agg);
 
 	size_t size() const { return states_.size(); }

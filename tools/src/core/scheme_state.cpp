@@ -302,6 +302,8 @@ std::string render_engine_textfile(const std::vector<json> &states)
 		 "pages a scheme's action failed on, by errno"},
 		{"damon_perf_scheme_inactive_total", "counter",
 		 "aggregations a scheme skipped, its watermarks off"},
+		{"damon_perf_scheme_below_floor_total", "counter",
+		 "aggregations a scheme skipped, below the sample floor"},
 	};
 	std::map<std::string, std::string> body;
 	auto add = [&body](const char *family, const std::string &labels,
@@ -348,6 +350,8 @@ std::string render_engine_textfile(const std::vector<json> &states)
 			    num(u64(sc, "qt_exceeds")));
 			add("damon_perf_scheme_inactive_total", l,
 			    num(u64(sc, "nr_inactive")));
+			add("damon_perf_scheme_below_floor_total", l,
+			    num(u64(sc, "nr_below_floor")));
 			json fp = sc.value("failed_pages", json::object());
 			for (auto it = fp.begin(); it != fp.end(); ++it)
 				add("damon_perf_scheme_failed_pages_total",
