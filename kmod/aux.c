@@ -28,6 +28,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
 
 #include "aux.h"
 #include "ctx_types.h"
@@ -262,6 +263,8 @@ void damon_perf_aux_event_free(struct damon_perf_aux_event *event)
 		if (pc->file)
 			fput(pc->file);
 	}
+	if (event->sk)
+		sock_put(event->sk);
 	free_percpu(event->pcpu);
 	kfree(event);
 }
@@ -404,16 +407,27 @@ bool damon_perf_aux_is_perf_file(struct file *file)
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_is_perf_file);
 
+/* @sk's event for @ctx's probe @probe_idx: a dead socket's is not. */
 static struct damon_perf_aux_event *find_event(struct damon_perf_ctx *ctx,
-					       u8 probe_idx, u32 portid)
+					       u8 probe_idx, u32 portid,
+					       struct sock *sk)
 {
 	struct damon_perf_aux_event *event;
 
 	list_for_each_entry(event, &aux_events, list)
 		if (event->ctx == ctx && event->probe_idx == probe_idx &&
-		    event->portid == portid)
+		    event->portid == portid && event->sk == sk)
 			return event;
 	return NULL;
+}
+
+/* Tie @event to the socket @sk: its release, not its port's, ends it. */
+static void event_set_sock(struct damon_perf_aux_event *event,
+			   struct sock *sk)
+{
+	if (sk)
+		sock_hold(sk);
+	event->sk = sk;
 }
 
 /* Whether a buffer of @ctx's probe @probe_idx for @cpu exists (any port). */
@@ -601,7 +615,7 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 		ret = -EBUSY;
 		goto err_unlock;
 	}
-	event = find_event(ctx, req->probe_idx, portid);
+	event = find_event(ctx, req->probe_idx, portid, req->sk);
 	if (event && event->pid != args.pid) {
 		NL_SET_ERR_MSG(extack,
 			       "AUX: the probe's buffers follow another pid");
@@ -615,6 +629,7 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 			ret = -ENOMEM;
 			goto err_unlock;
 		}
+		event_set_sock(event, req->sk);
 		created = true;
 	}
 	ret = damon_perf_aux_event_add_cpu(event, req->cpu, &args);
@@ -705,9 +720,17 @@ static bool match_ctx(struct damon_perf_aux_event *event, void *arg)
 	return event->ctx == arg;
 }
 
+/*
+ * The port of a released socket: netlink_release() takes the socket out
+ * of the port table before it marks it dead and before NETLINK_URELEASE
+ * runs, so another socket may have bound the same port id, and attached
+ * buffers, meanwhile; those live on. (The subscriptions of
+ * netlink_notify.c end the same way.)
+ */
 static bool match_portid(struct damon_perf_aux_event *event, void *arg)
 {
-	return event->portid == *(u32 *)arg;
+	return event->portid == *(u32 *)arg &&
+	       (!event->sk || sock_flag(event->sk, SOCK_DEAD));
 }
 
 static bool match_all(struct damon_perf_aux_event *event, void *arg)
@@ -731,6 +754,9 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_release_ctx);
  * damon_perf_aux_release_portid() - Tear down the buffers of a netlink port.
  * @portid: the port of a closed socket (its process exited or closed it).
  *
+ * Only the buffers the closed (dead) socket attached: a socket that bound
+ * the same port id since keeps its own.
+ *
  * Context: process context, may sleep; takes aux_lock.
  */
 void damon_perf_aux_release_portid(u32 portid)
@@ -738,6 +764,28 @@ void damon_perf_aux_release_portid(u32 portid)
 	if (portid)
 		release_if(match_portid, &portid);
 }
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_release_portid);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * damon_perf_aux_test_add() - List an event as attached by @sk.
+ * @event:	an event of damon_perf_aux_event_new(), no buffer needed.
+ * @sk:		the socket it stands attached by (a reference is taken).
+ *
+ * For KUnit: the port release without a perf AUX buffer.
+ *
+ * Context: process context; takes aux_lock.
+ */
+void damon_perf_aux_test_add(struct damon_perf_aux_event *event,
+			     struct sock *sk)
+{
+	event_set_sock(event, sk);
+	mutex_lock(&aux_lock);
+	list_add_tail(&event->list, &aux_events);
+	mutex_unlock(&aux_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_test_add);
+#endif
 
 static int aux_netlink_event(struct notifier_block *nb, unsigned long state,
 			     void *ptr)

@@ -27,6 +27,7 @@
 
 struct damon_perf_ctx;
 struct damon_perf_aux_event;
+struct sock;
 
 /**
  * struct damon_perf_aux_args - One CPU's AUX buffer as userspace mapped it.
@@ -118,7 +119,9 @@ struct damon_perf_aux_cpu {
  * @ctx:	owning context.
  * @rings:	report rings, set only while a drain runs.
  * @portid:	netlink port of the attaching process; its release tears
- *		the event down.
+ *		the event down ...
+ * @sk:		... once the socket that attached it (held; NULL: none) is
+ *		dead: the port id alone may be another socket's by then.
  * @pid:	global tgid the events are bound to, 0 for CPU-wide.
  * @probe_idx:	1-based probe index carried by the reports.
  * @list:	in the global event list.
@@ -130,6 +133,7 @@ struct damon_perf_aux_event {
 	struct damon_perf_ctx *ctx;
 	struct damon_perf_rings *rings;
 	u32 portid;
+	struct sock *sk;
 	pid_t pid;
 	u8 probe_idx;
 	struct list_head list;
@@ -145,6 +149,8 @@ struct damon_perf_aux_event {
  * @pid:	tgid the event is bound to in the requester's PID namespace,
  *		0 for CPU-wide.
  * @probe_idx:	1-based probe index for the reports.
+ * @sk:		the requesting netlink socket, NULL for none (tests): the
+ *		buffer lives until that socket is released.
  */
 struct damon_perf_aux_req {
 	u32 cpu;
@@ -154,6 +160,7 @@ struct damon_perf_aux_req {
 	u64 aux_size;
 	pid_t pid;
 	u8 probe_idx;
+	struct sock *sk;
 };
 
 /**
@@ -236,5 +243,9 @@ unsigned int damon_perf_aux_drain(struct damon_perf_ctx *ctx);
 bool damon_perf_aux_attached(struct damon_perf_ctx *ctx);
 void damon_perf_aux_release_ctx(struct damon_perf_ctx *ctx);
 void damon_perf_aux_release_portid(u32 portid);
+#if IS_ENABLED(CONFIG_KUNIT)
+void damon_perf_aux_test_add(struct damon_perf_aux_event *event,
+			     struct sock *sk);
+#endif
 
 #endif /* _DAMON_PERF_AUX_H */

@@ -22,6 +22,7 @@
  */
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/string.h>
 
 #include "budget.h"
 #include "ctx_types.h"
@@ -107,6 +108,7 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_budget_next_period);
 void damon_perf_budget_start(struct damon_perf_ctx *ctx, u64 now)
 {
 	struct damon_perf_budget *b = &ctx->budget;
+	unsigned int i;
 
 	b->start_ns = now;
 	b->last_handler_ns = damon_perf_source_handler_ns(ctx);
@@ -116,7 +118,12 @@ void damon_perf_budget_start(struct damon_perf_ctx *ctx, u64 now)
 	WRITE_ONCE(b->cost, 0);
 	WRITE_ONCE(b->raises, 0);
 	WRITE_ONCE(b->lowers, 0);
+	WRITE_ONCE(b->refused, 0);
+	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++)
+		memset(ctx->probes[i].refused, 0,
+		       sizeof(ctx->probes[i].refused));
 }
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_budget_start);
 
 /**
  * damon_perf_budget_drained() - Account one drain pass or aggregation.
@@ -133,6 +140,7 @@ void damon_perf_budget_drained(struct damon_perf_ctx *ctx, u64 ns)
 	WRITE_ONCE(b->drain_total_ns, b->drain_total_ns + ns);
 	damon_perf_observe_drain_ns(ns);
 }
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_budget_drained);
 
 /**
  * damon_perf_budget_step() - Measure the cost and move the periods.
@@ -160,18 +168,31 @@ void damon_perf_budget_step(struct damon_perf_ctx *ctx, u64 now)
 	b->drain_ns = 0;
 
 	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
-		const struct damon_perf_probe_attr *pa = &ctx->probes[i].attr;
+		struct damon_perf_probe *probe = &ctx->probes[i];
+		const struct damon_perf_probe_attr *pa = &probe->attr;
 		u64 cur, next;
+		int err;
 
-		if (!ctx->probes[i].used || pa->freq)
+		if (!probe->used || pa->freq)
 			continue;
 		cur = damon_perf_source_period(ctx, i + 1);
 		if (!cur)
 			continue;
 		next = damon_perf_budget_next_period(cost, budget, cur,
 						     pa->sample_period, top);
-		if (next == cur ||
-		    damon_perf_source_set_period(ctx, i + 1, next))
+		/*
+		 * A period the PMU refused stays refused (its rules do not
+		 * change while the counters live): asking again would only
+		 * disable and enable a counter at every aggregation.
+		 */
+		if (next == cur || next == probe->refused[next < cur])
+			continue;
+		err = damon_perf_source_set_period(ctx, i + 1, next);
+		if (err == -EINVAL) {
+			probe->refused[next < cur] = next;
+			WRITE_ONCE(b->refused, b->refused + 1);
+		}
+		if (err)
 			continue;
 		if (next > cur)
 			WRITE_ONCE(b->raises, b->raises + 1);
@@ -179,3 +200,4 @@ void damon_perf_budget_step(struct damon_perf_ctx *ctx, u64 now)
 			WRITE_ONCE(b->lowers, b->lowers + 1);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_budget_step);

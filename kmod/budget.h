@@ -23,6 +23,8 @@ struct damon_perf_ctx;
  *			CPU (DAMON_PERF_CPU_COST_SCALE).
  * @raises:		steps that raised a period.
  * @lowers:		steps that lowered a period.
+ * @refused:		periods the PMU refused (perf_event_period()'s
+ *			check_period); each is asked for once per start.
  *
  * Written by the kdamond only; the totals, @cost and the step counts with
  * WRITE_ONCE, for netlink and debugfs, which read them with READ_ONCE.
@@ -36,6 +38,7 @@ struct damon_perf_budget {
 	u32 cost;
 	u64 raises;
 	u64 lowers;
+	u64 refused;
 };
 
 u32 damon_perf_budget_cost(u64 cost_ns, u64 elapsed_ns);

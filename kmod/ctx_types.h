@@ -294,11 +294,16 @@ struct damon_perf_source;	/* perf_source.c: one probe's per-CPU events */
  * @used:	slot holds a probe.
  * @attr:	its attributes.
  * @src:	its armed per-CPU events, NULL while stopped.
+ * @refused:	periods the PMU refused the CPU budget since the start
+ *		(a raise, a lowering; 0: none), not asked for again until the
+ *		next start (the probe's attributes change only while
+ *		stopped). Kdamond only.
  */
 struct damon_perf_probe {
 	bool used;
 	struct damon_perf_probe_attr attr;
 	struct damon_perf_source *src;
+	u64 refused[2];
 };
 
 /**

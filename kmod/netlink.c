@@ -617,6 +617,7 @@ int damon_perf_nl_aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 	req.aux_size = nla_get_u64(tb[DAMON_PERF_AUX_A_AUX_SIZE]);
 	req.pid = nla_get_u32(tb[DAMON_PERF_AUX_A_PID]);
 	req.probe_idx = nla_get_u8(tb[DAMON_PERF_AUX_A_PROBE_IDX]);
+	req.sk = NETLINK_CB(skb).sk;
 	if (req.cpu >= nr_cpu_ids || !cpu_possible(req.cpu)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[DAMON_PERF_AUX_A_CPU],
 				    "no such cpu");

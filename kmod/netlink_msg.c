@@ -220,6 +220,8 @@ static int fill_budget(struct sk_buff *skb, const struct damon_perf_budget *b)
 	    put_u64(skb, DAMON_PERF_BUDGET_A_RAISES, READ_ONCE(b->raises),
 		    DAMON_PERF_BUDGET_A_PAD) ||
 	    put_u64(skb, DAMON_PERF_BUDGET_A_LOWERS, READ_ONCE(b->lowers),
+		    DAMON_PERF_BUDGET_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_BUDGET_A_REFUSED, READ_ONCE(b->refused),
 		    DAMON_PERF_BUDGET_A_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);

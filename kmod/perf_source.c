@@ -169,8 +169,12 @@ static void handle(struct damon_perf_source *src,
 
 	/* Pairs with smp_store_release() in disarm() and arm_probe(). */
 	ctx = smp_load_acquire(&src->ctx);
-	if (!ctx)
+	if (!ctx) {
+		/* disarm() has begun: the counter is going, no ring to fill */
+		damon_perf_observe_sample(0, 0, data ? data->period : 0,
+					  DAMON_PERF_SAMPLE_TEARDOWN, 0, type);
 		return;
+	}
 	if (WARN_ONCE(!src->probe_idx, "damon_perf: sample with probe_idx 0\n"))
 		return;
 

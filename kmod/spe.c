@@ -44,7 +44,9 @@
  * @event:	the perf event (its file is held by aux.c).
  * @tail:	consumer position in the AUX stream (published as aux_tail).
  * @pid:	tgid the event is bound to, 0 for CPU-wide.
- * @last_tid:	cache of the last CONTEXT id resolved to a tgid ...
+ * @last_tid:	cache of the last CONTEXT id resolved to a tgid, for
+ *		one drain only: a thread id may name another thread by the
+ *		next (its thread exited, the id was reused) ...
  * @last_tgid:	... and that tgid.
  * @resync:	@tail is inside a dropped overlong record (parser state).
  * @test:	@map is plain memory from a test, not pinned pages.
@@ -276,6 +278,8 @@ static unsigned int spe_drain(struct damon_perf_aux_event *event, int cpu)
 	size_t used;
 
 	BUILD_BUG_ON(SPE_SLICE <= SPE_BOUNCE);
+	/* tids resolved by an earlier drain may name other threads now */
+	buf->last_tid = -1;
 	truncated = scan_data(buf);
 	head = READ_ONCE(up->aux_head);
 	/* pairs with the PMU driver's barrier before perf_aux_output_end() */

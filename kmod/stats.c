@@ -262,6 +262,9 @@ void damon_perf_observe_sample(unsigned long addr, u64 data_src, u64 period,
 	case DAMON_PERF_SAMPLE_PHYS_ONLY:
 		local_inc(DAMON_PERF_STAT_sample_phys_only);
 		break;
+	case DAMON_PERF_SAMPLE_TEARDOWN:
+		local_inc(DAMON_PERF_STAT_sample_teardown);
+		break;
 	}
 
 	/* First sample: ENABLED -> RUNNING; never from an earlier state. */

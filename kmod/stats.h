@@ -29,6 +29,7 @@ enum damon_perf_sample_reason {
 	DAMON_PERF_SAMPLE_NO_PHYS,	/* paddr: virtual only, not asked */
 	DAMON_PERF_SAMPLE_UNTRANSLATED,	/* paddr: virtual only, not mapped */
 	DAMON_PERF_SAMPLE_PHYS_ONLY,	/* vaddr: physical only */
+	DAMON_PERF_SAMPLE_TEARDOWN,	/* its context was being stopped */
 };
 
 /* Why a report matched no region. */
@@ -105,6 +106,7 @@ struct damon_perf_stats {
 	unsigned long aux_truncated;
 	unsigned long aux_collision;
 	unsigned long aux_partial;
+	unsigned long sample_teardown;
 	/* the counters above are exactly those of stats_counters.h */
 	int cpu_state;
 };

@@ -41,5 +41,6 @@ DAMON_PERF_STAT(aux_no_addr, "AUX records without a data address")
 DAMON_PERF_STAT(aux_truncated, "AUX transactions flagged TRUNCATED")
 DAMON_PERF_STAT(aux_collision, "AUX transactions flagged COLLISION")
 DAMON_PERF_STAT(aux_partial, "AUX transactions flagged PARTIAL")
+DAMON_PERF_STAT(sample_teardown, "samples arriving as their context stopped")
 
 #undef DAMON_PERF_STAT

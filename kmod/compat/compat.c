@@ -97,7 +97,35 @@ void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
 #ifdef DAMON_PERF_HAVE_PERF_PARANOID_ANY
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/magic.h>
+#include <linux/sched/task.h>
 #include <linux/string.h>
+
+/*
+ * The sysctl's file as init's root sees it. kernel_read_file_from_path_initns()
+ * (exported on 6.1 too) opens it so, but then refuses a file whose i_size is
+ * 0, which every /proc/sys file is: it is open-coded here.
+ */
+static struct file *paranoid_open(void)
+{
+	struct path root;
+	struct file *f;
+
+	task_lock(&init_task);
+	get_fs_root(init_task.fs, &root);
+	task_unlock(&init_task);
+	f = file_open_root(&root, "/proc/sys/kernel/perf_event_paranoid",
+			   O_RDONLY | O_NONBLOCK | O_NOFOLLOW, 0);
+	path_put(&root);
+	if (IS_ERR(f))
+		return f;
+	if (file_inode(f)->i_sb->s_magic != PROC_SUPER_MAGIC) {
+		filp_close(f, NULL);
+		return ERR_PTR(-EACCES);
+	}
+	return f;
+}
 
 /**
  * damon_perf_compat_allow_any() - perf_event_open()'s perf_paranoid_any()
@@ -108,9 +136,12 @@ void damon_perf_compat_err_msg_fmt(struct netlink_ext_ack *extack,
  * own images, 12's included): perf_event_open() then refuses every caller
  * without CAP_SYS_ADMIN, CAP_PERFMON not being enough. perf_paranoid_any()
  * is an inline reading sysctl_perf_event_paranoid, which is not exported,
- * so the value is read where userspace reads it. A value that cannot be read
- * (no /proc in the caller's mount namespace) refuses too: the check fails
- * closed, and only for callers it could refuse at all.
+ * so the value is read from its /proc/sys file, looked up from init's root
+ * (never the caller's: a caller that may chroot would choose the file, and
+ * a path that never answers, a FUSE mount or a FIFO, would block here with
+ * genl_mutex held), opened without blocking and taken only from procfs. A
+ * value that cannot be read (no /proc in init's mount namespace) refuses
+ * too: the check fails closed, and only for callers it could refuse at all.
  *
  * Context: process context, may sleep.
  * Return: 0, or -EACCES as perf_event_open() would return it.
@@ -125,7 +156,7 @@ int damon_perf_compat_allow_any(void)
 
 	if (capable(CAP_SYS_ADMIN))
 		return 0;
-	f = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
+	f = paranoid_open();
 	if (IS_ERR(f))
 		return -EACCES;
 	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);

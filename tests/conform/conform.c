@@ -63,8 +63,12 @@
  * (the CPU budget's path) every batch on fixed-period cases; then it
  * checks that every record the driver offered is accounted for: a report
  * whose fields equal what the driver filled, or a loss counted by reason
- * in perf_stats. Output: one line per case, then "<driver>: N offered, N
- * accounted" per driver, then "errors N".
+ * in perf_stats. Each case runs twice on one context, stopped and armed
+ * again in between; as each stop begins one more record per CPU has
+ * raised its PMI, which lands in the counter's del, after damon_perf
+ * unpublished the context: it must be counted as sample_teardown. Output:
+ * one line per case, then "<driver>: N offered, N accounted" per driver,
+ * then "errors N".
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -152,6 +156,9 @@ struct conf_cpu {
 	struct rec ibs;			/* IBS: the op the PMI reports */
 	/* what the driver did with its records */
 	unsigned long to_output, to_overflow, output_dropped;
+	/* a PMI raised before the stop disables the counter (run_case) */
+	bool pmi_at_del;
+	unsigned long at_del_lost;	/* its NMI never came */
 };
 
 static DEFINE_PER_CPU(struct conf_cpu, conf_cpus);
@@ -415,6 +422,15 @@ static void conf_del(struct perf_event *event, int flags)
 {
 	struct conf_cpu *c = this_cpu_ptr(&conf_cpus);
 
+	/*
+	 * The record left pending at stop raised its PMI before the counter
+	 * was disabled: the NMI lands now, in the IPI that removes the
+	 * counter, after damon_perf unpublished the context.
+	 */
+	if (c->pmi_at_del && c->event == event && !event->hw.state &&
+	    !selfnmi_send(&nmi))
+		c->at_del_lost++;
+	c->pmi_at_del = false;
 	conf_stop(event, PERF_EF_UPDATE);
 	if (c->event == event) {
 		c->event = NULL;
@@ -675,6 +691,7 @@ static const enum damon_perf_stat_idx loss_reasons[] = {
 	DAMON_PERF_STAT_busy_drop,
 	DAMON_PERF_STAT_no_probe,
 	DAMON_PERF_STAT_no_ring,
+	DAMON_PERF_STAT_sample_teardown,
 };
 
 static unsigned long delta(const struct damon_perf_stats *a,
@@ -690,6 +707,55 @@ static int driver_check_period(const struct tcase *c, u64 period)
 	if (c->drv != IBS || !IBS_72_RULES || c->freq)
 		return 0;
 	return (period & 0xFULL) || period < IBS_OP_MIN_PERIOD_72 ? -EINVAL : 0;
+}
+
+/*
+ * Each case runs ROUNDS times on one context: armed, offered, stopped,
+ * armed again (a restart), offered, stopped.
+ */
+#define ROUNDS	2
+
+/*
+ * One record per CPU left pending as the stop begins, its PMI raised: it
+ * reaches damon_perf's handler from the counter's del (conf_del()), after
+ * the context was unpublished. No report may come of it; it must be
+ * counted, as sample_teardown. Return: 1 if left pending.
+ */
+static unsigned int pend_at_stop(const struct tcase *c,
+				 const struct fixture *fx, u64 *rnd,
+				 struct conf_cpu *cc, int cpu)
+{
+	struct perf_event *event;
+	unsigned long flags;
+	unsigned int n = 0;
+	struct rec r;
+
+	preempt_disable();
+	event = cc->event;
+	if (smp_processor_id() == cpu && event && !event->hw.state) {
+		make_rec(c, fx, rnd, &r);
+		r.period = event->hw.last_period;
+		local_irq_save(flags);
+		if (c->drv == PEBS)
+			cc->ds[cc->n++] = r;
+		else
+			cc->ibs = r;
+		cc->pmi_at_del = true;
+		local_irq_restore(flags);
+		n = 1;
+	}
+	preempt_enable();
+	return n;
+}
+
+static unsigned long at_del_lost(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu_ptr(&conf_cpus, cpu)->at_del_lost;
+	return n;
 }
 
 static cpumask_t saved_mask;	/* run_lock */
@@ -737,7 +803,9 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 	int want_arm = IBS_72_RULES ? c->want_arm_72 : c->want_arm;
 	unsigned long offered = 0, reports = 0, lost = 0, dropped = 0;
 	unsigned long to_output = 0, to_overflow = 0;
+	unsigned long at_stop = 0, del_lost;
 	struct damon_perf_ctx *ctx;
+	unsigned int round;
 	u64 rnd = seed ^ (u64)(c - cases) * 0x100000001b3ULL;
 	int cpu, idx, ret;
 	unsigned int i;
@@ -772,95 +840,132 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 	}
 
 	damon_perf_stats_aggregate(&before);
-	memset(&chk, 0, sizeof(chk));
-	chk.c = c;
-	chk.o = o;
-	chk.tid = current->pid;
-	chk.tgid = current->tgid;
-	chk.probe_idx = idx;
-	cpumask_copy(&saved_mask, current->cpus_ptr);
-	for_each_online_cpu(cpu) {
-		struct conf_cpu *cc = per_cpu_ptr(&conf_cpus, cpu);
-		unsigned long out0 = cc->to_output, ovf0 = cc->to_overflow;
-		unsigned long drop0 = cc->output_dropped;
-
-		if (set_cpus_allowed_ptr(current, cpumask_of(cpu)))
-			continue;
-		chk.cpu = cpu;
-		for (i = 0; i < nr_samples; i++) {
-			struct perf_event *event;
-			struct rec r;
-
-			preempt_disable();
-			event = cc->event;
-			if (smp_processor_id() != cpu || !event ||
-			    event->hw.state) {
-				preempt_enable();
-				fail(o, "%s cpu%d: no running counter",
-				     c->name, cpu);
+	del_lost = at_del_lost();
+	for (round = 0; round < ROUNDS; round++) {
+		if (round) {
+			/* a restart: the same context and rings, armed again */
+			mutex_lock(&damon_perf_lock);
+			ret = damon_perf_source_arm(ctx, NULL);
+			mutex_unlock(&damon_perf_lock);
+			if (ret) {
+				fail(o, "%s: restart: arm %d", c->name, ret);
 				break;
 			}
-			make_rec(c, fx, &rnd, &r);
-			r.period = event->hw.last_period;
-			if (expect_report(c, event, &r, &chk.w[chk.nw]))
-				chk.nw++;
-			offered++;
-			if (!offer(c, cc, event, &r)) {
-				preempt_enable();
-				fail(o, "%s cpu%d: NMI not delivered",
-				     c->name, cpu);
-				break;
-			}
-			preempt_enable();
-			if ((i + 1) % BATCH)
-				continue;
-			/* the CPU budget's path: period doubled or halved */
-			if (!c->freq) {
-				u64 p = (i / BATCH) % 2 ? c->period :
-							  c->period * 2;
-				int want = driver_check_period(c, p);
-
-				ret = damon_perf_source_set_period(ctx, idx, p);
-				if (ret != want)
-					fail(o, "%s: set_period %llu: %d, the driver's check_period wants %d",
-					     c->name, p, ret, want);
-			}
-			drain_check(ctx, cpu);
 		}
-		if (chk.nw)
-			drain_check(ctx, cpu);
-		to_output += cc->to_output - out0;
-		to_overflow += cc->to_overflow - ovf0;
-		dropped += cc->output_dropped - drop0;
-		reports += chk.seen;
-		chk.seen = 0;
-	}
-	set_cpus_allowed_ptr(current, &saved_mask);
+		memset(&chk, 0, sizeof(chk));
+		chk.c = c;
+		chk.o = o;
+		chk.tid = current->pid;
+		chk.tgid = current->tgid;
+		chk.probe_idx = idx;
+		cpumask_copy(&saved_mask, current->cpus_ptr);
+		for_each_online_cpu(cpu) {
+			struct conf_cpu *cc = per_cpu_ptr(&conf_cpus, cpu);
+			unsigned long out0 = cc->to_output;
+			unsigned long ovf0 = cc->to_overflow;
+			unsigned long drop0 = cc->output_dropped;
 
-	mutex_lock(&damon_perf_lock);
-	damon_perf_source_disarm(ctx);
-	mutex_unlock(&damon_perf_lock);
-	/*
-	 * The records still buffered went at disarm (del), to
-	 * perf_event_output(): no report may come of them.
-	 */
-	for_each_possible_cpu(cpu) {
-		chk.cpu = cpu;
-		reports += damon_perf_ring_drain(&ctx->rings, cpu,
-						 check_report, NULL);
+			if (set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+				continue;
+			chk.cpu = cpu;
+			for (i = 0; i < nr_samples; i++) {
+				struct perf_event *event;
+				struct rec r;
+
+				preempt_disable();
+				event = cc->event;
+				if (smp_processor_id() != cpu || !event ||
+				    event->hw.state) {
+					preempt_enable();
+					fail(o, "%s cpu%d: no running counter",
+					     c->name, cpu);
+					break;
+				}
+				make_rec(c, fx, &rnd, &r);
+				r.period = event->hw.last_period;
+				if (expect_report(c, event, &r,
+						  &chk.w[chk.nw]))
+					chk.nw++;
+				offered++;
+				if (!offer(c, cc, event, &r)) {
+					preempt_enable();
+					fail(o, "%s cpu%d: NMI not delivered",
+					     c->name, cpu);
+					break;
+				}
+				preempt_enable();
+				if ((i + 1) % BATCH)
+					continue;
+				/* the CPU budget's path: period x2 or /2 */
+				if (!c->freq) {
+					u64 p = (i / BATCH) % 2 ?
+						c->period : c->period * 2;
+					int want = driver_check_period(c, p);
+
+					ret = damon_perf_source_set_period(ctx,
+									   idx,
+									   p);
+					if (ret != want)
+						fail(o, "%s: set_period %llu: %d, the driver's check_period wants %d",
+						     c->name, p, ret, want);
+				}
+				drain_check(ctx, cpu);
+			}
+			if (chk.nw)
+				drain_check(ctx, cpu);
+			to_output += cc->to_output - out0;
+			to_overflow += cc->to_overflow - ovf0;
+			dropped += cc->output_dropped - drop0;
+			reports += chk.seen;
+			chk.seen = 0;
+		}
+		/*
+		 * Only now: a period change disables the counters, and a PMI
+		 * pending then lands while the context is still published.
+		 */
+		for_each_online_cpu(cpu)
+			if (!set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+				at_stop += pend_at_stop(c, fx, &rnd,
+							per_cpu_ptr(&conf_cpus,
+								    cpu),
+							cpu);
+		set_cpus_allowed_ptr(current, &saved_mask);
+
+		mutex_lock(&damon_perf_lock);
+		damon_perf_source_disarm(ctx);
+		mutex_unlock(&damon_perf_lock);
+		/*
+		 * The records still buffered went at disarm (del), to
+		 * perf_event_output(): no report may come of them.
+		 */
+		for_each_possible_cpu(cpu) {
+			chk.cpu = cpu;
+			reports += damon_perf_ring_drain(&ctx->rings, cpu,
+							 check_report, NULL);
+		}
 	}
 	damon_perf_stats_aggregate(&after);
+	del_lost = at_del_lost() - del_lost;
 	for (i = 0; i < ARRAY_SIZE(loss_reasons); i++)
 		lost += delta(&before, &after, loss_reasons[i]);
 	mutex_lock(&damon_perf_lock);
 	damon_perf_rings_free(&ctx->rings);
 	mutex_unlock(&damon_perf_lock);
 
-	say(o, "case %s%s offered %lu reports %lu lost %lu (to perf_event_overflow %lu, to perf_event_output %lu, dropped there %lu) callback +%lu enqueue +%lu\n",
+	offered += at_stop;
+	say(o, "case %s%s offered %lu reports %lu lost %lu (to perf_event_overflow %lu, to perf_event_output %lu, dropped there %lu) callback +%lu enqueue +%lu at stop %lu teardown +%lu\n",
 	    c->name, c->drv == IBS && IBS_72_RULES ? "-72" : "", offered,
 	    reports, lost, to_overflow, to_output, dropped,
 	    delta(&before, &after, DAMON_PERF_STAT_callback),
-	    delta(&before, &after, DAMON_PERF_STAT_enqueue));
+	    delta(&before, &after, DAMON_PERF_STAT_enqueue), at_stop,
+	    delta(&before, &after, DAMON_PERF_STAT_sample_teardown));
+	if (del_lost)
+		fail(o, "%s: %lu PMIs at stop never delivered", c->name,
+		     del_lost);
+	if (delta(&before, &after, DAMON_PERF_STAT_sample_teardown) != at_stop)
+		fail(o, "%s: %lu records at stop, sample_teardown +%lu",
+		     c->name, at_stop,
+		     delta(&before, &after, DAMON_PERF_STAT_sample_teardown));
 	if (reports + lost != offered)
 		fail(o, "%s: %lu offered, %lu accounted (%lu reports + %lu counted losses)",
 		     c->name, offered, reports + lost, reports, lost);

@@ -2,13 +2,18 @@
 /*
  * KUnit: AUX backend registry, backend selection (PERF_PMU_CAP_ITRACE plus
  * match_pmu), per-CPU drain scheduling on the owning CPU, init/arm
- * unwinding, and the batch producer stopping at the first refusal.
+ * unwinding, the batch producer stopping at the first refusal, and the
+ * release of a netlink port sparing a socket that reused its id.
  */
 #include <kunit/test.h>
 #include <linux/cpu.h>
+#include <linux/net.h>
+#include <linux/netlink.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 
 #include "aux.h"
 #include "ring.h"
@@ -314,6 +319,53 @@ static void aux_batch_should_stop_at_first_refusal(struct kunit *test)
 	damon_perf_rings_free(&rings);
 }
 
+/*
+ * netlink_release() unhashes a socket's port before it marks the socket
+ * dead and before NETLINK_URELEASE: a new socket may bind the same port
+ * id and attach buffers in between. The release of the old port must tear
+ * down the old socket's buffers only.
+ */
+static void aux_release_should_spare_a_reused_port(struct kunit *test)
+{
+	/* tokens: the release compares context pointers, never follows them */
+	struct damon_perf_ctx *ctx_old = kunit_kzalloc(test, 8, GFP_KERNEL);
+	struct damon_perf_ctx *ctx_new = kunit_kzalloc(test, 8, GFP_KERNEL);
+	struct damon_perf_aux_event *ev_old, *ev_new;
+	struct socket *old, *new;
+	const u32 port = 4242;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx_old);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx_new);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_NETLINK,
+					       SOCK_RAW, NETLINK_GENERIC,
+					       &old), 0);
+	if (sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW,
+			     NETLINK_GENERIC, &new)) {
+		sock_release(old);
+		KUNIT_ASSERT_FAILURE(test, "second socket");
+	}
+	ev_old = damon_perf_aux_event_new(ctx_old, 1, port, 0);
+	ev_new = damon_perf_aux_event_new(ctx_new, 1, port, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ev_old);
+	KUNIT_ASSERT_NOT_NULL(test, ev_new);
+	damon_perf_aux_test_add(ev_old, old->sk);
+	damon_perf_aux_test_add(ev_new, new->sk);
+
+	/* the old socket is closed (dead); its URELEASE comes late */
+	sock_release(old);
+	damon_perf_aux_release_portid(port);
+	KUNIT_EXPECT_FALSE(test, damon_perf_aux_attached(ctx_old));
+	KUNIT_EXPECT_TRUE(test, damon_perf_aux_attached(ctx_new));
+
+	/* the new one's own release ends its buffers */
+	sock_release(new);
+	damon_perf_aux_release_portid(port);
+	KUNIT_EXPECT_FALSE(test, damon_perf_aux_attached(ctx_new));
+	/* whatever the above said, nothing of this test stays listed */
+	damon_perf_aux_release_ctx(ctx_old);
+	damon_perf_aux_release_ctx(ctx_new);
+}
+
 static struct kunit_case aux_cases[] = {
 	KUNIT_CASE(aux_register_should_refuse_bad_and_duplicate),
 	KUNIT_CASE(aux_find_should_require_itrace_and_a_match),
@@ -321,6 +373,7 @@ static struct kunit_case aux_cases[] = {
 	KUNIT_CASE(aux_drain_should_run_on_each_owning_cpu),
 	KUNIT_CASE(aux_add_cpu_should_unwind_when_arm_fails),
 	KUNIT_CASE(aux_batch_should_stop_at_first_refusal),
+	KUNIT_CASE(aux_release_should_spare_a_reused_port),
 	{}
 };
 

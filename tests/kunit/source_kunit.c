@@ -5,7 +5,8 @@
  * before it changes anything) or fail add() (a pinned counter that cannot
  * get onto its PMU goes to ERROR) on a chosen CPU. A period change is all
  * or none, and a counter left in ERROR is replaced. An arm that fails
- * partway frees what it had allocated.
+ * partway frees what it had allocated. The CPU budget asks for a period
+ * the PMU refused only once per start.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -13,6 +14,7 @@
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 
+#include "budget.h"
 #include "ctx.h"
 #include "fault.h"
 #include "helpers.h"
@@ -21,6 +23,7 @@
 #include "stats.h"
 
 static int period_fail_cpu = -1;	/* check_period refuses on it */
+static atomic_t period_checks;		/* check_period calls */
 static int add_fail_cpu = -1;		/* add() fails on it ... */
 static atomic_t add_fails;		/* ... this many more times */
 static DEFINE_PER_CPU(struct perf_event *, tp_active);
@@ -73,6 +76,7 @@ static void tp_read(struct perf_event *event)
 
 static int tp_check_period(struct perf_event *event, u64 value)
 {
+	atomic_inc(&period_checks);
 	return event->cpu == READ_ONCE(period_fail_cpu) ? -EINVAL : 0;
 }
 
@@ -103,6 +107,7 @@ static int source_test_init(struct kunit *test)
 	WRITE_ONCE(period_fail_cpu, -1);
 	WRITE_ONCE(add_fail_cpu, -1);
 	atomic_set(&add_fails, 0);
+	atomic_set(&period_checks, 0);
 	return 0;
 }
 
@@ -286,10 +291,68 @@ arm_should_free_its_state_when_percpu_alloc_fails(struct kunit *test)
 #endif
 }
 
+/*
+ * Far above its budget at every aggregation, the context asks for twice
+ * the period, which the PMU refuses: asked once per start, not at every
+ * aggregation (each try disables and enables a counter), and counted. The
+ * budget's state is stepped by hand on an armed context without a
+ * kdamond, with the time spent given, so nothing depends on the machine.
+ */
+static void budget_should_ask_a_refused_period_once(struct kunit *test)
+{
+	struct damon_perf_probe_attr pa = {
+		.sample_period = 1000,
+		.exclude_kernel = true,
+		.exclude_hv = true,
+	};
+	struct damon_perf_ctx *ctx;
+	u64 now = 0;
+	int i, ret;
+
+	pa.type = tp_pmu.type;
+	ctx = test_ctx_new(test, "kunit-src-refused", DAMON_PERF_OPS_PADDR);
+	mutex_lock(&damon_perf_lock);
+	ret = damon_perf_probe_add(ctx, &pa, NULL);
+	if (ret == 1)
+		ret = damon_perf_source_arm(ctx, NULL);
+	mutex_unlock(&damon_perf_lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ctx->attrs.cpu_budget = DAMON_PERF_CPU_BUDGET_SCALE;	/* 1 % */
+	WRITE_ONCE(period_fail_cpu, cpumask_first(cpu_online_mask));
+	atomic_set(&period_checks, 0);
+
+	damon_perf_budget_start(ctx, now);
+	for (i = 0; i < 8; i++) {
+		/* half a CPU spent draining */
+		damon_perf_budget_drained(ctx, NSEC_PER_SEC / 2);
+		now += NSEC_PER_SEC;
+		damon_perf_budget_step(ctx, now);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&period_checks), 1);
+	KUNIT_EXPECT_EQ(test, ctx->budget.refused, 1ULL);
+	KUNIT_EXPECT_EQ(test, ctx->budget.raises, 0ULL);
+	KUNIT_EXPECT_EQ(test, damon_perf_source_period(ctx, 1), 1000ULL);
+	expect_in_force(test, 1000);
+
+	/* a new start asks again; accepted now, the period is raised */
+	WRITE_ONCE(period_fail_cpu, -1);
+	damon_perf_budget_start(ctx, now);
+	damon_perf_budget_drained(ctx, NSEC_PER_SEC / 2);
+	damon_perf_budget_step(ctx, now + NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, ctx->budget.refused, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx->budget.raises, 1ULL);
+	KUNIT_EXPECT_EQ(test, damon_perf_source_period(ctx, 1), 2000ULL);
+
+	mutex_lock(&damon_perf_lock);
+	damon_perf_source_disarm(ctx);
+	mutex_unlock(&damon_perf_lock);
+}
+
 static struct kunit_case source_cases[] = {
 	KUNIT_CASE(set_period_should_roll_back_when_a_cpu_refuses),
 	KUNIT_CASE(set_period_should_replace_a_counter_in_error),
 	KUNIT_CASE(arm_should_free_its_state_when_percpu_alloc_fails),
+	KUNIT_CASE(budget_should_ask_a_refused_period_once),
 	{}
 };
 

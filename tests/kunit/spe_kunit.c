@@ -6,7 +6,11 @@
  */
 #include <kunit/test.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/perf_event.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -539,6 +543,81 @@ static void spe_drain_should_bound_its_work_per_drain(struct kunit *test)
 	fix_teardown(&f);
 }
 
+static int wait_for_stop(void *unused)
+{
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static bool tid_alive(pid_t tid)
+{
+	bool alive;
+
+	rcu_read_lock();
+	alive = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
+	rcu_read_unlock();
+	return alive;
+}
+
+static void tgid_fn(const struct damon_perf_report *r, void *arg)
+{
+	*(pid_t *)arg = r->tgid;
+}
+
+/*
+ * A CONTEXT id is resolved when a drain parses it: once its thread has
+ * exited (its id free, or already another thread's), a later drain must
+ * not take the thread group from what an earlier drain resolved.
+ */
+static void spe_drain_should_resolve_each_tid_anew(struct kunit *test)
+{
+	struct task_struct *t;
+	struct drain_fix f;
+	pid_t tid, tgid;
+	size_t len;
+	int i;
+
+	fix_setup(test, &f, 256, 16);
+	t = kthread_run(wait_for_stop, NULL, "damon_perf_spe_tid");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	tid = task_pid_nr(t);
+	{
+		const u8 rec[] = { P_OP_LD(0), P_VA(0x1000), P_CTX(tid),
+				   P_END };
+
+		len = sizeof(rec);
+		aux_put(&f, 0, rec, len);
+		aux_put(&f, len, rec, len);
+	}
+	WRITE_ONCE(f.up->aux_head, len);
+	fix_attach(test, &f);
+	KUNIT_EXPECT_EQ(test, damon_perf_aux_event_drain(f.event, &f.rings),
+			1U);
+	tgid = -1;
+	damon_perf_ring_drain(&f.rings, f.cpu, tgid_fn, &tgid);
+	/* a kernel thread leads its own thread group */
+	KUNIT_EXPECT_EQ(test, tgid, tid);
+
+	kthread_stop(t);
+	/* reaped (unhashed) shortly after it completes the stop */
+	for (i = 0; i < 1000 && tid_alive(tid); i++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_FALSE(test, tid_alive(tid));
+	WRITE_ONCE(f.up->aux_head, 2 * len);
+	KUNIT_EXPECT_EQ(test, damon_perf_aux_event_drain(f.event, &f.rings),
+			1U);
+	tgid = -1;
+	damon_perf_ring_drain(&f.rings, f.cpu, tgid_fn, &tgid);
+	/* no thread now: no process's report (the drain counts miss_tgid) */
+	KUNIT_EXPECT_EQ(test, tgid, 0);
+	fix_teardown(&f);
+}
+
 static struct kunit_case spe_drain_cases[] = {
 	KUNIT_CASE(spe_drain_should_parse_a_record_across_the_buffer_end),
 	KUNIT_CASE(spe_drain_should_keep_what_a_full_ring_refused),
@@ -547,6 +626,7 @@ static struct kunit_case spe_drain_cases[] = {
 	KUNIT_CASE(spe_drain_should_skip_overwritten_data),
 	KUNIT_CASE(spe_drain_should_consume_unterminated_data_in_linear_work),
 	KUNIT_CASE(spe_drain_should_bound_its_work_per_drain),
+	KUNIT_CASE(spe_drain_should_resolve_each_tid_anew),
 	{}
 };
 

@@ -134,6 +134,8 @@ static void sample_should_count_by_reason(struct kunit *test)
 		  DAMON_PERF_STAT_sample_untranslated },
 		{ DAMON_PERF_SAMPLE_PHYS_ONLY,
 		  DAMON_PERF_STAT_sample_phys_only },
+		{ DAMON_PERF_SAMPLE_TEARDOWN,
+		  DAMON_PERF_STAT_sample_teardown },
 	};
 	struct damon_perf_stats st;
 	unsigned int i, j;

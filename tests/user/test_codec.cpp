@@ -90,6 +90,7 @@ CtxInfo sample_ctx()
 	b.drain_ns = 7;
 	b.raises = 3;
 	b.lowers = 2;
+	b.refused = 4;
 	c.budget = b;
 	return c;
 }

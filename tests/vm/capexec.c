@@ -5,7 +5,7 @@
  *
  *   capexec UID CAP[,CAP...]|none CMD [ARGS...]
  *
- * CAP is a number or one of perfmon, sys_admin. The capabilities stay
+ * CAP is a number or one of perfmon, sys_admin, sys_chroot. The capabilities stay
  * permitted, effective, inheritable and ambient, so they survive the exec
  * of a program without file capabilities (damonctl); every other one is
  * gone, from the bounding set too. Exit 127 when the switch fails.
@@ -31,6 +31,8 @@ static int cap_number(const char *s)
 		return CAP_PERFMON;
 	if (!strcmp(s, "sys_admin"))
 		return CAP_SYS_ADMIN;
+	if (!strcmp(s, "sys_chroot"))
+		return CAP_SYS_CHROOT;
 	return atoi(s);
 }
 

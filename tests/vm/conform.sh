@@ -12,7 +12,10 @@
 # debugfs damon_perf_conform/run offers a seeded stream per CPU per case,
 # changes fixed periods through the CPU budget's path every batch, and
 # checks that every record the driver offered became a report with the
-# fields the driver filled or a loss counted by reason in perf_stats.
+# fields the driver filled or a loss counted by reason in perf_stats. Each
+# case is stopped and restarted: the PMI of a record pending as a stop
+# begins lands after the context is unpublished and must be counted
+# (sample_teardown), so offered = accounted holds through stop and restart.
 . /tests/lib.sh
 
 D=/sys/kernel/debug/damon_perf_conform

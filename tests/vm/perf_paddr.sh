@@ -154,7 +154,7 @@ cb=$(col callback)
 classes=$(($(col sample_valid) + $(col sample_null) + $(col sample_addr_zero) +
 	$(col sample_kernel) + $(col sample_invalid_phys) +
 	$(col sample_no_phys) + $(col sample_untranslated) +
-	$(col sample_phys_only)))
+	$(col sample_phys_only) + $(col sample_teardown)))
 if [ "$cb" -gt 0 ] && [ "$cb" = "$classes" ]; then
 	ok "every callback classified once ($cb)"
 else

@@ -68,7 +68,8 @@ sum=$(awk '
 	$1 == "total" { print $h["sample_valid"] + $h["sample_null"] +
 		$h["sample_addr_zero"] + $h["sample_kernel"] +
 		$h["sample_invalid_phys"] + $h["sample_no_phys"] +
-		$h["sample_untranslated"] + $h["sample_phys_only"] }' $F)
+		$h["sample_untranslated"] + $h["sample_phys_only"] +
+		$h["sample_teardown"] }' $F)
 if [ -n "$cb" ] && [ "$cb" -gt 0 ] && [ "$cb" = "$sum" ]; then
 	ok "every callback classified once ($cb)"
 else

@@ -300,6 +300,9 @@ BudgetInfo parse_budget(const nlattr *nest)
 		case DAMON_PERF_BUDGET_A_LOWERS:
 			b.lowers = get_u64(a, "budget lowers");
 			break;
+		case DAMON_PERF_BUDGET_A_REFUSED:
+			b.refused = get_u64(a, "budget refused");
+			break;
 		default:
 			break;
 		}

@@ -214,8 +214,9 @@ bool operator==(const Filter &a, const Filter &b)
 
 bool operator==(const BudgetInfo &a, const BudgetInfo &b)
 {
-	return std::tie(a.cost, a.handler_ns, a.drain_ns, a.raises, a.lowers) ==
-	       std::tie(b.cost, b.handler_ns, b.drain_ns, b.raises, b.lowers);
+	return std::tie(a.cost, a.handler_ns, a.drain_ns, a.raises, a.lowers,
+			a.refused) == std::tie(b.cost, b.handler_ns, b.drain_ns,
+					       b.raises, b.lowers, b.refused);
 }
 
 bool operator==(const CtxInfo &a, const CtxInfo &b)

@@ -101,6 +101,7 @@ struct BudgetInfo {
 	uint64_t drain_ns = 0;
 	uint64_t raises = 0;
 	uint64_t lowers = 0;
+	uint64_t refused = 0; // periods the PMU refused
 };
 
 struct CtxInfo {

@@ -181,7 +181,8 @@ json to_json(const CtxInfo &c)
 			       {"handler_ns", c.budget->handler_ns},
 			       {"drain_ns", c.budget->drain_ns},
 			       {"raises", c.budget->raises},
-			       {"lowers", c.budget->lowers}};
+			       {"lowers", c.budget->lowers},
+			       {"refused", c.budget->refused}};
 	return j;
 }
 
@@ -388,7 +389,7 @@ std::string render_status(const std::vector<CtxInfo> &ctxs)
 			out += fmt::format(
 				"  cpu budget: {}; cost {}% (handler {} ns, "
 				"drain {} ns; period raised {}x, lowered "
-				"{}x)\n",
+				"{}x, refused by the PMU {}x)\n",
 				c.attrs.cpu_budget && *c.attrs.cpu_budget
 					? cpu_budget_to_string(
 						  *c.attrs.cpu_budget) +
@@ -396,7 +397,8 @@ std::string render_status(const std::vector<CtxInfo> &ctxs)
 					: std::string("off"),
 				cpu_cost_to_string(c.budget->cost),
 				c.budget->handler_ns, c.budget->drain_ns,
-				c.budget->raises, c.budget->lowers);
+				c.budget->raises, c.budget->lowers,
+				c.budget->refused);
 	}
 	return out;
 }
