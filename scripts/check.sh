@@ -10,9 +10,14 @@
 #   kernel    the debug test kernel (built once, then cached), and the stock
 #             kernels of Debian 13 (trixie, 6.12) and unstable (sid, 7.2)
 #             with module trees matching them (fetched once, then cached)
-#   modules   the module (+ KUnit/test modules) for every kernel, W=1;
-#             tests/pkg: modinfo of each, make install into a staging
-#             directory and make dkms into a private tree (stock kernel)
+#   modules   the module for every kernel, W=1, in its two builds
+#             (scripts/kbuild.sh): the test build (+ KUnit/test modules)
+#             and the production build (the module users load);
+#             tests/pkg: modinfo of each, the production build free of
+#             test code against the debug kernel (KUnit) beside the test
+#             build (prodbuild.sh), make install into a staging directory
+#             (stock and debug kernels) and make dkms into a private tree
+#             (stock kernel)
 #   kunit     tests/vm/kunit.sh on the debug kernel: every KTAP leaf case
 #             (with the vm tier: one more boot in its lanes, counted and
 #             timed as this tier after them)
@@ -287,57 +292,79 @@ for k in trixie sid; do
 done
 
 # --- module builds ------------------------------------------------------
-# module_build KERNEL TIER: scripts/kbuild.sh KERNEL, two tests: it builds
-# (ko[KERNEL] is then its directory), and without a W=1 warning.
+# module_build KERNEL TIER [prod]: scripts/kbuild.sh KERNEL (the test
+# build, or with prod the production build), two tests: it builds
+# (ko[KERNEL], ko[KERNEL-prod] for prod, is then its directory), and
+# without a W=1 warning.
 module_build() {
-	local k=$1 tier=$2 d w what=$1
+	local k=$1 tier=$2 flavour=${3:-test} d w what=$1 key=$1 opt=()
 	[ "$tier" = arm64 ] && what=module
-	if d=$(scripts/kbuild.sh "$k" 2>"$logs/kbuild-$k.err" | tail -n 1) && [ -f "$d/damon_perf.ko" ]; then
-		ko[$k]=$d
+	if [ "$flavour" = prod ]; then
+		key=$k-prod
+		what="$what production"
+		opt=(--prod)
+	fi
+	if d=$(scripts/kbuild.sh "${opt[@]}" "$k" 2>"$logs/kbuild-$key.err" | tail -n 1) && [ -f "$d/damon_perf.ko" ]; then
+		ko[$key]=$d
 		tally_test ok "$tier: $what build ($(cd "$d" && echo *.ko))"
-		w=$(grep -c 'warning:' "$top/build/logs/kbuild-$k.log")
+		w=$(grep -c 'warning:' "$top/build/logs/kbuild-$key.log")
 		if [ "$w" -eq 0 ]; then
 			tally_test ok "$tier: $what build has no W=1 warnings"
 		else
-			grep 'warning:' "$top/build/logs/kbuild-$k.log" | head -n 10 | sed 's/^/  | /'
+			grep 'warning:' "$top/build/logs/kbuild-$key.log" | head -n 10 | sed 's/^/  | /'
 			tally_test fail "$tier: $what build has no W=1 warnings ($w warnings)"
 		fi
 	else
-		sed 's/^/  | /' "$logs/kbuild-$k.err" | tail -n 20
-		tally_test fail "$tier: $what build (log build/logs/kbuild-$k.log)"
+		sed 's/^/  | /' "$logs/kbuild-$key.err" | tail -n 20
+		tally_test fail "$tier: $what build (log build/logs/kbuild-$key.log)"
 	fi
 }
 declare -A ko=()
 if want modules || want kunit || want vm; then
-	stage modules "damon_perf.ko (+ test modules) for each kernel, W=1"
+	stage modules "damon_perf.ko (+ test modules) for each kernel, test and production builds, W=1"
 	for k in $check_kernels; do
 		[ $k = arm64 ] && continue
 		if [ $k = debug ] && [ -z "$debug_tree" ]; then
 			tally_test fail "modules: $k build (no debug kernel)"
+			tally_test fail "modules: $k production build (no debug kernel)"
 			continue
 		fi
 		module_build "$k" modules
+		module_build "$k" modules prod
 	done
-	# Packaging (tests/pkg): modinfo of every module built; make install
-	# into a staging directory and make dkms into a private dkms tree,
-	# both against the stock kernel's headers.
+	# Packaging (tests/pkg): modinfo of every module built; the production
+	# build against the debug kernel (KUnit) carries no test code, where
+	# the test build does; make install into a staging directory (the
+	# production builds of the stock kernel and of the debug one, whose
+	# KUnit once brought the test modules along) and make dkms into a
+	# private dkms tree, against the stock kernel's headers.
 	if [ ${#ko[@]} -gt 0 ]; then
 		tests/pkg/modinfo.sh "${ko[@]}" > "$logs/pkg-modinfo.log" 2>&1
 		tally_logcheck tap "$logs/pkg-modinfo.log" && echo "  modinfo: $TALLY_LAST"
 	fi
+	if [ -n "${ko[debug]:-}" ] && [ -n "${ko[debug-prod]:-}" ]; then
+		# (both builds are cached by now: kbuild.sh finds them built)
+		tests/pkg/prodbuild.sh debug > "$logs/pkg-prodbuild.log" 2>&1
+		tally_logcheck tap "$logs/pkg-prodbuild.log" && echo "  production build: $TALLY_LAST"
+	fi
+	for k in stock debug; do
+		[ -n "${ko[$k-prod]:-}" ] || continue
+		kdir=$(. scripts/lib/kernels.sh && kernel_kdir $k)
+		tests/pkg/install.sh "$kdir" "$(dirname "${ko[$k-prod]}")" \
+			> "$logs/pkg-install-$k.log" 2>&1
+		tally_logcheck tap "$logs/pkg-install-$k.log" && echo "  make install ($k): $TALLY_LAST"
+	done
 	if [ -n "${ko[stock]:-}" ]; then
 		stock_kdir=$(. scripts/lib/kernels.sh && kernel_kdir stock)
-		tests/pkg/install.sh "$stock_kdir" "$(dirname "${ko[stock]}")" \
-			> "$logs/pkg-install.log" 2>&1
-		tally_logcheck tap "$logs/pkg-install.log" && echo "  make install: $TALLY_LAST"
 		tests/pkg/dkms.sh "$stock_kdir" > "$logs/pkg-dkms.log" 2>&1
 		tally_logcheck tap "$logs/pkg-dkms.log" && echo "  make dkms: $TALLY_LAST"
 	fi
 fi
 
-# vm_run SCRIPT KERNEL [--ktap]: one VM run, counted.
+# vm_run SCRIPT KERNEL[-prod] [--ktap]: one VM run, counted.
 vm_run() {
-	local script=$1 k=$2 ktap=${3:-} name numa='' log t0
+	local script=$1 k=$2 ktap=${3:-} name numa='' log t0 prod=''
+	[ "$k" = "${k%-prod}" ] || prod=--prod
 	name=$(basename "$script" .sh)
 	grep -qiE '^# *numa: *yes' "$script" && numa=--numa
 	log=$logs/$name-$k.log
@@ -576,6 +603,7 @@ if want arm64 && want_kernel arm64; then
 		tally_test ok "arm64: kernel $rel"
 		tail -n 1 "$logs/arm64-kernel.log" | sed 's/^/  /'
 		module_build arm64 arm64
+		module_build arm64 arm64 prod
 		# damonctl for arm64 before the batches start (vm.sh would
 		# build it there, while the other lane's VM runs)
 		if (. scripts/lib/kernels.sh && arm64_damonctl "$d/sysroot") 2> "$logs/arm64-damonctl.err"; then
@@ -583,7 +611,7 @@ if want arm64 && want_kernel arm64; then
 		else
 			sed 's/^/  | /' "$logs/arm64-damonctl.err" | tail -n 20
 			tally_test fail "arm64: damonctl cross-built (log build/logs/damonctl-arm64.log)"
-			unset 'ko[arm64]'
+			unset 'ko[arm64]' 'ko[arm64-prod]'
 		fi
 	else
 		tail -n 15 "$logs/arm64-kernel.log" | sed 's/^/  | /'
