@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make            module (against KDIR) + tools
-# make module     kmod/damon_perf.ko against KDIR
-# make module-debug  module + KUnit modules against the debug test kernel
+# make module     kmod/damon_perf.ko against KDIR: the production module,
+#                 without test hooks or test exports (also on a KUnit kernel)
+# make module-debug  a test build (DAMON_PERF_TEST_EXPORTS=y) against the
+#                 debug test kernel: the module + KUnit and test modules
 # make tools      damonctl and the GoogleTest binary (CMake, build/tools)
 # make check      every test tier; ends with "N passed, N failed"
 # make bench      native microbenchmarks (not part of check): build/bench/results.txt
@@ -11,7 +13,7 @@
 # make sparse     sparse (C=2) over the module
 # make style      shellcheck, checkpatch, kernel-doc, clang-format, clang-tidy,
 #                 ynl-gen, layering (scripts/style.sh)
-# make install    the module (+ depmod), damonctl, its man page, bash
+# make install    the module (damon_perf.ko alone, + depmod), damonctl, its man page, bash
 #                 completion and the damonctl-schemes@.service unit
 #                 (SYSTEMDUNITDIR=, default PREFIX/lib/systemd/system);
 #                 DESTDIR= stages, PREFIX= (default /usr/local)
@@ -45,10 +47,9 @@ destdir = $(if $(DESTDIR),$(abspath $(DESTDIR)))
 MODRELEASE ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KERNELDIR)/include/generated/utsrelease.h 2>/dev/null)
 MODDEST = $(destdir)/lib/modules/$(MODRELEASE)/updates
-# What modules_install puts under MODDEST: the module (and, against a kernel
-# with KUnit, the test modules), by their path under M=, maybe compressed.
-MODFILES = kmod/damon_perf.ko tests/kunit/damon_perf_kunit.ko \
-	tests/testpmu/damon_perf_testpmu.ko tests/testpmu/damon_perf_auxtest.ko
+# What modules_install puts under MODDEST: the module alone (a production
+# build has no test module, Kbuild), by its path under M=, maybe compressed.
+MODFILES = kmod/damon_perf.ko
 TOOLFILES = $(SBINDIR)/damonctl $(MANDIR)/man1/damonctl.1 \
 	$(BASHCOMPDIR)/damonctl $(SYSTEMDUNITDIR)/damonctl-schemes@.service
 
@@ -84,7 +85,7 @@ debug-kernel:
 	@scripts/kernel/build.sh >/dev/null
 
 module-debug:
-	$(MAKE) module KDIR=$$(scripts/kernel/build.sh)
+	$(MAKE) module KDIR=$$(scripts/kernel/build.sh) DAMON_PERF_TEST_EXPORTS=y
 
 tools:
 	cmake -S tools -B $(BUILD)/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -119,6 +120,7 @@ modsign = $(if $(wildcard $(modsign_key) $(KERNELDIR)/$(modsign_key)),,CONFIG_MO
 # modules_install's own depmod is skipped (DEPMOD=true): with DESTDIR it
 # would leave modules.* files in the staging tree; without, ours runs.
 install-module: module
+	@test -z "$(DAMON_PERF_TEST_EXPORTS)" || { echo "DAMON_PERF_TEST_EXPORTS is set: a test build is never installed" >&2; exit 1; }
 	@test -n "$(MODRELEASE)" || { echo "no kernel release in $(KERNELDIR)/include/generated/utsrelease.h: set MODRELEASE=" >&2; exit 1; }
 	$(MAKE) -C $(KERNELDIR) M=$(MDIR) KERNELRELEASE=$(MODRELEASE) \
 		INSTALL_MOD_PATH=$(destdir) INSTALL_MOD_DIR=updates DEPMOD=true \

@@ -468,7 +468,7 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_report);
 
 #ifdef DAMON_PERF_TEST_EXPORTS
 damon_perf_drain_hook_fn __rcu damon_perf_drain_record_hook;
-EXPORT_SYMBOL_GPL(damon_perf_drain_record_hook);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_record_hook);
 
 static void record(const struct damon_perf_drain *d,
 		   const struct damon_perf_report *report)

@@ -294,9 +294,9 @@ static void sleep_until(struct damon_perf_ctx *ctx, u64 until)
 						   ns_to_ktime(until - now));
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 damon_perf_kdamond_hook_fn damon_perf_kdamond_resched_hook;
-EXPORT_SYMBOL_GPL(damon_perf_kdamond_resched_hook);
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_kdamond_resched_hook);
 #endif
 
 /*
@@ -307,7 +307,7 @@ EXPORT_SYMBOL_GPL(damon_perf_kdamond_resched_hook);
  */
 static void resched_point(struct damon_perf_ctx *ctx, bool early)
 {
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 	damon_perf_kdamond_hook_fn hook =
 		READ_ONCE(damon_perf_kdamond_resched_hook);
 

@@ -16,7 +16,7 @@ void damon_perf_kdamond_wake(void *arg);
 bool damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns);
 u64 damon_perf_kdamond_rate(const struct damon_perf_region *r, u64 elapsed_ns);
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 /*
  * Test hook: when set, the kdamond calls it at the scheduling point of
  * every pass of its loop, with @early true for a pass an early wake (ring

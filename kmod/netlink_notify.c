@@ -40,7 +40,7 @@ static LIST_HEAD(subscribers);
 static DEFINE_MUTEX(subscribers_lock);	/* innermost: after damon_perf_lock */
 static unsigned int nr_subscribers;
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 damon_perf_nl_deliver_hook_fn damon_perf_nl_deliver_hook;
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_nl_deliver_hook);
 #endif
@@ -179,7 +179,7 @@ void damon_perf_nl_deliver(struct sk_buff *msg)
 		copy = skb_clone(msg, GFP_KERNEL);
 		if (!copy)
 			break;
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 		{
 			damon_perf_nl_deliver_hook_fn hook =
 				READ_ONCE(damon_perf_nl_deliver_hook);

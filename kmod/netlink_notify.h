@@ -16,7 +16,7 @@ int damon_perf_nl_subscribe(struct sock *sk, u32 portid,
 			    struct netlink_ext_ack *extack);
 void damon_perf_nl_deliver(struct sk_buff *msg);
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 /*
  * Test hook: when set, delivery calls it for each live subscriber's socket
  * with subscribers_lock held, after the subscriber was found alive and

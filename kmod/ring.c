@@ -72,7 +72,7 @@
 #include "ring.h"
 #include "stats.h"
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 damon_perf_ring_hook_fn damon_perf_ring_busy_hook;
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_ring_busy_hook);
 #endif
@@ -321,7 +321,7 @@ static __always_inline bool queue(struct damon_perf_rings *rings,
 	/* pairs with the barrier() of release(): the ring after the set */
 	barrier();
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 	{
 		damon_perf_ring_hook_fn hook =
 			READ_ONCE(damon_perf_ring_busy_hook);

@@ -209,7 +209,7 @@ static inline unsigned int damon_perf_ring_hiwat(unsigned int size)
 	return size - size / 4;
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 /*
  * Test hook: when set, report_access calls it with the busy guard held,
  * just before the entry is written, so a test can nest a producer (a

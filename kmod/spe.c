@@ -414,7 +414,7 @@ cut:
 
 static const struct damon_perf_backend_ops spe_ops;
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 /**
  * damon_perf_spe_test_attach() - Give a CPU an SPE buffer of plain memory.
  * @event:	an AUX event without a backend or with the SPE one.

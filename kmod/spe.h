@@ -14,7 +14,7 @@ struct damon_perf_aux_event;
 int damon_perf_spe_init(void);
 void damon_perf_spe_exit(void);
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 int damon_perf_spe_test_attach(struct damon_perf_aux_event *event, int cpu,
 			       struct perf_event_mmap_page *up, u8 *data,
 			       unsigned long data_size, void *aux,

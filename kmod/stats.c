@@ -666,7 +666,7 @@ void damon_perf_stats_exit(void)
 {
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 /**
  * damon_perf_stats_pcpu_alloc() - A zeroed private set of observe state.
  *

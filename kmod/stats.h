@@ -154,7 +154,7 @@ void damon_perf_stats_aggregate(struct damon_perf_stats *dst);
 void damon_perf_stats_reset(void);
 const char *damon_perf_state_name(int state);
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if DAMON_PERF_KUNIT_HOOKS
 /* Tests run the observe API against a private set of per-CPU state. */
 struct damon_perf_stats_pcpu;
 struct damon_perf_stats_pcpu __percpu *damon_perf_stats_pcpu_alloc(void);

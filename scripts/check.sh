@@ -10,9 +10,14 @@
 #   kernel    the debug test kernel (built once, then cached), and the stock
 #             kernels of Debian 13 (trixie, 6.12) and unstable (sid, 7.2)
 #             with module trees matching them (fetched once, then cached)
-#   modules   the module (+ KUnit/test modules) for every kernel, W=1;
-#             tests/pkg: modinfo of each, make install into a staging
-#             directory and make dkms into a private tree (stock kernel)
+#   modules   the module for every kernel, W=1, in its two builds
+#             (scripts/kbuild.sh): the test build (+ KUnit/test modules)
+#             and the production build (the module users load);
+#             tests/pkg: modinfo of each, the production build free of
+#             test code against the debug kernel (KUnit) beside the test
+#             build (prodbuild.sh), make install into a staging directory
+#             (stock and debug kernels) and make dkms into a private tree
+#             (stock kernel)
 #   kunit     tests/vm/kunit.sh on the debug kernel: every KTAP leaf case
 #             (with the vm tier: one more boot in its lanes, counted and
 #             timed as this tier after them)
@@ -26,7 +31,10 @@
 #             parts (estimates from earlier runs' script times, kept in
 #             the cache); a VM that ends before its batch's last script
 #             (crash, stuck script) is followed by a new boot for the
-#             scripts it never reached
+#             scripts it never reached. The scripts whose header names
+#             the prod flavour run once more per kernel against the
+#             production build, one more batch a kernel (KERNEL-prod,
+#             with two NUMA nodes when one of them asks for it)
 #   arm64     (before vm) Debian 12's arm64 kernel (6.1), a matching tree
 #             (scripts/kernel/arm64.sh, fetched once, then cached), the
 #             module cross-built for it (W=1, modpost against the image's
@@ -65,6 +73,12 @@
 #                              tier, on Debian 12's arm64 kernel)
 #   # needs: python3           (python3 and the kernel's YNL CLI in the
 #                              image of its batch: scripts/vm.sh)
+#   # needs: test-build        (it loads a test module or calls a test
+#                              export: never run against the production
+#                              build; a script loading a test module
+#                              without it fails the vm tier)
+#   # flavours: test prod      (default: test; prod: also in the kernel's
+#                              production-build batch, scripts/vm.sh --prod)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # the damo interop test (ctest damo_interop) runs the real damo: damo from
@@ -291,57 +305,79 @@ for k in trixie sid; do
 done
 
 # --- module builds ------------------------------------------------------
-# module_build KERNEL TIER: scripts/kbuild.sh KERNEL, two tests: it builds
-# (ko[KERNEL] is then its directory), and without a W=1 warning.
+# module_build KERNEL TIER [prod]: scripts/kbuild.sh KERNEL (the test
+# build, or with prod the production build), two tests: it builds
+# (ko[KERNEL], ko[KERNEL-prod] for prod, is then its directory), and
+# without a W=1 warning.
 module_build() {
-	local k=$1 tier=$2 d w what=$1
+	local k=$1 tier=$2 flavour=${3:-test} d w what=$1 key=$1 opt=()
 	[ "$tier" = arm64 ] && what=module
-	if d=$(scripts/kbuild.sh "$k" 2>"$logs/kbuild-$k.err" | tail -n 1) && [ -f "$d/damon_perf.ko" ]; then
-		ko[$k]=$d
+	if [ "$flavour" = prod ]; then
+		key=$k-prod
+		what="$what production"
+		opt=(--prod)
+	fi
+	if d=$(scripts/kbuild.sh "${opt[@]}" "$k" 2>"$logs/kbuild-$key.err" | tail -n 1) && [ -f "$d/damon_perf.ko" ]; then
+		ko[$key]=$d
 		tally_test ok "$tier: $what build ($(cd "$d" && echo *.ko))"
-		w=$(grep -c 'warning:' "$top/build/logs/kbuild-$k.log")
+		w=$(grep -c 'warning:' "$top/build/logs/kbuild-$key.log")
 		if [ "$w" -eq 0 ]; then
 			tally_test ok "$tier: $what build has no W=1 warnings"
 		else
-			grep 'warning:' "$top/build/logs/kbuild-$k.log" | head -n 10 | sed 's/^/  | /'
+			grep 'warning:' "$top/build/logs/kbuild-$key.log" | head -n 10 | sed 's/^/  | /'
 			tally_test fail "$tier: $what build has no W=1 warnings ($w warnings)"
 		fi
 	else
-		sed 's/^/  | /' "$logs/kbuild-$k.err" | tail -n 20
-		tally_test fail "$tier: $what build (log build/logs/kbuild-$k.log)"
+		sed 's/^/  | /' "$logs/kbuild-$key.err" | tail -n 20
+		tally_test fail "$tier: $what build (log build/logs/kbuild-$key.log)"
 	fi
 }
 declare -A ko=()
 if want modules || want kunit || want vm; then
-	stage modules "damon_perf.ko (+ test modules) for each kernel, W=1"
+	stage modules "damon_perf.ko (+ test modules) for each kernel, test and production builds, W=1"
 	for k in $check_kernels; do
 		[ $k = arm64 ] && continue
 		if [ $k = debug ] && [ -z "$debug_tree" ]; then
 			tally_test fail "modules: $k build (no debug kernel)"
+			tally_test fail "modules: $k production build (no debug kernel)"
 			continue
 		fi
 		module_build "$k" modules
+		module_build "$k" modules prod
 	done
-	# Packaging (tests/pkg): modinfo of every module built; make install
-	# into a staging directory and make dkms into a private dkms tree,
-	# both against the stock kernel's headers.
+	# Packaging (tests/pkg): modinfo of every module built; the production
+	# build against the debug kernel (KUnit) carries no test code, where
+	# the test build does; make install into a staging directory (the
+	# production builds of the stock kernel and of the debug one, whose
+	# KUnit once brought the test modules along) and make dkms into a
+	# private dkms tree, against the stock kernel's headers.
 	if [ ${#ko[@]} -gt 0 ]; then
 		tests/pkg/modinfo.sh "${ko[@]}" > "$logs/pkg-modinfo.log" 2>&1
 		tally_logcheck tap "$logs/pkg-modinfo.log" && echo "  modinfo: $TALLY_LAST"
 	fi
+	if [ -n "${ko[debug]:-}" ] && [ -n "${ko[debug-prod]:-}" ]; then
+		# (both builds are cached by now: kbuild.sh finds them built)
+		tests/pkg/prodbuild.sh debug > "$logs/pkg-prodbuild.log" 2>&1
+		tally_logcheck tap "$logs/pkg-prodbuild.log" && echo "  production build: $TALLY_LAST"
+	fi
+	for k in stock debug; do
+		[ -n "${ko[$k-prod]:-}" ] || continue
+		kdir=$(. scripts/lib/kernels.sh && kernel_kdir $k)
+		tests/pkg/install.sh "$kdir" "$(dirname "${ko[$k-prod]}")" \
+			> "$logs/pkg-install-$k.log" 2>&1
+		tally_logcheck tap "$logs/pkg-install-$k.log" && echo "  make install ($k): $TALLY_LAST"
+	done
 	if [ -n "${ko[stock]:-}" ]; then
 		stock_kdir=$(. scripts/lib/kernels.sh && kernel_kdir stock)
-		tests/pkg/install.sh "$stock_kdir" "$(dirname "${ko[stock]}")" \
-			> "$logs/pkg-install.log" 2>&1
-		tally_logcheck tap "$logs/pkg-install.log" && echo "  make install: $TALLY_LAST"
 		tests/pkg/dkms.sh "$stock_kdir" > "$logs/pkg-dkms.log" 2>&1
 		tally_logcheck tap "$logs/pkg-dkms.log" && echo "  make dkms: $TALLY_LAST"
 	fi
 fi
 
-# vm_run SCRIPT KERNEL [--ktap]: one VM run, counted.
+# vm_run SCRIPT KERNEL[-prod] [--ktap]: one VM run, counted.
 vm_run() {
-	local script=$1 k=$2 ktap=${3:-} name numa='' log t0
+	local script=$1 k=$2 ktap=${3:-} name numa='' log t0 prod=''
+	[ "$k" = "${k%-prod}" ] || prod=--prod
 	name=$(basename "$script" .sh)
 	grep -qiE '^# *numa: *yes' "$script" && numa=--numa
 	log=$logs/$name-$k.log
@@ -351,7 +387,7 @@ vm_run() {
 	fi
 	t0=$(date +%s)
 	# (the VM's time limit: vm.sh's default, the boot plus the script's own)
-	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" $numa \
+	scripts/vm.sh --quiet --kernel "${k%-prod}" $prod --ko "${ko[$k]}" $numa \
 		--log "$log" "$script" 2>"$logs/$name-$k.vm.err"
 	tally_logcheck vm "$log" $ktap --name "$name-$k"
 	echo "  $name on $k: $TALLY_LAST ($(( $(date +%s) - t0 )) s, log ${log#$top/})"
@@ -387,6 +423,11 @@ vm_batch_base() {
 	echo "$logs/batch-$1$([ "$2" = 1 ] && echo -numa)$([ "$4" -gt 1 ] && echo "-s$3")"
 }
 
+# A batch's kernel is a kernel, or KERNEL-prod for the kernel's batch
+# against the production build (scripts/vm.sh --prod, ko[KERNEL-prod]).
+# kbase KERNEL[-prod]: the kernel itself.
+kbase() { echo "${1%-prod}"; }
+
 # vm_batch_run BASE KERNEL NUMA(0|1) PART SCRIPT...: the scripts one after
 # the other in one boot (a debug boot plus its kmemleak scan cost about a
 # minute). When the VM ends before the last one (a crash, /init's watchdog
@@ -400,6 +441,7 @@ vm_batch_run() {
 	local base=$1 k=$2 numa=$3 part=$4 t0 s log numa_opt=() rest=() unrun=0
 	shift 4
 	[ "$numa" = 1 ] && numa_opt=(--numa)
+	[ "$k" = "$(kbase "$k")" ] || numa_opt+=(--prod)
 	[ "$part" -gt 1 ] || : > "$base.boots"
 	if [ -z "${ko[$k]:-}" ]; then
 		echo "- 0 0 $*" >> "$base.boots"
@@ -408,7 +450,7 @@ vm_batch_run() {
 	# (the VM's time limit: vm.sh's default, the boot plus the scripts' own)
 	log=$base$([ "$part" -gt 1 ] && echo "-$part").log
 	t0=$(date +%s)
-	scripts/vm.sh --quiet --kernel "$k" --ko "${ko[$k]}" "${numa_opt[@]}" \
+	scripts/vm.sh --quiet --kernel "$(kbase "$k")" --ko "${ko[$k]}" "${numa_opt[@]}" \
 		--log "$log" "$@" 2>"${log%.log}.vm.err"
 	# scripts never begun: the VM died, or /init abandoned the batch
 	for s in "$@"; do
@@ -474,8 +516,11 @@ vm_times_save() {
 	for f in "$logs"/batch-*.log; do
 		[ -f "$f" ] || continue
 		k=${f##*/batch-}
-		k=${k%%-*}
 		k=${k%.log}
+		case "$k" in
+		*-prod*) k=${k%%-*}-prod ;;
+		*) k=${k%%-*} ;;
+		esac
 		numa=0
 		case "$f" in *-numa*) numa=1 ;; esac
 		while read -r s t; do
@@ -492,20 +537,24 @@ vm_times_save() {
 		echo "$k $numa $s ${vm_times[$f]}"
 	done | sort > "$tmp" && mv "$tmp" "$vm_times_file"
 }
-# vm_cost KERNEL NUMA SCRIPT...: the scripts' estimated seconds.
+# vm_cost KERNEL NUMA SCRIPT...: the scripts' estimated seconds (a
+# production batch's script without a time of its own: the test build's
+# on that kernel, with either NUMA setting).
 vm_cost() {
-	local k=$1 numa=$2 s c=0 d=10
+	local k=$1 numa=$2 s c=0 d=10 b
+	b=$(kbase "$k")
 	shift 2
-	case $k in debug) d=30 ;; arm64) d=20 ;; esac
+	case $b in debug) d=30 ;; arm64) d=20 ;; esac
 	for s in "$@"; do
-		c=$((c + ${vm_times[$k:$numa:$(basename "$s")]:-$d}))
+		s=$(basename "$s")
+		c=$((c + ${vm_times[$k:$numa:$s]:-${vm_times[$b:$numa:$s]:-${vm_times[$b:$((1 - numa)):$s]:-$d}}}))
 	done
 	echo $c
 }
 # vm_boot_cost KERNEL: a boot's and its end's estimated seconds (debug:
 # KASAN and lockdep under TCG, and the kmemleak scan).
 vm_boot_cost() {
-	case $1 in debug) echo 60 ;; arm64) echo 30 ;; *) echo 15 ;; esac
+	case $(kbase "$1") in debug) echo 60 ;; arm64) echo 30 ;; *) echo 15 ;; esac
 }
 # vm_split KEY SHARE SCRIPT...: the queue lines "COST KEY SLOT NSLOTS
 # SCRIPT..." of batch KEY (KERNEL:NUMA): one part, or as many as its
@@ -580,6 +629,7 @@ if want arm64 && want_kernel arm64; then
 		tally_test ok "arm64: kernel $rel"
 		tail -n 1 "$logs/arm64-kernel.log" | sed 's/^/  /'
 		module_build arm64 arm64
+		module_build arm64 arm64 prod
 		# damonctl for arm64 before the batches start (vm.sh would
 		# build it there, while the other lane's VM runs)
 		if (. scripts/lib/kernels.sh && arm64_damonctl "$d/sysroot") 2> "$logs/arm64-damonctl.err"; then
@@ -587,7 +637,7 @@ if want arm64 && want_kernel arm64; then
 		else
 			sed 's/^/  | /' "$logs/arm64-damonctl.err" | tail -n 20
 			tally_test fail "arm64: damonctl cross-built (log build/logs/damonctl-arm64.log)"
-			unset 'ko[arm64]'
+			unset 'ko[arm64]' 'ko[arm64-prod]'
 		fi
 	else
 		tail -n 15 "$logs/arm64-kernel.log" | sed 's/^/  | /'
@@ -598,7 +648,36 @@ fi
 # --- end-to-end VM scripts ----------------------------------------------
 if want vm || { want arm64 && want_kernel arm64; }; then
 	stage vm "tests/vm/*.sh on each kernel (+ clean kernel log per script)"
-	declare -A batch=()
+	declare -A batch=() pbatch=() pnuma=()
+	# What a script says of its build: a script that loads a test module
+	# says "# needs: test-build", and such a script never lists the prod
+	# flavour (scripts/vm.sh --prod refuses it).
+	testmods=$(sed -nE 's/^obj-[^ ]* *[:+]?= *(damon_perf_[a-z0-9_]+)\.o.*/\1/p' tests/*/Kbuild |
+		sort -u | paste -sd'|')
+	bad=
+	for s in tests/vm/*.sh; do
+		n=$(basename "$s" .sh)
+		[ "$n" = lib ] && continue
+		needs_test=0
+		grep -qE '^# *needs:.*\btest-build\b' "$s" && needs_test=1
+		if [ $needs_test = 0 ] && grep -qE "\b($testmods)\b" "$s"; then
+			bad+=" $n (loads a test module without '# needs: test-build')"
+		fi
+		if [ $needs_test = 1 ] && sed -nE 's/^# *flavours: *(.*)/\1/p' "$s" | grep -qw prod; then
+			bad+=" $n (needs the test build but lists the prod flavour)"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		tally_test ok "vm: the scripts that need the test build say so ($(grep -lE '^# *needs:.*\btest-build\b' tests/vm/*.sh | wc -l) scripts), none in a production batch"
+	else
+		tally_test fail "vm: the scripts that need the test build say so:$bad"
+	fi
+	# flavours SCRIPT: its "# flavours:" header (test).
+	flavours() {
+		local f
+		f=$(sed -nE 's/^# *flavours: *(.*)/\1/p' "$1" | head -n 1)
+		echo "${f:-test}"
+	}
 	for s in tests/vm/*.sh; do
 		want vm || break
 		n=$(basename "$s" .sh)
@@ -618,9 +697,14 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 			want_kernel "$k" || continue
 			if [ "${CHECK_BATCH:-1}" = 0 ]; then
 				vm_run "$s" "$k"
-			else
-				batch[$k:$numa]+="$s "
+				case " $(flavours "$s") " in *" prod "*) vm_run "$s" "$k-prod" ;; esac
+				continue
 			fi
+			batch[$k:$numa]+="$s "
+			case " $(flavours "$s") " in *" prod "*)
+				pbatch[$k]+="$s "
+				[ $numa = 0 ] || pnuma[$k]=1 ;;
+			esac
 		done
 	done
 	# arm64: the scripts whose "# arches:" header names it
@@ -634,8 +718,18 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 			numa=0
 			grep -qiE '^# *numa: *yes' "$s" && numa=1
 			batch[arm64:$numa]+="$s "
+			case " $(flavours "$s") " in *" prod "*)
+				pbatch[arm64]+="$s "
+				[ $numa = 0 ] || pnuma[arm64]=1 ;;
+			esac
 		done
 	fi
+	# The production build's batches: one boot a kernel (two NUMA nodes
+	# when one of its scripts asks for them), the scripts in their order.
+	for k in "${!pbatch[@]}"; do
+		batch[$k-prod:${pnuma[$k]:-0}]=${pbatch[$k]}
+	done
+	[ -z "${klabel[arm64]:-}" ] || klabel[arm64-prod]=${klabel[arm64]}-prod
 	# Batches run in CHECK_VM_JOBS lanes side by side (default 3 on the
 	# two cores: a VM waits for its guest's timers much of the time, and
 	# its spinning workload fills only what the others leave; six scripts
@@ -687,7 +781,9 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1 arm64:0 arm64:1; do
+	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1 arm64:0 arm64:1 \
+		debug-prod:0 debug-prod:1 stock-prod:0 stock-prod:1 trixie-prod:0 trixie-prod:1 \
+		sid-prod:0 sid-prod:1 arm64-prod:0 arm64-prod:1; do
 		[ -n "${batch[$key]:-}" ] || continue
 		# shellcheck disable=SC2086
 		vm_batch_count "${key%:*}" "${key#*:}" "${parts[$key]:-1}"

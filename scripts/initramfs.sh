@@ -45,8 +45,9 @@
 #                           (scripts/lib/ynl-python.py); 13 MiB more
 #   /etc/passwd, /etc/group root and nobody (65534), for EPERM tests
 #
-# The test to run and the kernel flavour come from the kernel command line
-# (DAMON_PERF_TEST=a.sh[,b.sh...] DAMON_PERF_KERNEL=stock|debug): the kernel hands
+# The test to run, the kernel and the module's build come from the kernel
+# command line (DAMON_PERF_TEST=a.sh[,b.sh...] DAMON_PERF_KERNEL=stock|debug
+# DAMON_PERF_FLAVOUR=test|prod, scripts/vm.sh): the kernel hands
 # unknown name=value parameters to init as environment variables.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -286,10 +287,11 @@ mount -t tmpfs tmpfs /dev/shm 2>/dev/null
 ip link set lo up 2>/dev/null
 hostname damon-perf-vm
 export DAMON_PERF_KERNEL=${DAMON_PERF_KERNEL:-unknown}
+export DAMON_PERF_FLAVOUR=${DAMON_PERF_FLAVOUR:-test}
 # DAMON_PERF_TEST: one script, or several separated by commas (one boot for
 # a batch). Each is framed by BEGIN/END markers that scripts/logcheck reads.
 tests=$(echo "${DAMON_PERF_TEST:-basic.sh}" | tr ',' ' ')
-echo "DAMON_PERF_START tests=$tests kernel=$DAMON_PERF_KERNEL release=$(uname -r) cpus=$(nproc)"
+echo "DAMON_PERF_START tests=$tests kernel=$DAMON_PERF_KERNEL build=$DAMON_PERF_FLAVOUR release=$(uname -r) cpus=$(nproc)"
 if [ -f /lib/damon_perf/deps/order ]; then
 	for d in $(cat /lib/damon_perf/deps/order); do
 		insmod /lib/damon_perf/deps/$d.ko || echo "# init: insmod $d failed"

@@ -4,10 +4,10 @@
 # test script (or several, one after the other, in one boot) as the
 # payload of /init.
 #
-#   scripts/vm.sh [--kernel debug|stock|trixie|sid|arm64] [--numa] [--timeout SECS]
-#                 [--log FILE] [--ko DIR] [--mem MB] [--cpus N] [--append ARGS]
-#                 [--tcg single|multi]
-#                 [--quiet|--payload] tests/vm/NAME.sh [tests/vm/NAME2.sh...]
+#   scripts/vm.sh [--kernel debug|stock|trixie|sid|arm64] [--prod] [--numa]
+#                 [--timeout SECS] [--log FILE] [--ko DIR] [--mem MB] [--cpus N]
+#                 [--append ARGS] [--tcg single|multi] [--quiet|--payload]
+#                 tests/vm/NAME.sh [tests/vm/NAME2.sh...]
 #
 #   --kernel   stock (default): Debian 12's packaged kernel (6.1); debug: the
 #              debug test kernel (KASAN, lockdep, KUnit, kmemleak; built once
@@ -17,6 +17,12 @@
 #              arm64 kernel (6.1, scripts/kernel/arm64.sh) under
 #              qemu-system-aarch64 -M virt -cpu max, the module, damonctl
 #              and the test programs cross-built
+#   --prod     the production build (scripts/kbuild.sh --prod: the module
+#              users load, no test hook, no test export, no test module)
+#              instead of the test build; DAMON_PERF_FLAVOUR=prod does the
+#              same. A script whose header says "# needs: test-build" (it
+#              loads a test module or calls a test export) is refused.
+#              The guest sees DAMON_PERF_FLAVOUR=test|prod.
 #   --numa     two NUMA nodes (one CPU and half the memory each)
 #   --timeout  seconds before the VM is killed; default: a boot allowance
 #              (120 stock, 180 debug and arm64) plus each script's own time
@@ -30,8 +36,10 @@
 #              thread; the default on x86) or multi (one host thread per
 #              vCPU; the default on arm64); see the comment at -accel below
 #   --log      console log (default build/logs/NAME-KERNEL.log, or
-#              batch-KERNEL.log for several scripts)
-#   --ko       directory with the .ko files (default: scripts/kbuild.sh)
+#              batch-KERNEL.log for several scripts; NAME-KERNEL-prod.log
+#              with --prod)
+#   --ko       directory with the .ko files (default: scripts/kbuild.sh of
+#              the flavour)
 #   --quiet    do not echo the console; print only the verdict
 #   --payload  echo only what the script prints (no boot, no kernel lines)
 #
@@ -45,11 +53,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/kernels.sh"
 
+flavour=${DAMON_PERF_FLAVOUR:-test}
 kernel=stock numa=0 timeout='' log='' ko='' mem='' cpus=2 append='' quiet=0 tcg='' scripts=()
 usage() { sed -n '/^#   scripts/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
+	--prod) flavour=prod; shift ;;
 	--numa) numa=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
@@ -68,6 +78,7 @@ done
 [ ${#scripts[@]} -gt 0 ] || usage
 case "$kernel" in stock|debug|trixie|sid|arm64) ;; *) echo "vm: --kernel stock|debug|trixie|sid|arm64" >&2; exit 2 ;; esac
 case "$tcg" in ''|single|multi) ;; *) echo "vm: --tcg single|multi" >&2; exit 2 ;; esac
+case "$flavour" in test|prod) ;; *) echo "vm: DAMON_PERF_FLAVOUR test or prod, not '$flavour'" >&2; exit 2 ;; esac
 arch=$(kernel_arch "$kernel")
 if [ "$arch" = aarch64 ]; then
 	DAMON_PERF_ARM64_DIR=$(arm64_dir)
@@ -94,6 +105,10 @@ for script in "${scripts[@]}"; do
 	[ -n "$n" ] || case "$kernel" in debug|arm64) n=300 ;; *) n=120 ;; esac
 	limits+=("$n")
 	grep -qE '^# *needs:.*\bpython3\b' "$script" && python=(--python)
+	if [ "$flavour" = prod ] && grep -qE '^# *needs:.*\btest-build\b' "$script"; then
+		echo "vm: $(basename "$script") needs the test build (# needs: test-build): not run against the production build" >&2
+		exit 2
+	fi
 done
 # DAMON_PERF_SCRIPT_TIMEOUT=N on the command line replaces every limit.
 for w in $append; do
@@ -129,13 +144,16 @@ if [ $numa -eq 1 ] && [ "$cpus" != 2 ]; then
 	echo "vm: --numa boots 2 vCPUs, one a node; --cpus $cpus cannot go with it" >&2
 	exit 2
 fi
-[ -n "$log" ] || log=$top/build/logs/$name-$kernel.log
+# the files of a run: NAME-KERNEL, NAME-KERNEL-prod for the production build
+# (two runs side by side must not share an image or a pid file)
+run=$name-$kernel$([ "$flavour" = test ] || echo "-$flavour")
+[ -n "$log" ] || log=$top/build/logs/$run.log
 mkdir -p "$(dirname "$log")" "$top/build/vm"
 
 image=$(kernel_boot_image "$kernel")
 [ -r "$image" ] || { echo "vm: kernel image $image not readable" >&2; exit 1; }
-[ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" "$kernel" | tail -n 1)
-initrd=$top/build/vm/$name-$kernel.cpio
+[ -n "$ko" ] || ko=$("$top/scripts/kbuild.sh" --flavour "$flavour" "$kernel" | tail -n 1)
+initrd=$top/build/vm/$run.cpio
 # damonctl for arm64 (scripts/lib/kernels.sh), incrementally
 if [ "$arch" = aarch64 ] && [ -z "${DAMONCTL:-}" ]; then
 	arm64_damonctl "$DAMON_PERF_SYSROOT" || exit 1
@@ -146,7 +164,7 @@ DAMON_PERF_MODROOT=$(kernel_modroot "$kernel") \
 console=ttyS0
 [ "$arch" = aarch64 ] && console=ttyAMA0
 cmdline="console=$console,115200 panic=-1 printk.time=1 loglevel=7"
-cmdline+=" DAMON_PERF_TEST=$tests DAMON_PERF_KERNEL=$kernel"
+cmdline+=" DAMON_PERF_TEST=$tests DAMON_PERF_KERNEL=$kernel DAMON_PERF_FLAVOUR=$flavour"
 # no_timer_check: x86's check_timer() counts timer ticks over a busy wait;
 # a host busy enough to deschedule the vCPU then panics the boot with
 # "IO-APIC + timer doesn't work" (seen once on 6.12 at load average 16).
@@ -215,7 +233,7 @@ fi
 # off) take more than OUTSIDE s. It reads the markers from the log, which
 # the pipeline below writes a line at a time.
 WATCH_GRACE=180 HOST_GRACE=120 OUTSIDE=600
-pidfile=$top/build/vm/$name-$kernel.pid
+pidfile=$top/build/vm/$run.pid
 hung=$log.hung
 rm -f "$pidfile" "$hung"
 qemu+=(-pidfile "$pidfile")
@@ -244,7 +262,7 @@ host_watch() {
 	done
 }
 
-echo "vm: ${tests//,/ } on $kernel ($image), $([ $numa -eq 1 ] && echo '2 NUMA nodes, ')timeout ${timeout}s, log $log" >&2
+echo "vm: ${tests//,/ } on $kernel ($image, $flavour build), $([ $numa -eq 1 ] && echo '2 NUMA nodes, ')timeout ${timeout}s, log $log" >&2
 start=$(date +%s)
 : > "$log"
 host_watch &

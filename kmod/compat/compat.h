@@ -71,17 +71,22 @@ int damon_perf_compat_genl_ops(struct genl_family *family,
 #endif
 
 /*
- * Exports only the KUnit test module may use, in the namespace the kernel
- * reserves for them; the test module imports it.
+ * Test code lives in test builds only (scripts/kbuild.sh:
+ * DAMON_PERF_TEST_EXPORTS=y), never in the module users load (make, make
+ * install, DKMS), whatever the kernel's config: CONFIG_KUNIT is set by
+ * distributions (Ubuntu, Fedora) and by the debug test kernel.
+ *
+ * EXPORT_SYMBOL_IF_KUNIT(): what the test modules (tests/kunit, tests/nmi,
+ * tests/conform, tests/replay, tests/testpmu) call, exported in the
+ * namespace the kernel reserves for KUnit's (the test modules import it),
+ * in test builds only; a production build exports none of it.
+ * <kunit/visibility.h> (6.2) is included first, when the kernel has it, so
+ * that its definition, should a header include it later, is the one
+ * replaced here.
  */
 #include <linux/export.h>
 #ifdef DAMON_PERF_HAVE_KUNIT_VISIBILITY
 #include <kunit/visibility.h>
-#elif IS_ENABLED(CONFIG_KUNIT)
-#define EXPORT_SYMBOL_IF_KUNIT(symbol) \
-	EXPORT_SYMBOL_NS(symbol, EXPORTED_FOR_KUNIT_TESTING)
-#else
-#define EXPORT_SYMBOL_IF_KUNIT(symbol)
 #endif
 #ifdef DAMON_PERF_HAVE_NS_STRING
 #define DAMON_PERF_IMPORT_KUNIT_NS() \
@@ -94,14 +99,23 @@ int damon_perf_compat_genl_ops(struct genl_family *family,
 #define DAMON_PERF_EXPORT_FOR_TESTS(symbol) \
 	EXPORT_SYMBOL_NS_GPL(symbol, EXPORTED_FOR_KUNIT_TESTING)
 #endif
-/*
- * A test build (scripts/kbuild.sh: DAMON_PERF_TEST_EXPORTS=y) of a kernel
- * without KUnit exports them all the same, for the hardware-shaped sample
- * test (tests/nmi); a plain build of such a kernel exports none.
- */
-#if defined(DAMON_PERF_TEST_EXPORTS) && !IS_ENABLED(CONFIG_KUNIT)
 #undef EXPORT_SYMBOL_IF_KUNIT
+#ifdef DAMON_PERF_TEST_EXPORTS
 #define EXPORT_SYMBOL_IF_KUNIT(symbol) DAMON_PERF_EXPORT_FOR_TESTS(symbol)
+#else
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
+#endif
+/*
+ * DAMON_PERF_KUNIT_HOOKS: the KUnit suites' hooks (a function pointer the
+ * ring producer, the kdamond loop and notification delivery call when
+ * set) and helpers (SPE buffers of plain memory, private stats sets):
+ * in test builds against a kernel with KUnit only, so that the NMI path of
+ * a production build has no load and branch for them.
+ */
+#if defined(DAMON_PERF_TEST_EXPORTS) && IS_ENABLED(CONFIG_KUNIT)
+#define DAMON_PERF_KUNIT_HOOKS 1
+#else
+#define DAMON_PERF_KUNIT_HOOKS 0
 #endif
 
 /* Kernels without WQ_PERCPU bind workqueues per CPU unless WQ_UNBOUND. */

@@ -61,14 +61,17 @@ typedef unsigned int gfp_t;
  * The kernel options the module's pure code asks about, each 0 or 1:
  * IS_ENABLED(CONFIG_X) reads __SHIM_CONFIG_X, so an option not listed
  * here fails to build instead of passing for unset. No SMP-only
- * build-time checks; CONFIG_KUNIT (its test hooks: a private set of
- * observe counters, the ring's busy hook) only in the unit tests' build
- * (SHIM_KUNIT, damon_perf_kmod_user_kunit), not the benchmarks'.
+ * build-time checks; CONFIG_KUNIT only in the unit tests' build
+ * (SHIM_KUNIT, damon_perf_kmod_user_kunit), not the benchmarks'. With it,
+ * DAMON_PERF_KUNIT_HOOKS (kmod/compat/compat.h: a test build against a
+ * KUnit kernel) is set too: the module's test hooks, a private set of
+ * observe counters, the ring's busy hook.
  */
 #ifndef SHIM_KUNIT
 #define SHIM_KUNIT 0
 #endif
 #define __SHIM_CONFIG_KUNIT SHIM_KUNIT
+#define DAMON_PERF_KUNIT_HOOKS SHIM_KUNIT
 #define __SHIM_CONFIG_SMP 0
 #define __SHIM_CONFIG_64BIT (__SIZEOF_LONG__ == 8)
 #define IS_ENABLED(opt) (__SHIM_##opt)

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make install into a staging directory (DESTDIR), with the default PREFIX
-# and another one: exactly the expected files, a module for the kernel's
+# and another one: exactly the expected files (damon_perf.ko alone: no
+# test module, against a kernel with KUnit too), a module for the kernel's
 # release, a damonctl that runs, a man page man(1) renders, the bash
 # completion, the damonctl-schemes@.service unit (naming the installed
 # damonctl; systemd-analyze verify accepts it where the host has
 # systemd-analyze); make uninstall leaves the staging directory as it was
 # (a file that was there before install stays). TAP on stdout.
 #
-#   tests/pkg/install.sh KDIR MDIR    MDIR: where the module was built (M=)
+#   tests/pkg/install.sh KDIR MDIR    MDIR: where the module was built (M=),
+#                                     a production build (scripts/kbuild.sh --prod)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kdir=${1:?usage: $0 KDIR MDIR}

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# needs: test-build
 # kernels: debug
 # timeout: 600
 # AUX adversaries (attack tier). A thread replaces the AUX mapping with

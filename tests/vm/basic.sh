@@ -1,13 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# flavours: test prod
 # arches: x86_64 arm64
 # The module loads, shows its debugfs directory and generic netlink family,
-# and unloads without leaving anything behind.
+# and unloads without leaving anything behind. Its build is the one asked
+# for: a production build (scripts/vm.sh --prod) has no test hook, a test
+# build has the drain path's record hook.
 . /tests/lib.sh
 
 load_module damon_perf || finish
 check "debugfs directory exists" test -d /sys/kernel/debug/damon_perf
 check "module is live" grep -q '^damon_perf .* Live ' /proc/modules
+if [ "$DAMON_PERF_FLAVOUR" = prod ]; then
+	check_fail "production build: no test hook in the module's symbols" \
+		grep -q 'damon_perf_drain_record_hook' /proc/kallsyms
+else
+	check "test build: the drain path's record hook in the module's symbols" \
+		grep -q 'damon_perf_drain_record_hook' /proc/kallsyms
+fi
 if [ -x /bin/damonctl ]; then
 	check "damonctl status sees the damon_perf family" damonctl status
 	# Every command needs CAP_SYS_ADMIN or CAP_PERFMON.

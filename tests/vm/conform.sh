@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# needs: test-build
 # kernels: debug stock
 # timeout: 300
 # Conformance PMUs (x86): damon_perf_conform (tests/conform) registers

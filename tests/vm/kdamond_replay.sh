@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# needs: test-build
 # kernels: bookworm
 # timeout: 120
 # One recorded report stream, credited per sample interval and per pass.

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# needs: test-build
 # kernels: debug
 # Runs every KUnit suite: loading damon_perf_kunit.ko runs them, and their
 # KTAP goes to the console, where the host counts each case

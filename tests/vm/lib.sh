@@ -21,6 +21,9 @@
 DAMON_PERF_MODDIR=${DAMON_PERF_MODDIR:-/lib/damon_perf}
 PERF_STATS=/sys/kernel/debug/damon_perf/perf_stats
 DAMON_PERF_KERNEL=${DAMON_PERF_KERNEL:-unknown}
+# the module's build in the image: test (scripts/kbuild.sh's default) or
+# prod (scripts/vm.sh --prod: no test hook, export or module)
+DAMON_PERF_FLAVOUR=${DAMON_PERF_FLAVOUR:-test}
 _tap_n=0
 _tap_failed=0
 _tap_planned=

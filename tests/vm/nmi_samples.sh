@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# needs: test-build
 # kernels: debug stock
 # timeout: 240
 # Hardware-shaped samples from a real NMI (x86): damon_perf_nmitest

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# flavours: test prod
 # arches: x86_64 arm64
 # numa: yes
 # timeout: 600

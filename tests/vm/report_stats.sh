@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# needs: test-build
 # kernels: debug
 # debugfs perf_stats after a KUnit-driven load. The ring suites push real
 # reports through damon_perf_report_access() and print lower bounds of

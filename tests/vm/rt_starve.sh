@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# needs: test-build
 # kernels: debug
 # timeout: 400
 # Stop, hotplug and the other generic netlink families while a CPU's

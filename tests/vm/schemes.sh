@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# flavours: test prod
 # kernels: debug stock
 # numa: yes
 # timeout: 900

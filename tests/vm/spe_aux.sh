@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# needs: test-build
 # kernels: debug
 # The AUX transport end to end on the real perf AUX plumbing: the
 # arm_spe_test PMU writes SPE records into per-CPU AUX buffers that a

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# needs: test-build
 # arches: x86_64 arm64
 # kernels: debug
 # timeout: 600
