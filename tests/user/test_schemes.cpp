@@ -289,6 +289,38 @@ TEST(SchemeParse, DamoSchemeArray)
 	EXPECT_EQ(v[0].pattern.age.max, 4u);
 }
 
+// damo's target filter names a target by its index in the context, from
+// 0; damon-perf's target ids count from 1.
+TEST(SchemeParse, DamoTargetFilterIndexIsZeroBased)
+{
+	auto v = parse_schemes(json::parse(
+		R"([{"action": "stat", "filters": [{"filter_type": "target",
+		    "matching": true, "allow": true, "damon_target_idx": 0},
+		    {"filter_type": "target", "matching": true,
+		     "allow": true, "damon_target_idx": 2}]}])"));
+
+	ASSERT_EQ(v.at(0).filters.size(), 2u);
+	EXPECT_EQ(v[0].filters[0].target_id, 1u);
+	EXPECT_EQ(v[0].filters[1].target_id, 3u);
+	// the engine: index 0 is the context's first target (id 1)
+	FakeBackend b = backend_with_mapping();
+	b.maps[200] = {{0x100000, 0x100000 + 64 * MiB, true}};
+	auto d = parse_schemes(json::parse(
+		R"([{"action": "pageout", "filters": [{"filter_type":
+		    "target", "matching": true, "allow": true,
+		    "damon_target_idx": 0}]}])"));
+	SchemeEngine e(d, b);
+	Aggregation a = aggr(
+		{region(B, B + MiB, 0, 1, 1), region(B, B + MiB, 0, 1, 2)});
+	Target t2;
+	t2.id = 2;
+	t2.pid = 200;
+	a.targets.push_back(t2);
+	e.apply(a);
+	std::vector<Call> want = {{100, SchemeAction::pageout, -1, B, B + MiB}};
+	EXPECT_EQ(b.calls, want);
+}
+
 TEST(SchemeParse, SizesAndTimes)
 {
 	EXPECT_EQ(parse_scheme_bytes("4096", "x"), 4096u);
