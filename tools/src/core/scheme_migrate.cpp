@@ -20,8 +20,8 @@ const size_t BATCH = 4096;
 // a status the kernel never writes (it writes a node or -errno): the
 // page's outcome is unknown
 const int UNSET = INT_MIN;
-// move calls for the pages one call left unmoved
-const int ROUNDS = 4;
+// move calls for the pages a call did not try (each call tries fewer)
+const int ROUNDS = 16;
 
 // not present, nothing to move: -ENOENT, or -EFAULT for no page table
 // entry (the range was in the mappings just read)
@@ -30,20 +30,21 @@ bool absent(int st)
 	return st == -ENOENT || st == -EFAULT;
 }
 
-} // namespace
-
-// Moves @todo (off @node) to @node. A call that cannot migrate some pages
-// (pinned: O_DIRECT, VFIO; or busy) returns their number and writes no
-// status of their batch nor of the pages after it, which it did not try
-// (mm/migrate.c, do_pages_move()); a page of a huge page after its first
-// finds the folio isolated already (-EBUSY) and the folio moves whole.
-// Those pages are asked where they are now, the ones still off the node
-// tried again while a call moves some, then counted as failed with
+// Moves @todo (off @node) to @node. The kernel (do_pages_move() of
+// mm/migrate.c, 6.1 to 7.2) queues pages and migrates the batch at each
+// page it does not queue (an error, or on the node already); a batch in
+// which some folios do not migrate (pinned: O_DIRECT, VFIO; or busy)
+// ends the call, which returns how many pages it did not migrate and
+// writes no status of that batch nor of the pages after it, which it did
+// not try. Those are tried again; the batch's pages, and pages that say
+// -EBUSY (every page of a transparent huge page after its first finds
+// the folio isolated already, and the folio moves whole; or off the LRU),
+// are asked where they are: on the node they count as moved, else as
 // EBUSY.
-static void move_off_node(PageMover &m, int node, std::vector<void *> todo,
-			  ApplyResult &res)
+void move_off_node(PageMover &m, int node, std::vector<void *> todo,
+		   ApplyResult &res)
 {
-	std::vector<void *> next, unknown;
+	std::vector<void *> ask, next;
 	std::vector<int> nodes, status;
 
 	for (int round = 0; !todo.empty(); round++) {
@@ -64,14 +65,26 @@ static void move_off_node(PageMover &m, int node, std::vector<void *> todo,
 			res.failed[ESRCH] += todo.size();
 			return;
 		}
-		unknown.clear();
-		for (size_t i = 0; i < todo.size(); i++) {
+		// the failed batch and the pages not tried: the unwritten
+		// statuses before and after the last written one (the page
+		// whose flush failed), or after it when the last flush failed
+		size_t n = todo.size(), untried = n;
+		if (r > 0) {
+			size_t w = n;
+			while (w > 0 && status[w - 1] == UNSET)
+				w--;
+			// w: one past the last written status
+			if (w > 1 && status[w - 2] == UNSET)
+				untried = w;
+		}
+		ask.clear();
+		next.clear();
+		for (size_t i = 0; i < n; i++) {
 			int st = status[i];
-			// -EBUSY: isolated already, as every page of a huge
-			// page after its first is (its folio moves with the
-			// first), or off the LRU: asked where it is
-			if (st == UNSET || st == -EBUSY)
-				unknown.push_back(todo[i]);
+			if (i >= untried)
+				next.push_back(todo[i]);
+			else if (st == UNSET || st == -EBUSY)
+				ask.push_back(todo[i]);
 			else if (st == node)
 				res.sz_applied += PAGE;
 			else if (st >= 0)
@@ -79,37 +92,24 @@ static void move_off_node(PageMover &m, int node, std::vector<void *> todo,
 			else if (!absent(st))
 				res.failed[-st]++;
 		}
-		if (unknown.empty())
-			return;
-		status.assign(unknown.size(), UNSET);
-		long q = m.move_pages(unknown.size(), unknown.data(), nullptr,
-				      status.data(), 0);
-		next.clear();
-		for (size_t i = 0; i < unknown.size(); i++) {
-			int st = q < 0 ? UNSET : status[i];
-			if (st == node)
-				res.sz_applied += PAGE;
-			else if (st >= 0 || st == UNSET)
-				next.push_back(unknown[i]);
-			// else gone since: absent, or its error counted
-			// when it is tried again
-		}
-		if (q < 0) {
-			// the call said how many it did not move, not which
-			uint64_t stuck =
-				std::min<uint64_t>(uint64_t(r), next.size());
-			res.sz_applied += (next.size() - stuck) * PAGE;
-			res.failed[EBUSY] += stuck;
-			return;
-		}
-		if (next.size() == todo.size()) {
-			// none moved: they stay where they are
-			res.failed[EBUSY] += next.size();
-			return;
+		if (!ask.empty()) {
+			status.assign(ask.size(), UNSET);
+			long q = m.move_pages(ask.size(), ask.data(), nullptr,
+					      status.data(), 0);
+			for (size_t i = 0; i < ask.size(); i++) {
+				int st = q < 0 ? UNSET : status[i];
+				if (st == node)
+					res.sz_applied += PAGE;
+				else if (st >= 0 || st == UNSET)
+					res.failed[EBUSY]++;
+				// else gone since: absent
+			}
 		}
 		todo.swap(next);
 	}
 }
+
+} // namespace
 
 ApplyResult migrate_range(PageMover &m, int node, uint64_t start, uint64_t end)
 {
