@@ -77,10 +77,10 @@ migrations_traced && traced=1 && aggregations_traced
 damonctl schemes -c /tmp/pct.json $CTX --json -n "$AGGRS" \
 	> /tmp/pct.out 2> /tmp/pct.err &
 eng=$!
-t=0 reached='' cold_max=0 hot0=0
+t0=$(date +%s) t=0 reached='' cold_max=0 hot0=0 reads=0
 while kill -0 $eng 2>/dev/null; do
 	sleep 1
-	t=$((t + 1))
+	t=$(($(date +%s) - t0)) reads=$((reads + 1))
 	# shellcheck disable=SC2046
 	set -- $(nodes "$WORKLOAD_PID" $hs $he)
 	hot0=${1:-0}
@@ -91,7 +91,7 @@ while kill -0 $eng 2>/dev/null; do
 	if [ -z "$reached" ] && [ $((hot0 * 100)) -ge $((hot_pages * 95)) ]; then
 		reached=$t
 	fi
-	[ $((t % 5)) = 0 ] && diag "${t}s: hot on node 0 $hot0/$hot_pages, cold $cold0/$cold_pages"
+	[ $((reads % 5)) = 0 ] && diag "${t}s: hot on node 0 $hot0/$hot_pages, cold $cold0/$cold_pages"
 	[ $t -gt $((AGGRS * AGGR_US / 1000000 + 120)) ] && kill $eng
 done
 wait $eng
