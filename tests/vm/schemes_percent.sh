@@ -40,7 +40,11 @@ load_module damon_perf || finish
 
 check "NUMA balancing on with fast scans" numa_balancing_fast
 taskset -p 1 $$ > /dev/null
-WORKLOAD_THP=$THP workload_started -s 64 -o 16 -h 8 -t 0 -n 2 -N 1
+# -H: no MADV_NOHUGEPAGE, the mapping 2 MiB aligned (THP always)
+huge=
+[ "$THP" = never ] || huge=-H
+# shellcheck disable=SC2086 # no -H: no argument
+WORKLOAD_THP=$THP workload_started -s 64 -o 16 -h 8 -t 0 -n 2 -N 1 $huge
 taskset -p 3 $$ > /dev/null 2>&1
 diag "THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
 hs=$((WORKLOAD_HOT_START))
