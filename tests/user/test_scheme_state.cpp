@@ -470,3 +470,49 @@ TEST(SchemeRun, BadBudgetIsAUsageError)
 	EXPECT_TRUE(t.calls.empty());
 	std::system(("rm -rf " + d).c_str());
 }
+
+// The engine takes a percentage of the context's maximum nr_accesses,
+// aggr_us / sample_us: the sample interval, which no notification
+// carries, comes from the context (CTX_GET). Here 500 ms of 25 ms
+// samples: "20%" is 4, though the aggregation's highest is 4.
+TEST(SchemeRun, PercentOfTheContextsSampleInterval)
+{
+	std::string d = tmpdir();
+	test::FakeTransport t;
+	std::string f = d + "/pct.json";
+	std::ofstream(f)
+		<< R"({"contexts": [{"name": "app", "targets": [{"pid": 1}],
+  "intervals": {"sample_us": 25000, "aggr_us": 500000},
+  "probes": ["page-faults"]}],
+ "schemes": [{"name": "s", "action": "stat",
+	      "pattern": {"nr_accesses": {"min": "20%"}}}]})";
+	Aggregation a;
+	a.ctx_id = 1;
+	a.ctx_name = "app";
+	a.seq = 1;
+	a.aggr_us = 500000;
+	Region hot, warm;
+	hot.start = 0x1000;
+	hot.end = 0x3000;
+	hot.nr_accesses = 4;
+	warm.start = 0x3000;
+	warm.end = 0x9000;
+	warm.nr_accesses = 1;
+	a.regions = {hot, warm};
+	a.targets.push_back(Target{});
+	t.notifications.push_back(a);
+	a.seq = 2;
+	t.notifications.push_back(a);
+
+	testing::internal::CaptureStdout();
+	testing::internal::CaptureStderr();
+	int rc = run(t, {"schemes", "-c", f, "--json", "-n", "2", "--state",
+			 d + "/schemes-pct.json"});
+	std::string out = testing::internal::GetCapturedStdout();
+	std::string err = testing::internal::GetCapturedStderr();
+	ASSERT_EQ(rc, 0) << err;
+	json j = json::parse(out);
+	EXPECT_EQ(j["passes"], 2);
+	EXPECT_EQ(j["schemes"][0]["sz_tried"].get<uint64_t>(), 2 * 0x2000u);
+	std::system(("rm -rf " + d).c_str());
+}

@@ -290,6 +290,38 @@ TEST(SchemeParse, DamoSchemeArray)
 	EXPECT_EQ(v[0].pattern.age.max, 4u);
 }
 
+// damo's target filter names a target by its index in the context, from
+// 0; damon-perf's target ids count from 1.
+TEST(SchemeParse, DamoTargetFilterIndexIsZeroBased)
+{
+	auto v = parse_schemes(json::parse(
+		R"([{"action": "stat", "filters": [{"filter_type": "target",
+		    "matching": true, "allow": true, "damon_target_idx": 0},
+		    {"filter_type": "target", "matching": true,
+		     "allow": true, "damon_target_idx": 2}]}])"));
+
+	ASSERT_EQ(v.at(0).filters.size(), 2u);
+	EXPECT_EQ(v[0].filters[0].target_id, 1u);
+	EXPECT_EQ(v[0].filters[1].target_id, 3u);
+	// the engine: index 0 is the context's first target (id 1)
+	FakeBackend b = backend_with_mapping();
+	b.maps[200] = {{0x100000, 0x100000 + 64 * MiB, true}};
+	auto d = parse_schemes(json::parse(
+		R"([{"action": "pageout", "filters": [{"filter_type":
+		    "target", "matching": true, "allow": true,
+		    "damon_target_idx": 0}]}])"));
+	SchemeEngine e(d, b);
+	Aggregation a = aggr(
+		{region(B, B + MiB, 0, 1, 1), region(B, B + MiB, 0, 1, 2)});
+	Target t2;
+	t2.id = 2;
+	t2.pid = 200;
+	a.targets.push_back(t2);
+	e.apply(a);
+	std::vector<Call> want = {{100, SchemeAction::pageout, -1, B, B + MiB}};
+	EXPECT_EQ(b.calls, want);
+}
+
 TEST(SchemeParse, SizesAndTimes)
 {
 	EXPECT_EQ(parse_scheme_bytes("4096", "x"), 4096u);
@@ -921,4 +953,139 @@ TEST(SchemeBackend, CollapseOfAPieceWithoutAHugePageIsNoFailure)
 	for (const auto &[err, pages] : whole.failed)
 		failed += pages * 4096;
 	EXPECT_EQ(whole.sz_applied + failed, m);
+}
+
+// A percentage is of the highest nr_accesses the context can reach
+// (aggr_us / sample_us, as DAMOS takes it), not of the aggregation's
+// observed highest: a slow workload keeps that at 1 to 4, where "20%"
+// floored to 0 matched every region and the old cold ones won on age.
+TEST(SchemeEngine, PercentIsOfTheContextsMaximum)
+{
+	FakeBackend b = backend_with_mapping();
+	SchemeEngine e({one(R"({"action": "migrate_hot", "node": 0,
+		"pattern": {"nr_accesses": {"min": "20%"},
+			    "age": {"min": 2}}})")},
+		       b);
+	// 500 ms aggregations of 25 ms samples: at most 20, 20 % is 4
+	Aggregation a = aggr({region(B, B + 48 * MiB, 0, 50),
+			      region(B + 48 * MiB, B + 56 * MiB, 4, 3),
+			      region(B + 56 * MiB, B + 64 * MiB, 3, 3)});
+	a.aggr_us = 500000;
+	a.sample_us = 25000;
+
+	e.apply(a);
+	std::vector<Call> want = {{100, SchemeAction::migrate_hot, 0,
+				   B + 48 * MiB, B + 56 * MiB}};
+	EXPECT_EQ(b.calls, want);
+}
+
+// A threshold never rounds down to 0 when its percentage is not 0: 20 %
+// of a maximum of 1 to 4 is 1, not 0 (which would match idle regions).
+TEST(SchemeEngine, PercentNeverRoundsDownToZero)
+{
+	Scheme s = one(R"({"action": "stat", "pattern": {"nr_accesses":
+			  {"min": "20%"}}})");
+
+	for (uint32_t max = 1; max <= 4; max++) {
+		EXPECT_FALSE(SchemeEngine::matches(s, region(0, 4096, 0, 0),
+						   max, 100000))
+			<< "max " << max;
+		EXPECT_TRUE(SchemeEngine::matches(s, region(0, 4096, 1, 0), max,
+						  100000))
+			<< "max " << max;
+	}
+	// 0 % stays 0, 100 % is the maximum
+	Scheme z = one(R"({"action": "stat", "pattern": {"nr_accesses":
+			  {"min": "0%", "max": "100%"}}})");
+	EXPECT_TRUE(SchemeEngine::matches(z, region(0, 4096, 0, 0), 3, 100000));
+	EXPECT_TRUE(SchemeEngine::matches(z, region(0, 4096, 3, 0), 3, 100000));
+	EXPECT_FALSE(
+		SchemeEngine::matches(z, region(0, 4096, 4, 0), 3, 100000));
+}
+
+// The maximum: aggr_us / sample_us (presence mode never goes above it);
+// count mode can, and then its highest count is the maximum; without the
+// sample interval, the aggregation's highest.
+TEST(SchemeEngine, MaxNrAccessesOfTheContext)
+{
+	Aggregation a = aggr({region(B, B + MiB, 3, 1)});
+	a.aggr_us = 100000;
+	EXPECT_EQ(SchemeEngine::max_nr_accesses(a), 3u);
+	a.sample_us = 5000;
+	EXPECT_EQ(SchemeEngine::max_nr_accesses(a), 20u);
+	a.regions.push_back(region(B + MiB, B + 2 * MiB, 70, 1));
+	EXPECT_EQ(SchemeEngine::max_nr_accesses(a), 70u);
+	// a sample interval above the aggregation's (from a file): 1
+	a.regions.clear();
+	a.sample_us = 200000;
+	EXPECT_EQ(SchemeEngine::max_nr_accesses(a), 1u);
+	a.sample_us = 0;
+	EXPECT_EQ(SchemeEngine::max_nr_accesses(a), 1u);
+}
+
+// Each context has its own apply interval, quota window and resume
+// point, as each DAMON context has its own schemes: a second context is
+// not starved by the first's interval, nor charged with its quota, and
+// its target 1 is not the first context's target 1.
+TEST(SchemeEngine, StatePerSchemeAndContext)
+{
+	FakeBackend b = backend_with_mapping();
+	b.maps[200] = {{0x100000, 0x100000 + 64 * MiB, true}};
+	SchemeEngine e({one(R"({"action": "willneed",
+		"apply_interval_us": "2 s",
+		"quota": {"bytes": "1M", "reset_interval_ms": "2 s"}})")},
+		       b);
+	auto ctx2 = [](uint64_t t_s) {
+		Aggregation a = aggr({region(B, B + 4 * MiB, 3, 1)}, t_s);
+		a.ctx_id = 2;
+		a.ctx_name = "two";
+		a.targets[0].pid = 200;
+		return a;
+	};
+
+	for (uint64_t t = 0; t < 4; t++) {
+		Aggregation a1 = aggr({region(B, B + 4 * MiB, 3, 1)}, t);
+		a1.ctx_name = "one";
+		e.apply(a1);
+		e.apply(ctx2(t));
+	}
+	// each context at 0 and 2 s, 1 MiB a window each, each resuming
+	// where its own quota ran out
+	std::vector<Call> want = {
+		{100, SchemeAction::willneed, -1, B, B + MiB},
+		{200, SchemeAction::willneed, -1, B, B + MiB},
+		{100, SchemeAction::willneed, -1, B + MiB, B + 2 * MiB},
+		{200, SchemeAction::willneed, -1, B + MiB, B + 2 * MiB},
+	};
+	EXPECT_EQ(b.calls, want);
+	EXPECT_EQ(e.stats(0).nr_aggregations, 4u);
+	EXPECT_EQ(e.stats(0).sz_tried, 4 * MiB);
+}
+
+TEST(SchemeEngine, QuotaResumePointPerContext)
+{
+	FakeBackend b = backend_with_mapping();
+	b.maps[200] = {{0x100000, 0x100000 + 64 * MiB, true}};
+	SchemeEngine e({one(R"({"action": "willneed",
+		"quota": {"bytes": "1M", "reset_interval_ms": "1 s"}})")},
+		       b);
+
+	for (uint64_t t = 0; t < 3; t++) {
+		Aggregation a1 = aggr({region(B, B + 4 * MiB, 3, 1)}, t);
+		a1.ctx_name = "one";
+		Aggregation a2 = aggr({region(B, B + 4 * MiB, 3, 1)}, t);
+		a2.ctx_id = 2;
+		a2.ctx_name = "two";
+		a2.targets[0].pid = 200;
+		e.apply(a1);
+		e.apply(a2);
+	}
+	// each context walks its own region: 0-1, 1-2, 2-3 MiB
+	std::vector<Call> want;
+	for (uint64_t w = 0; w < 3; w++)
+		for (uint32_t pid : {100u, 200u})
+			want.push_back({pid, SchemeAction::willneed, -1,
+					B + w * MiB, B + (w + 1) * MiB});
+	EXPECT_EQ(b.calls, want);
+	EXPECT_EQ(e.stats(0).qt_exceeds, 4u);
 }

@@ -281,11 +281,12 @@ aggregations_of() {
 # start_workload ARGS...: start /bin/workload in the background (waiting
 # up to WORKLOAD_WAIT tenths of a second, default 100, for its line); sets
 # WORKLOAD_PID, WORKLOAD_HOT_START, WORKLOAD_HOT_END (hex) once it printed
-# its line. Output in /tmp/workload.out.
+# its line. Output in /tmp/workload.out. THP is set to WORKLOAD_THP
+# (default never: 4 KiB pages even where madvise(MADV_NOHUGEPAGE) does not
+# exist; always, as Debian runs it, for the tiering tests).
 start_workload() {
-	# 4 KiB pages even where madvise(MADV_NOHUGEPAGE) does not exist.
 	_thp=/sys/kernel/mm/transparent_hugepage/enabled
-	[ -w $_thp ] && echo never > $_thp
+	[ -w $_thp ] && echo "${WORKLOAD_THP:-never}" > $_thp
 	rm -f /tmp/workload.out
 	/bin/workload "$@" > /tmp/workload.out 2>&1 &
 	WORKLOAD_PID=$!

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -49,6 +50,9 @@ struct SchemesOptions {
 constexpr std::chrono::seconds PROBE_INTERVAL{1};
 // Between two writes of the state file while aggregations come.
 constexpr std::chrono::seconds STATE_INTERVAL{1};
+// At most between two reads of a context's attributes (CTX_GET) while
+// its aggregation interval stays the same.
+constexpr uint64_t ATTRS_INTERVAL_NS = 1000000000;
 
 uint64_t cpu_ns()
 {
@@ -94,7 +98,8 @@ EngineFile load_engine_file(const std::string &path)
 }
 
 // Each aggregation completed (a notification carries neither the
-// targets nor, when truncated, every region), then given to the engine
+// targets, nor the sample interval an nr_accesses percentage needs, nor,
+// when truncated, every region), then given to the engine
 // unless the CPU budget defers it; a new failure reason of a scheme is
 // reported once on stderr, a target's exit, exec or refusal once by
 // TargetProcs.
@@ -140,7 +145,11 @@ public:
 	}
 
 	// The module was reloaded: context ids may now name others.
-	void forget_targets() { targets_.clear(); }
+	void forget_targets()
+	{
+		targets_.clear();
+		attrs_.clear();
+	}
 
 private:
 	void complete(Aggregation &agg)
@@ -153,29 +162,46 @@ private:
 				agg.ctx_name = name;
 			}
 		}
-		if (!agg.targets.empty())
-			return;
-		bool known = targets_.count(agg.ctx_id);
+		bool known = !agg.targets.empty() || targets_.count(agg.ctx_id);
 		for (const auto &r : agg.regions) {
-			if (!known)
+			if (!known || !agg.targets.empty())
 				break;
 			bool found = false;
 			for (const auto &t : targets_[agg.ctx_id])
 				found = found || t.id == r.target_id;
 			known = found;
 		}
-		if (!known) {
+		// the sample interval: asked again when the aggregation
+		// interval changed, else at most every ATTRS_INTERVAL_NS
+		// (damonctl tune can change it alone)
+		uint64_t now = mono_ns();
+		auto ait = attrs_.find(agg.ctx_id);
+		bool fresh = ait != attrs_.end() &&
+			     ait->second.aggr_us == agg.aggr_us &&
+			     now - ait->second.read_ns < ATTRS_INTERVAL_NS;
+		if (!known || (!agg.sample_us && !fresh)) {
 			try {
-				targets_[agg.ctx_id] =
-					dumps_.ctx_get(
-						      CtxRef::by_id(agg.ctx_id))
-						.targets;
+				CtxInfo info = dumps_.ctx_get(
+					CtxRef::by_id(agg.ctx_id));
+				targets_[agg.ctx_id] = info.targets;
+				attrs_[agg.ctx_id] = {info.attrs.sample_us,
+						      agg.aggr_us, now};
 			} catch (const KernelError &) {
 				// gone since: its regions have no pid
 			}
 		}
-		agg.targets = targets_[agg.ctx_id];
+		if (agg.targets.empty())
+			agg.targets = targets_[agg.ctx_id];
+		ait = attrs_.find(agg.ctx_id);
+		if (!agg.sample_us && ait != attrs_.end())
+			agg.sample_us = ait->second.sample_us;
 	}
+
+	struct CtxAttrs {
+		std::optional<uint64_t> sample_us;
+		uint64_t aggr_us = 0; // of the aggregation it was read at
+		uint64_t read_ns = 0;
+	};
 
 	Transport &dumps_;
 	SchemeEngine &engine_;
@@ -183,6 +209,7 @@ private:
 	CpuBudget &budget_;
 	EngineCounters &counters_;
 	std::map<uint32_t, std::vector<Target>> targets_;
+	std::map<uint32_t, CtxAttrs> attrs_;
 	std::set<std::pair<size_t, int>> reported_;
 };
 

@@ -639,9 +639,13 @@ SchemeFilter get_damo_filter(const json &f, const std::string &where)
 		filter.type = SchemeFilterType::anon;
 	} else if (type == "target") {
 		filter.type = SchemeFilterType::target;
-		filter.target_id = uint32_t(
-			get_uint(f.value("damon_target_idx", json()),
-				 where + ".damon_target_idx", UINT32_MAX));
+		// the target's index in its context, from 0; damon-perf's
+		// target ids count from 1
+		filter.target_id =
+			uint32_t(get_uint(f.value("damon_target_idx", json()),
+					  where + ".damon_target_idx",
+					  UINT32_MAX - 1)) +
+			1;
 	} else {
 		fail(where + ".filter_type",
 		     "filter type '" + type +

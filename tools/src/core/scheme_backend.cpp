@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "scheme_engine.hpp"
+#include "scheme_migrate.hpp"
 #include "scheme_paddr.hpp"
 #include "scheme_procs.hpp"
 
@@ -32,17 +33,12 @@
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
-#ifndef MPOL_MF_MOVE
-#define MPOL_MF_MOVE (1 << 1)
-#endif
 
 namespace damonctl {
 
 namespace {
 
 const uint64_t PAGE = 4096;
-// pages per move_pages() call
-const size_t BATCH = 4096;
 
 int advice_of(SchemeAction a)
 {
@@ -71,6 +67,32 @@ uint64_t hpage_pmd_size()
 		return v;
 	return uint64_t{2} << 20;
 }
+
+// move_pages(2) on @pid while TargetProcs says it is the process first
+// seen.
+class SyscallMover : public PageMover {
+public:
+	SyscallMover(TargetProcs &procs, uint32_t pid)
+		: procs_(procs)
+		, pid_(pid)
+	{
+	}
+
+	long move_pages(unsigned long count, void *const *pages,
+			const int *nodes, int *status, int flags) override
+	{
+		long r = syscall(SYS_move_pages, pid_t(pid_), count, pages,
+				 nodes, status, flags);
+
+		return r < 0 ? -long(errno) : r;
+	}
+
+	bool alive() override { return procs_.alive(pid_); }
+
+private:
+	TargetProcs &procs_;
+	uint32_t pid_;
+};
 
 class SystemBackend : public SchemeBackend {
 public:
@@ -187,69 +209,9 @@ private:
 	ApplyResult migrate(uint32_t pid, int node, uint64_t start,
 			    uint64_t end)
 	{
-		ApplyResult res;
-		std::vector<void *> pages, off_node;
-		std::vector<int> status, nodes;
+		SyscallMover m(procs_, pid);
 
-		for (uint64_t a = start; a < end; a += BATCH * PAGE) {
-			uint64_t b = std::min(end, a + BATCH * PAGE);
-			// move_pages(2) takes a number: only while it is still
-			// the process first seen (checked again after)
-			if (!procs_.alive(pid)) {
-				res.failed[ESRCH] += (end - a) / PAGE;
-				break;
-			}
-			pages.clear();
-			for (uint64_t p = a; p < b; p += PAGE)
-				// the target's addresses, never dereferenced
-				// NOLINTNEXTLINE(performance-no-int-to-ptr)
-				pages.push_back(reinterpret_cast<void *>(p));
-			status.assign(pages.size(), 0);
-			// where each page is now
-			if (syscall(SYS_move_pages, pid_t(pid), pages.size(),
-				    pages.data(), nullptr, status.data(),
-				    0) < 0) {
-				res.failed[errno] += pages.size();
-				continue;
-			}
-			off_node.clear();
-			for (size_t i = 0; i < pages.size(); i++) {
-				if (status[i] >= 0 && status[i] != node)
-					off_node.push_back(pages[i]);
-				// not present, nothing to move: -ENOENT, or
-				// -EFAULT for no page table entry (the range
-				// was in the mappings just read)
-				else if (status[i] < 0 &&
-					 status[i] != -ENOENT &&
-					 status[i] != -EFAULT)
-					res.failed[-status[i]]++;
-			}
-			if (off_node.empty())
-				continue;
-			nodes.assign(off_node.size(), node);
-			status.assign(off_node.size(), 0);
-			if (syscall(SYS_move_pages, pid_t(pid), off_node.size(),
-				    off_node.data(), nodes.data(),
-				    status.data(), MPOL_MF_MOVE) < 0) {
-				res.failed[errno] += off_node.size();
-				continue;
-			}
-			if (!procs_.alive(pid)) {
-				// gone during the call: nothing to count as
-				// moved
-				res.failed[ESRCH] += off_node.size();
-				continue;
-			}
-			for (int st : status) {
-				if (st == node)
-					res.sz_applied += PAGE;
-				else if (st < 0)
-					res.failed[-st]++;
-				else
-					res.failed[EAGAIN]++;
-			}
-		}
-		return res;
+		return migrate_range(m, node, start, end);
 	}
 
 	ApplyResult madvise(uint32_t pid, int advice, uint64_t start,

@@ -19,10 +19,15 @@ const int MAX_SUBSCORE = 100;
 const int MAX_AGE_IN_LOG = 32;
 const int MAX_SCORE = 99;
 
-// @pct percent of @max, as DAMOS turns a percentage into a count.
+// @pct percent of @max, as DAMOS turns a percentage into a count
+// (floored), but never 0 for a percentage
+// above 0: 20 % of a maximum of 4 is 1, not 0, which would match idle
+// regions.
 uint64_t pct_of(uint64_t pct, uint32_t max)
 {
-	return uint64_t((unsigned __int128)pct * max / 100);
+	uint64_t n = uint64_t((unsigned __int128)pct * max / 100);
+
+	return pct && !n ? 1 : n;
 }
 
 // A usec age bound in aggregations, as DAMOS converts it.
@@ -108,8 +113,7 @@ SchemeEngine::SchemeEngine(std::vector<Scheme> schemes, SchemeBackend &backend)
 		State st;
 		st.scheme = std::move(s);
 		const auto &goals = st.scheme.quota.goals;
-		st.goal_current.assign(goals.size(), 0);
-		st.goal_last_psi.assign(goals.size(), 0);
+		st.start_psi.assign(goals.size(), 0);
 		for (size_t g = 0; g < goals.size(); g++) {
 			std::string where = "schemes: " + st.scheme.name +
 					    ": quota goal " +
@@ -132,8 +136,9 @@ SchemeEngine::SchemeEngine(std::vector<Scheme> schemes, SchemeBackend &backend)
 						 "(a kernel without "
 						 "CONFIG_PSI, or booted with "
 						 "psi=0)");
-			// the first window counts from here, not from boot
-			st.goal_last_psi[g] = *psi;
+			// each context's first window counts from here, not
+			// from boot
+			st.start_psi[g] = *psi;
 		}
 		states_.push_back(std::move(st));
 	}
@@ -169,8 +174,23 @@ uint64_t SchemeEngine::goal_score(uint64_t current, uint64_t target)
 	return s > UINT64_MAX ? UINT64_MAX : uint64_t(s);
 }
 
+SchemeEngine::Run &SchemeEngine::run_of(State &st, const Aggregation &agg)
+{
+	std::string key = agg.ctx_name.empty()
+				  ? "#" + std::to_string(agg.ctx_id)
+				  : agg.ctx_name;
+	auto it = st.runs.find(key);
+
+	if (it != st.runs.end())
+		return it->second;
+	Run &run = st.runs[key];
+	run.goal_current.assign(st.scheme.quota.goals.size(), 0);
+	run.goal_last_psi = st.start_psi;
+	return run;
+}
+
 // damos_set_quota_goal_current_value() of mm/damon/core.c
-uint64_t SchemeEngine::goal_metric(State &st, size_t g)
+uint64_t SchemeEngine::goal_metric(const State &st, Run &run, size_t g)
 {
 	const QuotaGoal &goal = st.scheme.quota.goals[g];
 
@@ -179,11 +199,11 @@ uint64_t SchemeEngine::goal_metric(State &st, size_t g)
 		return goal.current_value;
 	case GoalMetric::some_mem_psi_us: {
 		uint64_t now = backend_.some_mem_psi_total_us().value_or(
-			st.goal_last_psi[g]);
-		uint64_t v = now >= st.goal_last_psi[g]
-				     ? now - st.goal_last_psi[g]
+			run.goal_last_psi[g]);
+		uint64_t v = now >= run.goal_last_psi[g]
+				     ? now - run.goal_last_psi[g]
 				     : 0;
-		st.goal_last_psi[g] = now;
+		run.goal_last_psi[g] = now;
 		return v;
 	}
 	case GoalMetric::node_mem_used_bp:
@@ -202,15 +222,15 @@ uint64_t SchemeEngine::goal_metric(State &st, size_t g)
 }
 
 // damos_quota_score(): the highest score, the least aggressive
-uint64_t SchemeEngine::quota_score(State &st)
+uint64_t SchemeEngine::quota_score(const State &st, Run &run)
 {
 	uint64_t highest = 0;
 
 	for (size_t g = 0; g < st.scheme.quota.goals.size(); g++) {
-		st.goal_current[g] = goal_metric(st, g);
+		run.goal_current[g] = goal_metric(st, run, g);
 		highest = std::max(
 			highest,
-			goal_score(st.goal_current[g],
+			goal_score(run.goal_current[g],
 				   st.scheme.quota.goals[g].target_value));
 	}
 	return highest;
@@ -218,11 +238,26 @@ uint64_t SchemeEngine::quota_score(State &st)
 
 uint64_t SchemeEngine::quota_left(size_t i) const
 {
-	const State &st = states_[i];
+	const Run &run = last(i);
 
-	if (!st.esz)
+	if (!run.esz)
 		return UINT64_MAX;
-	return st.charged_sz >= st.esz ? 0 : st.esz - st.charged_sz;
+	return run.charged_sz >= run.esz ? 0 : run.esz - run.charged_sz;
+}
+
+uint32_t SchemeEngine::max_nr_accesses(const Aggregation &agg)
+{
+	uint32_t max_nr = 1;
+
+	for (const auto &r : agg.regions)
+		max_nr = std::max(max_nr, r.nr_accesses);
+	if (agg.sample_us && *agg.sample_us) {
+		uint64_t bound = agg.aggr_us / *agg.sample_us;
+		if (bound > max_nr)
+			max_nr =
+				uint32_t(std::min<uint64_t>(bound, UINT32_MAX));
+	}
+	return max_nr;
 }
 
 bool SchemeEngine::matches(const Scheme &s, const Region &r,
@@ -270,28 +305,28 @@ unsigned int SchemeEngine::score(const Scheme &s, const Region &r,
 	return unsigned(MAX_SCORE - hot);
 }
 
-bool SchemeEngine::check_watermarks(State &st, uint64_t now)
+bool SchemeEngine::check_watermarks(const State &st, Run &run, uint64_t now)
 {
 	const Watermarks &w = st.scheme.wmarks;
 
 	if (w.metric == WmarkMetric::none)
 		return true;
-	if (st.wmark_checked && now < st.next_wmark_ns)
-		return st.active;
-	st.wmark_checked = true;
-	st.next_wmark_ns = now + w.interval_us * 1000;
+	if (run.wmark_checked && now < run.next_wmark_ns)
+		return run.active;
+	run.wmark_checked = true;
+	run.next_wmark_ns = now + w.interval_us * 1000;
 	uint32_t m = backend_.free_mem_permil();
 	// damos_wmark_wait_us() of mm/damon/core.c
 	if (m > w.high || m < w.low)
-		st.active = false;
-	else if (m >= w.mid && !st.active)
+		run.active = false;
+	else if (m >= w.mid && !run.active)
 		; // inactive until the metric comes down to mid
 	else
-		st.active = true;
-	return st.active;
+		run.active = true;
+	return run.active;
 }
 
-void SchemeEngine::adjust_quota(State &st, uint64_t now)
+void SchemeEngine::adjust_quota(State &st, Run &run, uint64_t now)
 {
 	const Quota &q = st.scheme.quota;
 
@@ -301,58 +336,59 @@ void SchemeEngine::adjust_quota(State &st, uint64_t now)
 	uint64_t reset_ns = q.reset_interval_ms > UINT64_MAX / 1000000
 				    ? UINT64_MAX
 				    : q.reset_interval_ms * 1000000;
-	bool reset = !st.window_open || (now >= st.window_start_ns &&
-					 now - st.window_start_ns >= reset_ns);
+	bool reset =
+		!run.window_open || (now >= run.window_start_ns &&
+				     now - run.window_start_ns >= reset_ns);
 	if (!reset)
 		return;
-	if (st.window_open && st.esz && st.charged_sz >= st.esz)
+	if (run.window_open && run.esz && run.charged_sz >= run.esz)
 		st.stats.qt_exceeds++;
-	st.total_charged_sz += st.charged_sz;
-	st.total_charged_ns += st.charged_ns;
-	st.charged_sz = 0;
-	st.charged_ns = 0;
-	st.window_open = true;
-	st.window_start_ns = now;
+	run.total_charged_sz += run.charged_sz;
+	run.total_charged_ns += run.charged_ns;
+	run.charged_sz = 0;
+	run.charged_ns = 0;
+	run.window_open = true;
+	run.window_start_ns = now;
 	// damos_set_effective_quota()
 	if (!q.ms && q.goals.empty()) {
-		st.esz = q.sz;
+		run.esz = q.sz;
 		return;
 	}
 	uint64_t esz = UINT64_MAX;
 	if (!q.goals.empty()) {
-		uint64_t score = quota_score(st);
+		uint64_t score = quota_score(st, run);
 		if (q.goal_tuner == GoalTuner::consist)
-			st.esz_bp = feed_loop_next_input(
-				std::max<uint64_t>(st.esz_bp, 10000), score);
+			run.esz_bp = feed_loop_next_input(
+				std::max<uint64_t>(run.esz_bp, 10000), score);
 		else if (score >= 10000)
 			// damos_goal_tune_esz_bp_temporal() sets 0, which
 			// its esz takes for no limit; 1 byte stops it
-			st.esz_bp = 10000;
+			run.esz_bp = 10000;
 		else if (q.sz)
-			st.esz_bp = q.sz < UINT64_MAX / 10000 ? q.sz * 10000
-							      : UINT64_MAX;
+			run.esz_bp = q.sz < UINT64_MAX / 10000 ? q.sz * 10000
+							       : UINT64_MAX;
 		else
-			st.esz_bp = UINT64_MAX;
-		esz = st.esz_bp / 10000;
+			run.esz_bp = UINT64_MAX;
+		esz = run.esz_bp / 10000;
 	}
 	if (q.ms) {
 		uint64_t throughput =
-			st.total_charged_ns
+			run.total_charged_ns
 				? uint64_t((unsigned __int128)
-						   st.total_charged_sz *
-					   1000000 / st.total_charged_ns)
+						   run.total_charged_sz *
+					   1000000 / run.total_charged_ns)
 				: PAGE * 1024; // bytes per ms
 		esz = std::min(std::max<uint64_t>(throughput * q.ms, PAGE),
 			       esz);
 	}
 	if (q.sz && q.sz < esz)
 		esz = q.sz;
-	st.esz = esz;
+	run.esz = esz;
 }
 
 void SchemeEngine::apply(const Aggregation &agg)
 {
-	uint32_t max_nr = 1;
+	uint32_t max_nr = max_nr_accesses(agg);
 
 	// a carried answer was acted on already, a low one is a guess
 	if (!agg.met_floor()) {
@@ -360,22 +396,22 @@ void SchemeEngine::apply(const Aggregation &agg)
 			st.stats.nr_below_floor++;
 		return;
 	}
-	for (const auto &r : agg.regions)
-		max_nr = std::max(max_nr, r.nr_accesses);
 	maps_.clear();
 	maps_err_.clear();
 	for (auto &st : states_) {
 		uint64_t now = agg.time_ns;
-		if (st.applied_once && now < st.next_apply_ns)
+		Run &run = run_of(st, agg);
+		st.last = &run;
+		if (run.applied_once && now < run.next_apply_ns)
 			continue;
-		if (!check_watermarks(st, now)) {
+		if (!check_watermarks(st, run, now)) {
 			st.stats.nr_inactive++;
 			continue;
 		}
-		st.applied_once = true;
-		st.next_apply_ns = now + st.scheme.apply_interval_us * 1000;
-		adjust_quota(st, now);
-		apply_scheme(st, agg, max_nr);
+		run.applied_once = true;
+		run.next_apply_ns = now + st.scheme.apply_interval_us * 1000;
+		adjust_quota(st, run, now);
+		apply_scheme(st, run, agg, max_nr);
 		st.stats.nr_aggregations++;
 	}
 }
@@ -385,8 +421,9 @@ void SchemeEngine::apply(const Aggregation &agg)
 // order, starting where the last window's quota ran out; the regions
 // before that point come last (DAMOS leaves them to the window after).
 std::vector<const Region *>
-SchemeEngine::quota_order(State &st, std::vector<const Region *> cands,
-			  uint32_t max_nr, uint64_t aggr_us)
+SchemeEngine::quota_order(const State &st, Run &run,
+			  std::vector<const Region *> cands, uint32_t max_nr,
+			  uint64_t aggr_us)
 {
 	const Scheme &s = st.scheme;
 	uint64_t hist[MAX_SCORE + 1] = {};
@@ -401,22 +438,23 @@ SchemeEngine::quota_order(State &st, std::vector<const Region *> cands,
 	for (int sc = MAX_SCORE; sc >= 0; sc--) {
 		cumulated += hist[sc];
 		min_score = unsigned(sc);
-		if (cumulated >= st.esz)
+		if (cumulated >= run.esz)
 			break;
 	}
 	std::vector<const Region *> top;
 	for (size_t i = 0; i < cands.size(); i++)
 		if (scores[i] >= min_score)
 			top.push_back(cands[i]);
-	if (!st.resume)
+	if (!run.resume)
 		return top;
 	// the first region of the resumed target that ends after the point,
 	// else the first region after that target's
 	size_t first = 0;
 	bool seen = false, found = false;
 	for (size_t i = 0; i < top.size() && !found; i++) {
-		bool same = top[i]->target_id == st.resume_target;
-		if ((same && top[i]->end > st.resume_addr) || (seen && !same)) {
+		bool same = top[i]->target_id == run.resume_target;
+		if ((same && top[i]->end > run.resume_addr) ||
+		    (seen && !same)) {
 			first = i;
 			found = true;
 		}
@@ -428,7 +466,7 @@ SchemeEngine::quota_order(State &st, std::vector<const Region *> cands,
 	return top;
 }
 
-void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
+void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 				uint32_t max_nr)
 {
 	const Scheme &s = st.scheme;
@@ -439,9 +477,9 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 		pids[t.id] = t.pid;
 	// less than a page of quota left: nothing more charged, as DAMOS
 	// skips a region cut to 0 bytes
-	auto spent = [&st] {
-		return st.esz && (st.charged_sz >= st.esz ||
-				  st.esz - st.charged_sz < PAGE);
+	auto spent = [&run] {
+		return run.esz && (run.charged_sz >= run.esz ||
+				   run.esz - run.charged_sz < PAGE);
 	};
 	// (the resume point kept for the next window)
 	if (spent())
@@ -450,16 +488,17 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 		if (matches(s, r, max_nr, agg.aggr_us))
 			cands.push_back(&r);
 	uint64_t from = 0; // where the first region starts, when resumed
-	if (st.esz) {
-		bool resumed = st.resume;
-		cands = quota_order(st, std::move(cands), max_nr, agg.aggr_us);
+	if (run.esz) {
+		bool resumed = run.resume;
+		cands = quota_order(st, run, std::move(cands), max_nr,
+				    agg.aggr_us);
 		// the rest of the region the last window stopped in
 		if (resumed && !cands.empty() &&
-		    cands.front()->target_id == st.resume_target &&
-		    cands.front()->start < st.resume_addr &&
-		    st.resume_addr < cands.front()->end)
-			from = st.resume_addr;
-		st.resume = false;
+		    cands.front()->target_id == run.resume_target &&
+		    cands.front()->start < run.resume_addr &&
+		    run.resume_addr < cands.front()->end)
+			from = run.resume_addr;
+		run.resume = false;
 	}
 	for (const Region *r : cands) {
 		if (spent())
@@ -503,11 +542,11 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 		for (auto p : pieces) {
 			if (!filters_pass(s.filters, p, r->target_id))
 				continue;
-			if (st.esz) {
+			if (run.esz) {
 				if (spent())
 					break;
-				uint64_t left =
-					(st.esz - st.charged_sz) & ~(PAGE - 1);
+				uint64_t left = (run.esz - run.charged_sz) &
+						~(PAGE - 1);
 				if (p.end - p.start > left)
 					p.end = p.start + left;
 			}
@@ -530,12 +569,12 @@ void SchemeEngine::apply_scheme(State &st, const Aggregation &agg,
 						     p.start, p.end);
 			}
 			uint64_t t1 = backend_.now_ns();
-			st.charged_ns += t1 > t0 ? t1 - t0 : 0;
-			st.charged_sz += sz;
+			run.charged_ns += t1 > t0 ? t1 - t0 : 0;
+			run.charged_sz += sz;
 			if (spent()) {
-				st.resume = true;
-				st.resume_target = r->target_id;
-				st.resume_addr = p.end;
+				run.resume = true;
+				run.resume_target = r->target_id;
+				run.resume_addr = p.end;
 			}
 			if (res.sz_applied)
 				st.stats.nr_applied++;

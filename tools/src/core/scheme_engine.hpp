@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -116,24 +117,37 @@ public:
 	// scheme counts in nr_below_floor.
 	void apply(const Aggregation &agg);
 
+	// The stats are per scheme, summed over the contexts; the rest of a
+	// scheme's state (apply interval, watermarks, quota window and goal
+	// tuner, where the quota ran out) is per scheme and context, as each
+	// DAMON context has its own schemes. The accessors below give that
+	// of the context scheme @i was last applied to.
 	size_t size() const { return states_.size(); }
 	const Scheme &scheme(size_t i) const { return states_[i].scheme; }
 	const SchemeStats &stats(size_t i) const { return states_[i].stats; }
 	// Whether the watermarks let scheme @i run at the last aggregation.
-	bool active(size_t i) const { return states_[i].active; }
+	bool active(size_t i) const { return last(i).active; }
 	// The bytes scheme @i may still charge in this quota window
 	// (UINT64_MAX: no quota).
 	uint64_t quota_left(size_t i) const;
 
 	// The effective size quota of scheme @i in its current window (0: no
 	// quota), and the goal tuner's last output in bp of a byte.
-	uint64_t effective_quota(size_t i) const { return states_[i].esz; }
-	uint64_t esz_bp(size_t i) const { return states_[i].esz_bp; }
+	uint64_t effective_quota(size_t i) const { return last(i).esz; }
+	uint64_t esz_bp(size_t i) const { return last(i).esz_bp; }
 	// The metric values goal @g of scheme @i last read.
 	uint64_t goal_current(size_t i, size_t g) const
 	{
-		return states_[i].goal_current[g];
+		const auto &v = last(i).goal_current;
+		return g < v.size() ? v[g] : 0;
 	}
+
+	// The highest nr_accesses of @agg's context, which an nr_accesses
+	// percentage is of: aggr_us / sample_us (DAMOS's
+	// damon_max_nr_accesses(); presence mode never goes above it),
+	// or the aggregation's highest when higher (count mode, whose counts
+	// have no bound) or when the sample interval is not known.
+	static uint32_t max_nr_accesses(const Aggregation &agg);
 
 	// damon_feed_loop_next_input() of mm/damon/core.c: the next input
 	// (esz_bp) for a score (10000: on target) the last input made.
@@ -143,17 +157,17 @@ public:
 	static uint64_t goal_score(uint64_t current, uint64_t target);
 
 	// DAMOS's priority of @r for @s (0 .. 99, higher first), with
-	// @max_nr_accesses the aggregation's highest nr_accesses.
+	// @max_nr_accesses the context's highest (max_nr_accesses()).
 	static unsigned int score(const Scheme &s, const Region &r,
 				  uint32_t max_nr_accesses, uint64_t aggr_us);
-	// Whether @r matches the access pattern of @s.
+	// Whether @r matches the access pattern of @s; a percentage is of
+	// @max_nr_accesses, and one above 0 is at least 1.
 	static bool matches(const Scheme &s, const Region &r,
 			    uint32_t max_nr_accesses, uint64_t aggr_us);
 
 private:
-	struct State {
-		Scheme scheme;
-		SchemeStats stats;
+	// A scheme's state in one context.
+	struct Run {
 		bool applied_once = false;
 		uint64_t next_apply_ns = 0;
 		bool active = true;
@@ -175,15 +189,31 @@ private:
 		uint32_t resume_target = 0;
 		uint64_t resume_addr = 0;
 	};
+	struct State {
+		Scheme scheme;
+		SchemeStats stats;
+		// some_mem_psi_us goals' base at the engine's start
+		std::vector<uint64_t> start_psi;
+		// by context: its name, else "#ID"
+		std::map<std::string, Run> runs;
+		const Run *last = nullptr;
+	};
 
-	uint64_t goal_metric(State &st, size_t g);
-	uint64_t quota_score(State &st);
+	const Run &last(size_t i) const
+	{
+		static const Run none;
+		const Run *r = states_[i].last;
+		return r ? *r : none;
+	}
+	Run &run_of(State &st, const Aggregation &agg);
+	uint64_t goal_metric(const State &st, Run &run, size_t g);
+	uint64_t quota_score(const State &st, Run &run);
 
-	bool check_watermarks(State &st, uint64_t now);
-	void adjust_quota(State &st, uint64_t now);
-	void apply_scheme(State &st, const Aggregation &agg,
+	bool check_watermarks(const State &st, Run &run, uint64_t now);
+	void adjust_quota(State &st, Run &run, uint64_t now);
+	void apply_scheme(State &st, Run &run, const Aggregation &agg,
 			  uint32_t max_nr_accesses);
-	std::vector<const Region *> quota_order(State &st,
+	std::vector<const Region *> quota_order(const State &st, Run &run,
 						std::vector<const Region *> c,
 						uint32_t max_nr_accesses,
 						uint64_t aggr_us);
