@@ -1444,7 +1444,8 @@ regions_split_samples_should_cut_sparse_pages_soon(struct kunit *test)
 				    r->end >> PAGE_SHIFT <= l.win + l.win_len)
 					continue;
 				if (failed++ < 10)
-					KUNIT_FAIL(test, "seed %u: page %lx in [%lx, %lx), window %lx+%lu\n",
+					KUNIT_FAIL(test,
+						   "seed %u: page %lx in [%lx, %lx), window %lx+%lu\n",
 						   seed, pg[i],
 						   r ? r->start : 0,
 						   r ? r->end : 0, l.win,

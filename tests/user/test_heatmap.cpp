@@ -166,7 +166,7 @@ std::vector<Aggregation> heap_below_hot()
 		for (uint64_t k = 0; k < 4; k++)
 			add(MAP + (16 + k) * MiB, MAP + (17 + k) * MiB, 20);
 		add(MAP + 20 * MiB, MAP + 64 * MiB, 0);
-		add(STACK, STACK + 128 * 1024, 2);
+		add(STACK, STACK + 128 * 1024ULL, 2);
 		aggs.push_back(a);
 	}
 	return aggs;
@@ -195,9 +195,9 @@ TEST(Heatmap, RowsGoToTheRangesWithAccesses)
 	// the two stretches without accesses one each
 	EXPECT_EQ(rows_in(g, MAP + 16 * MiB, MAP + 20 * MiB), 12u);
 	EXPECT_EQ(rows_in(g, HEAP, HEAP + 48 * MiB), 1u);
-	EXPECT_EQ(rows_in(g, STACK, STACK + 128 * 1024), 1u);
+	EXPECT_EQ(rows_in(g, STACK, STACK + 128 * 1024ULL), 1u);
 	EXPECT_EQ(g.row_addr.front(), HEAP);
-	EXPECT_EQ(g.row_addr.back(), STACK + 128 * 1024);
+	EXPECT_EQ(g.row_addr.back(), STACK + 128 * 1024ULL);
 }
 
 TEST(Heatmap, StretchesWithoutAccessesCollapseIntoOneMarkedRow)

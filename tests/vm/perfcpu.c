@@ -20,11 +20,16 @@
 static const char *errno_name(int e)
 {
 	switch (e) {
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EINVAL: return "EINVAL";
-	default: return strerror(e);
+	case EACCES:
+		return "EACCES";
+	case EPERM:
+		return "EPERM";
+	case ENOENT:
+		return "ENOENT";
+	case EINVAL:
+		return "EINVAL";
+	default:
+		return strerror(e);
 	}
 }
 
