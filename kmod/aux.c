@@ -677,6 +677,7 @@ bool damon_perf_aux_attached(struct damon_perf_ctx *ctx)
 	mutex_unlock(&aux_lock);
 	return found;
 }
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_attached);
 
 /**
  * damon_perf_aux_drain() - Drain every AUX buffer attached to @ctx.

@@ -1276,7 +1276,7 @@ static void sparse_hot(struct rnd_state *rnd, struct sparse_layout *l,
 		     16 : 1;
 }
 
-static void sparse_layout(struct rnd_state *rnd, struct sparse_layout *l)
+static noinline void sparse_layout(struct rnd_state *rnd, struct sparse_layout *l)
 {
 	unsigned long space = 1UL << (BITS_PER_LONG == 64 ? 35 : 19);
 	unsigned long size[8], gap[8], total = 0, pos, max_size;
@@ -1351,11 +1351,11 @@ static void sparse_add(struct damon_perf_samples *s, unsigned long page,
  * regions (presence: distinct sample intervals of 128); the pages of the
  * sparse window's samples go into @pg, their number is returned.
  */
-static unsigned int sparse_samples(struct rnd_state *rnd,
-				   struct sparse_layout *l,
-				   struct damon_perf_ctx *ctx,
-				   struct damon_perf_target *t,
-				   unsigned long pg[4])
+static noinline unsigned int sparse_samples(struct rnd_state *rnd,
+					    struct sparse_layout *l,
+					    struct damon_perf_ctx *ctx,
+					    struct damon_perf_target *t,
+					    unsigned long pg[4])
 {
 	struct damon_perf_samples *s = &ctx->samples;
 	unsigned long page, run;
@@ -1407,21 +1407,22 @@ regions_split_samples_should_cut_sparse_pages_soon(struct kunit *test)
 	struct damon_perf_ctx *ctx = ctx_with(test, DAMON_PERF_SPLIT_SAMPLES);
 	struct damon_perf_target *t = target_alloc(test);
 	struct damon_perf_region *r;
-	struct sparse_layout l;
+	struct sparse_layout *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	struct rnd_state rnd;
 	unsigned int seed, i, agg, n, max_nr, failed = 0, seen = 0;
 	unsigned long pg[4];
 
+	KUNIT_ASSERT_NOT_NULL(test, l);
 	ctx->samples.buf = kunit_kcalloc(test, SPARSE_CAP,
 					 sizeof(*ctx->samples.buf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->samples.buf);
 	ctx->samples.cap = SPARSE_CAP;
 	for (seed = 1; seed <= SPARSE_SEEDS; seed++) {
 		prandom_seed_state(&rnd, seed);
-		sparse_layout(&rnd, &l);
-		for (i = 0; i < l.nr; i++) {
-			r = damon_perf_region_new(l.first[i] << PAGE_SHIFT,
-						  l.end[i] << PAGE_SHIFT);
+		sparse_layout(&rnd, l);
+		for (i = 0; i < l->nr; i++) {
+			r = damon_perf_region_new(l->first[i] << PAGE_SHIFT,
+						  l->end[i] << PAGE_SHIFT);
 			KUNIT_ASSERT_NOT_NULL(test, r);
 			damon_perf_region_add(t, r);
 		}
@@ -1430,7 +1431,7 @@ regions_split_samples_should_cut_sparse_pages_soon(struct kunit *test)
 		for (agg = 0; agg < 2; agg++) {
 			if (agg == 1 && seed % 2)
 				ctx->attrs.max_nr_regions = t->nr_regions + 2;
-			n = sparse_samples(&rnd, &l, ctx, t, pg);
+			n = sparse_samples(&rnd, l, ctx, t, pg);
 			damon_perf_regions_cut_ctx(ctx);
 			max_nr = damon_perf_regions_max_nr_accesses(t);
 			damon_perf_regions_merge_ctx(ctx, max_nr);
@@ -1440,16 +1441,16 @@ regions_split_samples_should_cut_sparse_pages_soon(struct kunit *test)
 				/* where the sparse samples are reported */
 				r = region_holding(t, pg[i] << PAGE_SHIFT);
 				seen += r && r->nr_accesses;
-				if (r && r->start >> PAGE_SHIFT >= l.win &&
-				    r->end >> PAGE_SHIFT <= l.win + l.win_len)
+				if (r && r->start >> PAGE_SHIFT >= l->win &&
+				    r->end >> PAGE_SHIFT <= l->win + l->win_len)
 					continue;
 				if (failed++ < 10)
 					KUNIT_FAIL(test,
 						   "seed %u: page %lx in [%lx, %lx), window %lx+%lu\n",
 						   seed, pg[i],
 						   r ? r->start : 0,
-						   r ? r->end : 0, l.win,
-						   l.win_len);
+						   r ? r->end : 0, l->win,
+						   l->win_len);
 			}
 			damon_perf_regions_reset(t);
 			damon_perf_regions_split_ctx(ctx);
