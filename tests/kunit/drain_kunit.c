@@ -702,9 +702,12 @@ static void drain_should_snapshot_the_largest_context(struct kunit *test)
 	unsigned long last;
 	int i;
 
-	for (i = 0; i < DAMON_PERF_MAX_TARGETS; i++)
+	for (i = 0; i < DAMON_PERF_MAX_TARGETS; i++) {
 		t = target_add(test, ctx, 0, BASE + i * span,
 			       DAMON_PERF_MAX_REGIONS);
+		/* 10000 allocations a target under KASAN and lockdep */
+		cond_resched();
+	}
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	KUNIT_EXPECT_EQ(test, d.nr_ents, (unsigned int)(DAMON_PERF_MAX_TARGETS *
 						       DAMON_PERF_MAX_REGIONS));
