@@ -39,6 +39,11 @@ need_damonctl "kdamond passes"
 diag_machine
 load_module damon_perf || finish
 check "module parameter sample_wakeups exists" test -w $PARAM
+# One window an aggregation: a carried aggregation (the sample floor,
+# access-semantics.rst) spans several, and its presence counts may then
+# exceed one window's sample intervals, which this script bounds.
+check "one window an aggregation (max_carried=0)" \
+	sh -c 'echo 0 > /sys/module/damon_perf/parameters/max_carried'
 workload_started -s 64 -o 16 -h 4 -t 0 -n 2 -f
 hs=$((WORKLOAD_HOT_START))
 he=$((WORKLOAD_HOT_END))
