@@ -100,8 +100,19 @@ typedef unsigned int gfp_t;
 #define __GFP_NOWARN 0U
 
 #define ALIGN_DOWN(x, a) ((x) & ~((typeof(x))(a)-1))
-#define min(a, b) ((a) < (b) ? (a) : (b))
-#define max(a, b) ((a) > (b) ? (a) : (b))
+/* each argument evaluated once, as the kernel's (a call as an argument) */
+#define min(a, b)                                                              \
+	({                                                                     \
+		__typeof__(a) min_a_ = (a);                                    \
+		__typeof__(b) min_b_ = (b);                                    \
+		min_a_ < min_b_ ? min_a_ : min_b_;                             \
+	})
+#define max(a, b)                                                              \
+	({                                                                     \
+		__typeof__(a) max_a_ = (a);                                    \
+		__typeof__(b) max_b_ = (b);                                    \
+		max_a_ > max_b_ ? max_a_ : max_b_;                             \
+	})
 #define min_t(t, a, b) min((t)(a), (t)(b))
 #define max_t(t, a, b) max((t)(a), (t)(b))
 #define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)

@@ -4,6 +4,7 @@
  * contexts and targets made as kmod/ctx.c makes them (ctx.c needs a
  * kernel and is not built here).
  */
+#include <stdlib.h>
 #include "kt_kmod.h"
 
 #define KT_MAX_DEFER 256
@@ -16,8 +17,15 @@ static unsigned int nr_deferred;
 
 void kt_kmod_init(void)
 {
+	const char *seed = getenv("KT_RANDOM_SEED");
+
 	shim_cpu = 0;
-	shim_random_seed(1);
+	/*
+	 * get_random_u32_below() is the kernel's true random source; here a
+	 * seeded one, seed 1 unless KT_RANDOM_SEED names another (to walk
+	 * the random choices a KUnit run makes differently every time).
+	 */
+	shim_random_seed(seed ? strtoull(seed, NULL, 0) : 1);
 }
 
 void kt_kmod_fini(void)

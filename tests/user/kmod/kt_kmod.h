@@ -57,22 +57,45 @@ static inline unsigned long kt_global(enum damon_perf_stat_idx idx)
 	return damon_perf_stats_get(&st, idx);
 }
 
-/* The kernel's prandom state API over a xorshift64 (seeded, repeatable). */
+/*
+ * The kernel's prandom state API, the same generator (lib/random32.c's
+ * four-component Tausworthe, seeded as include/linux/prandom.h seeds it):
+ * a seeded case draws the same numbers here and in the KUnit build, so a
+ * seed that fails in the debug VM fails the same way under ctest.
+ */
 struct rnd_state {
-	u64 s;
+	u32 s1, s2, s3, s4;
 };
+
+static inline u32 kt_seed_min(u32 x, u32 m)
+{
+	return x < m ? x + m : x;
+}
 
 static inline void prandom_seed_state(struct rnd_state *st, u64 seed)
 {
-	st->s = seed * 0x9e3779b97f4a7c15ULL + 1;
+	u32 i = (u32)((seed >> 32) ^ (seed << 10) ^ seed);
+
+	st->s1 = kt_seed_min(i, 2U);
+	st->s2 = kt_seed_min(i, 8U);
+	st->s3 = kt_seed_min(i, 16U);
+	st->s4 = kt_seed_min(i, 128U);
+}
+
+/* one Tausworthe step of a component: shifts a, b, d, mask c */
+static inline u32 kt_taus(u32 s, unsigned int a, unsigned int b, u32 c,
+			  unsigned int d)
+{
+	return ((s & c) << d) ^ (((s << a) ^ s) >> b);
 }
 
 static inline u32 prandom_u32_state(struct rnd_state *st)
 {
-	st->s ^= st->s << 13;
-	st->s ^= st->s >> 7;
-	st->s ^= st->s << 17;
-	return (u32)(st->s >> 32);
+	st->s1 = kt_taus(st->s1, 6, 13, 0xfffffffeU, 18);
+	st->s2 = kt_taus(st->s2, 2, 27, 0xfffffff8U, 2);
+	st->s3 = kt_taus(st->s3, 13, 21, 0xfffffff0U, 7);
+	st->s4 = kt_taus(st->s4, 3, 12, 0xffffff80U, 13);
+	return st->s1 ^ st->s2 ^ st->s3 ^ st->s4;
 }
 
 static inline void *kvcalloc(size_t n, size_t size, gfp_t gfp)
