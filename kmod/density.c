@@ -114,6 +114,59 @@ static bool span_significant(unsigned long w, unsigned long len, u32 n)
 			 SPAN_UNLIKELY < 1ULL << 32;
 }
 
+/* n choose k, for n < SPLIT_MIN_SAMPLES */
+static u32 choose(u32 n, u32 k)
+{
+	u32 c = 1, i;
+
+	for (i = 1; i <= k; i++)
+		c = c * (n - k + i) / i;
+	return c;
+}
+
+/*
+ * Few samples [@lo, @hi) over the @len pages from @first that span more
+ * than SPAN_PAGES: the run of k >= 2 of them on at most SPAN_PAGES pages
+ * that uniform samples would least likely give (some k of the n on so few
+ * pages: choose(n, k) times the span chance of k), when that is below
+ * 1/SPAN_UNLIKELY; the cut at the edge of the run that lies inside the
+ * region goes into @best. Four samples on the last page of a 923-page
+ * region whose first page has two more are such a run (15 * 4 / 923^3);
+ * two of six on one page are not (15 * 2 / 923).
+ */
+static bool few_run(const struct damon_perf_sample *smp, u32 lo, u32 hi,
+		    unsigned long first, unsigned long len, struct cut *best)
+{
+	u32 n = hi - lo, i, j, k;
+	u64 c, least = 1ULL << 32;
+	unsigned long w;
+
+	for (i = lo, j = lo; i < hi; i++) {
+		if (j < i)
+			j = i;
+		while (j < hi &&
+		       smp_page(smp, j) - smp_page(smp, i) < SPAN_PAGES)
+			j++;
+		k = j - i;
+		if (k < 2 || k == n)
+			continue;
+		w = smp_page(smp, j - 1) + 1 - smp_page(smp, i);
+		c = damon_perf_density_span_chance(w, len, k, false) *
+		    choose(n, k);
+		if (c >= least)
+			continue;
+		least = c;
+		if (smp_page(smp, i) > first) {
+			best->page = smp_page(smp, i);
+			best->mid = i;
+		} else {
+			best->page = smp_page(smp, j - 1) + 1;
+			best->mid = j;
+		}
+	}
+	return least * SPAN_UNLIKELY < 1ULL << 32;
+}
+
 /*
  * The page boundary inside [@first, @end) pages where the share of the
  * samples [@lo, @hi) on its left differs most from the share of the pages
@@ -140,7 +193,8 @@ static bool best_cut(const struct damon_perf_sample *smp, u32 lo, u32 hi,
 		 * huge region (a stray one on a stack page next to a cold
 		 * mapping), or two or more on a part they would hardly all
 		 * fall in by chance (a loop on one page of a stack),
-		 * describe that part, not the region: cut it out.
+		 * describe that part, not the region: cut it out; so is a
+		 * run of them that chance would hardly give (few_run()).
 		 */
 		page = smp_page(smp, lo);
 		last = smp_page(smp, hi - 1) + 1;
@@ -148,7 +202,8 @@ static bool best_cut(const struct damon_perf_sample *smp, u32 lo, u32 hi,
 			return false;	/* unsorted or outside: no cut */
 		if ((u64)(last - page) * SPLIT_SPAN > len &&
 		    !span_significant(last - page, len, n))
-			return false;
+			return few_run(smp, lo, hi, first, len, best) &&
+			       best->page < end;
 		best->page = page > first ? page : last;
 		best->mid = page > first ? lo : hi;
 		return best->page < end;

@@ -260,24 +260,40 @@ static void note_hint(struct damon_perf_region *r,
 
 /*
  * @r with its samples [@lo, @hi) was cut into the pieces up to @next,
- * from @len pages: when they are few, on at most DAMON_PERF_SPAN_PAGES
- * pages, the piece that holds them all keeps them as its hint (taken
- * over the @len pages); the others have none.
+ * from @len pages: when they are few, a piece whose samples lie on at most
+ * DAMON_PERF_SPAN_PAGES pages keeps them as its hint, taken over the @len
+ * pages, when they are all the samples of @r or a run that chance would
+ * hardly give (few_run() cut it out, density.c; a stray sample is no
+ * hint); the others have none. The pieces of a region of many samples
+ * (density cuts) have none: a few samples at the edge of a hot range are
+ * no evidence over the region they were cut from. A hint keeps the piece
+ * from merging with an accessed neighbour (regions.c) and names its pages
+ * to the next aggregation's cut_hint().
  */
 static void hint_pieces(struct damon_perf_region *r,
 			struct damon_perf_region *next,
 			const struct damon_perf_sample *smp, u32 lo, u32 hi,
 			unsigned long len)
 {
-	struct damon_perf_hint h = hint_of(smp, lo, hi, len);
-	bool keep = hi - lo < DAMON_PERF_SPLIT_MIN_SAMPLES &&
-		    h.pages <= DAMON_PERF_SPAN_PAGES;
+	struct damon_perf_hint h;
+	u32 plo = lo, phi;
 
 	for (; r != next; r = list_next_entry(r, list)) {
 		r->hint.nr = 0;
-		if (keep && r->start >> PAGE_SHIFT <= h.page &&
-		    h.page + h.pages <= r->end >> PAGE_SHIFT)
+		if (hi - lo >= DAMON_PERF_SPLIT_MIN_SAMPLES)
+			continue;
+		while (plo < hi && smp_page(smp, plo) < r->start >> PAGE_SHIFT)
+			plo++;
+		for (phi = plo; phi < hi &&
+		     smp_page(smp, phi) < r->end >> PAGE_SHIFT; phi++)
+			;
+		if (phi == plo)
+			continue;
+		h = hint_of(smp, plo, phi, len);
+		if (h.pages <= DAMON_PERF_SPAN_PAGES &&
+		    ((plo == lo && phi == hi) || unlikely_chance(h.chance)))
 			r->hint = h;
+		plo = phi;
 	}
 }
 

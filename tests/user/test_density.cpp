@@ -56,6 +56,38 @@ TEST(Density, FewSamplesAreCutOutOnlyWhenConcentrated)
 	EXPECT_TRUE(segment(spread, 0, 65536).empty());
 }
 
+// Few samples spread over a region but with a run on one or two pages that
+// chance would hardly give: the run is cut out (a loop on the last page of
+// a stack next to two samples on its first), a pair of the same few on one
+// page is not.
+TEST(Density, FewSamplesWithAnUnlikelyRunCutTheRunOut)
+{
+	std::vector<damon_perf_sample> run{
+		density::sample(0x0c1), density::sample(0x0c1),
+		density::sample(0x45b), density::sample(0x45b),
+		density::sample(0x45b), density::sample(0x45b)};
+	EXPECT_EQ(segment(run, 0x0c1, 0x45c),
+		  (std::vector<unsigned long>{0x45b}));
+	// the run at the first page: cut at its right edge (the lone sample
+	// left in 767 pages is no evidence)
+	std::vector<damon_perf_sample> left{
+		density::sample(0x100), density::sample(0x100),
+		density::sample(0x100), density::sample(0x3f0)};
+	EXPECT_EQ(segment(left, 0x100, 0x400),
+		  (std::vector<unsigned long>{0x101}));
+	// two of six on one page of 923: 15 * 2 / 923, not below 1/1000
+	std::vector<damon_perf_sample> pair{
+		density::sample(0x0c1), density::sample(0x200),
+		density::sample(0x2a0), density::sample(0x300),
+		density::sample(0x45b), density::sample(0x45b)};
+	EXPECT_TRUE(segment(pair, 0x0c1, 0x45c).empty());
+	// the run over a short region is no evidence: 4 * 4 / 10^3
+	std::vector<damon_perf_sample> short_run{
+		density::sample(0), density::sample(9), density::sample(9),
+		density::sample(9)};
+	EXPECT_TRUE(segment(short_run, 0, 10).empty());
+}
+
 // A paddr context's hot set: the frames of a hot range scattered over RAM
 // in runs. One aggregation isolates every run (16 cuts a region did not),
 // and the cut tests scan each sample at most split_depth() + 1 times.
