@@ -122,6 +122,10 @@ skip_case "listed for stock, skipped on debug" 1 "12 passed, 2 failed" "$both" \
 skip_case "listed with another reason" 1 "12 passed, 1 failed" \
 	'* "basic: damonctl status sees * # TODO *" canned\n* "basic: debugfs directory removed # SKIP no tracefs" canned\n' \
 	"vm tap-todo-skip.log --name basic-stock"
+skip_case "listed for stock, skipped in stock's production batch" 0 \
+	"12 passed, 0 failed" "$both" "vm tap-todo-skip.log --name basic-stock-prod"
+skip_case "listed for stock, skipped in debug's production batch" 1 \
+	"12 passed, 2 failed" "$both" "vm tap-todo-skip.log --name basic-debug-prod"
 skip_case "an empty allow-list" 1 "12 passed, 2 failed" '' \
 	"vm tap-todo-skip.log --name basic-stock"
 skip_case "an entry without a reason is no entry" 1 "12 passed, 3 failed" \

@@ -1276,7 +1276,8 @@ static void sparse_hot(struct rnd_state *rnd, struct sparse_layout *l,
 		     16 : 1;
 }
 
-static noinline void sparse_layout(struct rnd_state *rnd, struct sparse_layout *l)
+static noinline void sparse_layout(struct rnd_state *rnd,
+				   struct sparse_layout *l)
 {
 	unsigned long space = 1UL << (BITS_PER_LONG == 64 ? 35 : 19);
 	unsigned long size[8], gap[8], total = 0, pos, max_size;
