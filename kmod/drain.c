@@ -470,8 +470,15 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_report);
 damon_perf_drain_hook_fn __rcu damon_perf_drain_record_hook;
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_record_hook);
 
-static void record(const struct damon_perf_drain *d,
-		   const struct damon_perf_report *report)
+/*
+ * Out of line so that a test build shows in /proc/kallsyms as the text
+ * symbol damon_perf_drain_record (tests/vm/basic.sh): the hook variable is
+ * data, which module kallsyms keep only with CONFIG_KALLSYMS_ALL (Debian's
+ * arm64 6.1 has it off).
+ */
+static noinline void
+damon_perf_drain_record(const struct damon_perf_drain *d,
+			const struct damon_perf_report *report)
 {
 	damon_perf_drain_hook_fn hook;
 
@@ -482,15 +489,15 @@ static void record(const struct damon_perf_drain *d,
 	rcu_read_unlock();
 }
 #else
-static void record(const struct damon_perf_drain *d,
-		   const struct damon_perf_report *report)
+static void damon_perf_drain_record(const struct damon_perf_drain *d,
+				    const struct damon_perf_report *report)
 {
 }
 #endif
 
 static void drain_one(const struct damon_perf_report *report, void *arg)
 {
-	record(arg, report);
+	damon_perf_drain_record(arg, report);
 	damon_perf_drain_report(arg, report);
 }
 
