@@ -11,7 +11,7 @@
  * probe slot is refused (EBUSY) until the first attachment ends, and so is
  * a second event that writes into it (PERF_EVENT_IOC_SET_OUTPUT).
  *
- *   auxtest_user SECONDS [AUX_PAGES] [--no-detach] [--wraps=N]
+ *   auxtest_user SECONDS [AUX_PAGES] [--no-detach] [--wraps=N] [--moved]
  *   auxtest_user SECONDS [AUX_PAGES] --race=N
  *   auxtest_user SECONDS [AUX_PAGES] --memlock=KB
  *   auxtest_user SECONDS [AUX_PAGES] --inject=N
@@ -19,7 +19,8 @@
  * --wraps=N: after SECONDS, go on until the module consumed N times the
  * AUX area on every CPU (its aux_tail reached N * AUX size), so what the
  * test checks is a count, whatever the speed of the machine; gives up
- * after WRAPS_MAX_S seconds and prints wraps_timeout=1.
+ * after WRAPS_MAX_S seconds and prints wraps_timeout=1. --moved: the
+ * same until the module's aux_tail moved at all on every CPU.
  *
  * --race=N: while a second thread keeps replacing CPU 0's AUX mapping
  * (munmap, an anonymous shared mapping full of records whose address is
@@ -441,7 +442,7 @@ int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : 3;
 	int aux_pages = argc > 2 ? atoi(argv[2]) : 4;
-	int detach = 1, wraps = 0, race_n = 0, inject_n = 0;
+	int detach = 1, wraps = 0, race_n = 0, inject_n = 0, moved = 0;
 	long memlock = -1;
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int type, cpu, i, ret, fds[64];
@@ -459,6 +460,8 @@ int main(int argc, char **argv)
 	for (i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--no-detach"))
 			detach = 0;
+		else if (!strcmp(argv[i], "--moved"))
+			moved = 1;
 		else if (!strncmp(argv[i], "--wraps=", 8))
 			wraps = atoi(argv[i] + 8);
 		else if (!strncmp(argv[i], "--race=", 7))
@@ -534,7 +537,9 @@ int main(int argc, char **argv)
 		ioctl(fds[cpu], PERF_EVENT_IOC_ENABLE, 0);
 
 	want = (unsigned long long)wraps * aux_size;
-	for (i = 0; i < secs * 10 || (wraps && !all_consumed(ups, ncpu, want));
+	for (i = 0; i < secs * 10 ||
+		    (wraps && !all_consumed(ups, ncpu, want)) ||
+		    (moved && !all_consumed(ups, ncpu, 1));
 	     i++) {
 		if (i >= WRAPS_MAX_S * 10) {
 			printf("wraps_timeout=1\n");
