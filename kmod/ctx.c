@@ -878,6 +878,29 @@ static void kdamond_exited(struct damon_perf_ctx *ctx)
 	schedule_work(&reap_work);
 }
 
+/* Why the rings of @ctx could not be allocated, with their size. */
+static void rings_alloc_error(struct damon_perf_ctx *ctx, int err,
+			      struct netlink_ext_ack *extack)
+{
+	unsigned int size = ctx->attrs.ring_size ?: DAMON_PERF_RING_DEF_SIZE;
+	u64 kb = DIV_ROUND_UP_ULL(damon_perf_rings_bytes(size), 1024);
+	u64 used, cap;
+
+	if (err == -E2BIG) {
+		cap = damon_perf_rings_mem(&used) / 1024;
+		used = DIV_ROUND_UP_ULL(used, 1024);
+		NL_SET_ERR_MSG_FMT(extack,
+				   "rings of %llu KiB over max_ring_kb %llu (%llu KiB in use)",
+				   kb, cap, used);
+	} else if (err == -ENOMEM) {
+		NL_SET_ERR_MSG_FMT(extack,
+				   "rings of %llu KiB (%u entries x %u CPUs): no memory or memcg limit",
+				   kb, size, num_possible_cpus());
+	} else {
+		NL_SET_ERR_MSG(extack, "cannot allocate the report rings");
+	}
+}
+
 /**
  * damon_perf_ctx_start() - Start monitoring.
  * @ctx:	a context that is not running.
@@ -947,7 +970,7 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 	ret = damon_perf_rings_alloc(&ctx->rings, ctx->attrs.ring_size,
 				     damon_perf_kdamond_wake, ctx);
 	if (ret) {
-		NL_SET_ERR_MSG(extack, "cannot allocate the report rings");
+		rings_alloc_error(ctx, ret, extack);
 		goto err_module;
 	}
 	if (has_probes(ctx)) {

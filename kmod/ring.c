@@ -62,6 +62,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -84,6 +85,25 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_ring_busy_hook);
  */
 struct mutex damon_perf_rings_lock = __MUTEX_INITIALIZER(damon_perf_rings_lock);
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_lock);
+
+/*
+ * Ring memory. A context's rings take damon_perf_rings_bytes() of its
+ * ring size, for every possible CPU: up to 3.5 MiB a CPU. Each allocation
+ * is charged to the memory cgroup of the task that starts the context
+ * (__GFP_ACCOUNT) and fails at the cgroup's limit rather than wake its
+ * OOM killer (__GFP_RETRY_MAYFAIL); the rings of all contexts together
+ * stay within max_ring_kb, which also bounds callers in no limited
+ * cgroup (8 contexts of 65536 entries on 384 CPUs would pin 10.5 GiB).
+ */
+#define RING_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+static unsigned int max_ring_kb = 256 * 1024;
+module_param(max_ring_kb, uint, 0644);
+MODULE_PARM_DESC(max_ring_kb,
+		 "report ring memory of all running contexts together, in KiB (checked when a context starts)");
+
+/* Bytes of the rings allocated now, under damon_perf_rings_lock. */
+static u64 rings_in_use;
 
 static void free_ring(struct damon_perf_ring __percpu *ring)
 {
@@ -120,6 +140,60 @@ bool damon_perf_rings_valid_size(unsigned int size)
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_valid_size);
 
 /**
+ * damon_perf_rings_bytes() - The memory of a context's rings.
+ * @size:	entries per CPU.
+ *
+ * What max_ring_kb counts: the entries and the ring structure of every
+ * possible CPU (a CPU coming online later needs its ring at once).
+ *
+ * Context: any.
+ * Return: bytes.
+ */
+u64 damon_perf_rings_bytes(unsigned int size)
+{
+	return (u64)num_possible_cpus() *
+	       ((u64)size * sizeof(struct damon_perf_report) +
+		sizeof(struct damon_perf_ring));
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_bytes);
+
+/**
+ * damon_perf_rings_mem() - The ring memory limit and its use.
+ * @in_use:	receives the bytes of the rings allocated now.
+ *
+ * Context: process, may sleep.
+ * Return: max_ring_kb in bytes.
+ */
+u64 damon_perf_rings_mem(u64 *in_use)
+{
+	mutex_lock(&damon_perf_rings_lock);
+	*in_use = rings_in_use;
+	mutex_unlock(&damon_perf_rings_lock);
+	return (u64)READ_ONCE(max_ring_kb) * 1024;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_mem);
+
+/* Reserve @bytes of max_ring_kb; false if they do not fit. */
+static bool rings_reserve(u64 bytes)
+{
+	bool fits;
+
+	mutex_lock(&damon_perf_rings_lock);
+	fits = rings_in_use + bytes <= (u64)READ_ONCE(max_ring_kb) * 1024;
+	if (fits)
+		rings_in_use += bytes;
+	mutex_unlock(&damon_perf_rings_lock);
+	return fits;
+}
+
+static void rings_unreserve(u64 bytes)
+{
+	mutex_lock(&damon_perf_rings_lock);
+	rings_in_use -= bytes;
+	mutex_unlock(&damon_perf_rings_lock);
+}
+
+/**
  * damon_perf_rings_alloc() - Allocate one ring per possible CPU.
  * @rings:	the context's rings, zeroed or freed before.
  * @size:	entries per CPU; 0 picks DAMON_PERF_RING_DEF_SIZE.
@@ -128,15 +202,20 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_valid_size);
  * @wake_arg:	its argument.
  *
  * Must complete before the first producer can reach @rings (before the
- * first perf counter is armed).
+ * first perf counter is armed). The memory is charged to the current
+ * task's memory cgroup, and counts against max_ring_kb until
+ * damon_perf_rings_free().
  *
  * Context: process, may sleep.
- * Return: 0, -EINVAL for a bad size, -EBUSY if already allocated, -ENOMEM.
+ * Return: 0, -EINVAL for a bad size, -EBUSY if already allocated, -E2BIG
+ * when the rings would exceed max_ring_kb, -ENOMEM (no memory, or the
+ * memory cgroup's limit).
  */
 int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 			   void (*wake)(void *arg), void *wake_arg)
 {
 	struct damon_perf_ring __percpu *ring;
+	u64 bytes;
 	int cpu;
 
 	BUILD_BUG_ON(!is_power_of_2(DAMON_PERF_RING_MIN_SIZE));
@@ -157,24 +236,24 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 		return -EINVAL;
 	if (rings->ring)
 		return -EBUSY;
+	bytes = damon_perf_rings_bytes(size);
+	if (!rings_reserve(bytes))
+		return -E2BIG;
 
-	if (!zalloc_cpumask_var(&rings->recheck, GFP_KERNEL))
-		return -ENOMEM;
-	ring = alloc_percpu(struct damon_perf_ring);
-	if (!ring) {
-		free_cpumask_var(rings->recheck);
-		return -ENOMEM;
-	}
+	if (!zalloc_cpumask_var(&rings->recheck, RING_GFP))
+		goto err_reserved;
+	ring = alloc_percpu_gfp(struct damon_perf_ring, RING_GFP);
+	if (!ring)
+		goto err_recheck;
 	for_each_possible_cpu(cpu) {
 		struct damon_perf_ring *r = per_cpu_ptr(ring, cpu);
 
 		r->entries = kvzalloc_node(array_size(size,
 						      sizeof(*r->entries)),
-					   GFP_KERNEL, cpu_to_node(cpu));
+					   RING_GFP, cpu_to_node(cpu));
 		if (!r->entries) {
 			free_ring(ring);
-			free_cpumask_var(rings->recheck);
-			return -ENOMEM;
+			goto err_recheck;
 		}
 		r->mask = size - 1;
 		r->hiwat = damon_perf_ring_hiwat(size);
@@ -186,10 +265,17 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 	rings->wake = wake;
 	rings->wake_arg = wake_arg;
 	rings->size = size;
+	rings->bytes = bytes;
 	mutex_lock(&damon_perf_rings_lock);
 	rings->ring = ring;
 	mutex_unlock(&damon_perf_rings_lock);
 	return 0;
+
+err_recheck:
+	free_cpumask_var(rings->recheck);
+err_reserved:
+	rings_unreserve(bytes);
+	return -ENOMEM;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_alloc);
 
@@ -211,6 +297,7 @@ void damon_perf_rings_free(struct damon_perf_rings *rings)
 	irq_work_sync(&rings->wake_work);
 	mutex_lock(&damon_perf_rings_lock);
 	rings->ring = NULL;
+	rings_in_use -= rings->bytes;
 	mutex_unlock(&damon_perf_rings_lock);
 	free_ring(ring);
 	free_cpumask_var(rings->recheck);

@@ -135,6 +135,8 @@ struct damon_perf_ring {
  * @wake:	called from @wake_work (hard IRQ context) to wake the consumer.
  * @wake_arg:	argument of @wake.
  * @size:	entries per CPU, a power of two.
+ * @bytes:	damon_perf_rings_bytes() of @size, counted against
+ *		max_ring_kb while allocated.
  * @ctx_id:	id of the owning context, for tracepoints; kept across
  *		alloc/free, set by damon_perf_debugfs_ctx_add() (0 until then).
  */
@@ -146,6 +148,7 @@ struct damon_perf_rings {
 	void (*wake)(void *arg);
 	void *wake_arg;
 	unsigned int size;
+	u64 bytes;
 	int ctx_id;
 };
 
@@ -178,6 +181,8 @@ int damon_perf_rings_alloc(struct damon_perf_rings *rings, unsigned int size,
 			   void (*wake)(void *arg), void *wake_arg);
 void damon_perf_rings_free(struct damon_perf_rings *rings);
 bool damon_perf_rings_valid_size(unsigned int size);
+u64 damon_perf_rings_bytes(unsigned int size);
+u64 damon_perf_rings_mem(u64 *in_use);
 
 bool damon_perf_report_access(struct damon_perf_rings *rings,
 			      const struct damon_perf_report *report);

@@ -97,7 +97,13 @@ typedef unsigned int gfp_t;
 #define BIT(nr) (1UL << (nr))
 #define BIT_ULL(nr) (1ULL << (nr))
 #define GFP_KERNEL 0U
+#define GFP_KERNEL_ACCOUNT 0U
 #define __GFP_NOWARN 0U
+#define __GFP_RETRY_MAYFAIL 0U
+
+/* module parameters: the default value, never set */
+#define module_param(name, type, perm)
+#define MODULE_PARM_DESC(name, desc)
 
 #define ALIGN_DOWN(x, a) ((x) & ~((typeof(x))(a)-1))
 /* each argument evaluated once, as the kernel's (a call as an argument) */
@@ -207,6 +213,7 @@ void *shim_alloc_percpu(size_t size, size_t align);
 void free_percpu(void *p);
 #define alloc_percpu(type)                                                     \
 	((type *)shim_alloc_percpu(sizeof(type), __alignof__(type)))
+#define alloc_percpu_gfp(type, gfp) alloc_percpu(type)
 /*
  * A static per-CPU variable: NR_CPUS copies at the stride, in one zeroed
  * area that @name aliases (so &name is a pointer to the first CPU's copy).
@@ -302,6 +309,7 @@ static inline int shim_next_cpu(int cpu, const cpumask_t *m)
 #define for_each_possible_cpu(cpu)                                             \
 	for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
 #define cpu_possible(cpu) ((unsigned int)(cpu) < nr_cpu_ids)
+#define num_possible_cpus() nr_cpu_ids
 #define for_each_online_cpu(cpu) for_each_possible_cpu (cpu)
 /* no CPU hotplug here */
 #define cpus_read_lock() barrier()
@@ -575,6 +583,7 @@ static inline struct task_struct *pid_task(struct pid *pid, enum pid_type type)
 	static inline void trace_##name(proto) {}
 
 #define EINVAL 22
+#define E2BIG 7
 #define EBUSY 16
 #define ENOMEM 12
 #define ESRCH 3

@@ -121,6 +121,32 @@ static void ring_alloc_should_accept_only_power_of_two_sizes(void)
 	KT_EXPECT_TRUE(!rings.ring);
 }
 
+/* max_ring_kb counts a context's rings from their allocation to their free */
+static void ring_memory_should_be_counted_while_allocated(void)
+{
+	struct damon_perf_rings rings = {0}, other = {0};
+	u64 per_cpu = 64 * sizeof(struct damon_perf_report) +
+		      sizeof(struct damon_perf_ring);
+	u64 bytes = damon_perf_rings_bytes(64), base, in_use;
+
+	KT_EXPECT_EQ(bytes, (u64)nr_cpu_ids * per_cpu);
+	KT_EXPECT_EQ(damon_perf_rings_mem(&base), 256ULL * 1024 * 1024);
+	KT_ASSERT_EQ(damon_perf_rings_alloc(&rings, 64, NULL, NULL), 0);
+	damon_perf_rings_mem(&in_use);
+	KT_EXPECT_EQ(in_use, base + bytes);
+	/* a refused or failed allocation leaves the count as it was */
+	KT_EXPECT_EQ(damon_perf_rings_alloc(&rings, 64, NULL, NULL), -EBUSY);
+	shim_fail_alloc = true;
+	KT_EXPECT_EQ(damon_perf_rings_alloc(&other, 64, NULL, NULL), -ENOMEM);
+	shim_fail_alloc = false;
+	KT_EXPECT_TRUE(!other.ring);
+	damon_perf_rings_mem(&in_use);
+	KT_EXPECT_EQ(in_use, base + bytes);
+	damon_perf_rings_free(&rings);
+	damon_perf_rings_mem(&in_use);
+	KT_EXPECT_EQ(in_use, base);
+}
+
 static void ring_should_start_empty(void)
 {
 	struct damon_perf_rings rings = {0};
@@ -557,6 +583,7 @@ static void ring_counters_should_balance_over_a_random_mix(void)
 
 static const struct kt_case cases[] = {
 	KT_CASE(ring_alloc_should_accept_only_power_of_two_sizes),
+	KT_CASE(ring_memory_should_be_counted_while_allocated),
 	KT_CASE(ring_should_start_empty),
 	KT_CASE(ring_push_then_drain_should_return_the_report),
 	KT_CASE(ring_should_wrap_around_in_order),
