@@ -36,9 +36,19 @@ capexec $A none sleep 600 &
 SLEEP_A=$!
 capexec $B none sleep 600 &
 SLEEP_B=$!
-check "the sleepers run as A and B" sh -c \
-	"grep -q '^Uid:.*$A' /proc/$SLEEP_A/status &&
-	 grep -q '^Uid:.*$B' /proc/$SLEEP_B/status"
+# as_uid PID UID: PID runs sleep as UID (capexec switched and exec'd),
+# waited for up to 10 s
+as_uid() {
+	_i=0
+	until grep -q "^Uid:[[:space:]]*$2[[:space:]]" "/proc/$1/status" &&
+		[ "$(cat "/proc/$1/comm")" = sleep ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+check "A's sleeper runs as A" as_uid "$SLEEP_A" $A
+check "B's sleeper runs as B" as_uid "$SLEEP_B" $B
 
 # rawctx WHO... -- CMD NAME [damonctl debug raw args...]: a raw request
 # naming context NAME, sent by WHO (a command prefix, or nothing)
@@ -172,8 +182,11 @@ check_fail "ownB is gone" lists ownB
 cat > /tmp/own_ns.sh <<'EOF'
 . /tests/lib.sh
 A=$1
-capexec $A none sleep 600 &
-echo $! > /tmp/own_ns.pid
+# forked by a shell that already runs as A: A's from its start
+capexec $A none sh -c 'sleep 600 & echo $! > /tmp/own_ns.d/pid; wait' &
+i=0
+while [ ! -s /tmp/own_ns.d/pid ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
+cp /tmp/own_ns.d/pid /tmp/own_ns.pid
 {
 	capexec $A perfmon damonctl debug raw --cmd $CMD_CTX_NEW \
 		-a "$A_CTX_NAME:str:nsA" -a "$A_CTX_OPS:u32:$OPS_VADDR" &&
@@ -192,6 +205,7 @@ capexec $A perfmon damonctl debug raw --cmd $CMD_CTX_DEL \
 	-a "$A_CTX_NAME:str:nsA" > /tmp/own_ns.del 2>&1
 echo $? > /tmp/own_ns.del.rc
 EOF
+mkdir -p /tmp/own_ns.d && chmod 777 /tmp/own_ns.d
 unshare -p -f sh /tmp/own_ns.sh $A "${ID_A:-0}" &
 NS=$!
 i=0
