@@ -11,6 +11,7 @@
  * the intervals and the access mode, which are handed over through
  * @pending_attrs under @pending_lock.
  */
+#include <linux/cred.h>
 #include <linux/ctype.h>
 #include <linux/ioport.h>
 #include <linux/kthread.h>
@@ -268,6 +269,66 @@ bool damon_perf_any_running(void)
 }
 
 /**
+ * damon_perf_owner_get_current() - The calling task as an owner.
+ * @o:		filled with references on its credentials and PID namespace.
+ *
+ * Context: process context.
+ */
+void damon_perf_owner_get_current(struct damon_perf_owner *o)
+{
+	o->cred = get_current_cred();
+	o->pidns = get_pid_ns(task_active_pid_ns(current));
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_owner_get_current);
+
+/**
+ * damon_perf_owner_put() - Drop what damon_perf_owner_get_current() took.
+ * @o:		the owner; empty (zeroed) is allowed.
+ *
+ * Context: process context.
+ */
+void damon_perf_owner_put(struct damon_perf_owner *o)
+{
+	if (o->cred)
+		put_cred(o->cred);
+	if (o->pidns)
+		put_pid_ns(o->pidns);
+	o->cred = NULL;
+	o->pidns = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_owner_put);
+
+/**
+ * damon_perf_owner_same() - Whether two owners are one.
+ * @a:		an owner.
+ * @b:		another; either may be empty (never the same).
+ *
+ * Context: any.
+ * Return: true when the effective uids and the PID namespaces are equal.
+ */
+bool damon_perf_owner_same(const struct damon_perf_owner *a,
+			   const struct damon_perf_owner *b)
+{
+	return a->cred && b->cred && uid_eq(a->cred->euid, b->cred->euid) &&
+	       a->pidns == b->pidns;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_owner_same);
+
+/**
+ * damon_perf_owner_is_current() - Whether the calling task is @o.
+ * @o:		an owner, may be empty (never the caller).
+ *
+ * Context: process context.
+ * Return: true when the caller's euid and active PID namespace are @o's.
+ */
+bool damon_perf_owner_is_current(const struct damon_perf_owner *o)
+{
+	return o->cred && uid_eq(o->cred->euid, current_euid()) &&
+	       o->pidns == task_active_pid_ns(current);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_owner_is_current);
+
+/**
  * damon_perf_ctx_new() - Create a context.
  * @name:	unique, printable, non-empty name shorter than
  *		DAMON_PERF_NAME_LEN.
@@ -275,7 +336,7 @@ bool damon_perf_any_running(void)
  * @extack:	receives the reason of a rejection, may be NULL.
  *
  * The context starts CONFIGURED with default attributes, no target, no
- * probe and no filter.
+ * probe and no filter, owned by the calling task's euid and PID namespace.
  *
  * Context: process context, damon_perf_lock held.
  * Return: the context, or an ERR_PTR: -EINVAL (bad name or ops), -EEXIST
@@ -312,6 +373,7 @@ struct damon_perf_ctx *damon_perf_ctx_new(const char *name, u32 ops,
 			next_ctx_id = 1;
 	} while (!ctx->id || damon_perf_ctx_find(ctx->id));
 	strscpy(ctx->name, name, sizeof(ctx->name));
+	damon_perf_owner_get_current(&ctx->owner);
 	ctx->ops = ops;
 	ctx->state = DAMON_PERF_CTX_STATE_CONFIGURED;
 	damon_perf_attrs_default(&ctx->attrs);
@@ -370,6 +432,7 @@ int damon_perf_ctx_destroy(struct damon_perf_ctx *ctx,
 	damon_perf_snapshot_put(ctx->snap);
 	list_del(&ctx->list);
 	nr_ctxs--;
+	damon_perf_owner_put(&ctx->owner);
 	kfree(ctx);
 	return 0;
 }
@@ -499,17 +562,24 @@ static int may_add_target(struct damon_perf_ctx *ctx, u32 ops,
 /**
  * damon_perf_target_add_pid() - Monitor a process.
  * @ctx:	a stopped vaddr context.
- * @pid:	a process id, or the id of any of its threads: the target is
- *		its thread group.
+ * @pid:	a process id of the caller's PID namespace, or the id of any
+ *		of its threads: the target is its thread group.
+ * @any_process: the caller has CAP_SYS_ADMIN: no ptrace check.
  * @extack:	receives the reason of a rejection, may be NULL.
  *
- * Context: process context, damon_perf_lock held.
- * Return: the target id (> 0), -ESRCH (no such process), -EINVAL (kernel
- * thread, bad pid or ops), -EEXIST (already a target), -EBUSY (running),
- * -ENOSPC (too many targets), -ENOMEM.
+ * Unless @any_process, the caller must be allowed to read the process as
+ * ptrace_may_access(PTRACE_MODE_READ_REALCREDS) allows it, which is what
+ * perf_event_open() asks of a task event without CAP_PERFMON: a context's
+ * regions show the layout of the address space.
+ *
+ * Context: process context of the requesting task, damon_perf_lock held.
+ * Return: the target id (> 0), -ESRCH (no such process), -EACCES (no
+ * ptrace read access), -EINVAL (kernel thread, bad pid or ops), -EEXIST
+ * (already a target), -EBUSY (running), -ENOSPC (too many targets),
+ * -ENOMEM.
  */
 int damon_perf_target_add_pid(struct damon_perf_ctx *ctx, pid_t pid,
-			      struct netlink_ext_ack *extack)
+			      bool any_process, struct netlink_ext_ack *extack)
 {
 	struct damon_perf_target *t, *pos;
 	struct task_struct *task;
@@ -526,16 +596,29 @@ int damon_perf_target_add_pid(struct damon_perf_ctx *ctx, pid_t pid,
 	}
 	rcu_read_lock();
 	task = pid_task(find_vpid(pid), PIDTYPE_PID);
-	if (task && !(task->flags & PF_KTHREAD))
-		tgid = get_task_pid(task, PIDTYPE_TGID);
+	if (task)
+		get_task_struct(task);
 	rcu_read_unlock();
 	if (!task) {
 		NL_SET_ERR_MSG(extack, "no process with this pid");
 		return -ESRCH;
 	}
-	if (!tgid) {
+	if (task->flags & PF_KTHREAD) {
+		put_task_struct(task);
 		NL_SET_ERR_MSG(extack, "kernel threads have no address space");
 		return -EINVAL;
+	}
+	if (!any_process && !damon_perf_compat_ptrace_may_read(task)) {
+		put_task_struct(task);
+		NL_SET_ERR_MSG(extack,
+			       "no ptrace read access to this process (as perf_event_open() would need)");
+		return -EACCES;
+	}
+	tgid = get_task_pid(task, PIDTYPE_TGID);
+	put_task_struct(task);
+	if (!tgid) {
+		NL_SET_ERR_MSG(extack, "process has exited");
+		return -ESRCH;
 	}
 	damon_perf_for_each_target(pos, ctx) {
 		if (pos->pid_ref == tgid) {

@@ -21,6 +21,11 @@ int damon_perf_ctx_destroy(struct damon_perf_ctx *ctx,
 struct damon_perf_ctx *damon_perf_ctx_find(u32 id);
 struct damon_perf_ctx *damon_perf_ctx_find_name(const char *name);
 struct damon_perf_ctx *damon_perf_ctx_next(u32 after_id);
+void damon_perf_owner_get_current(struct damon_perf_owner *o);
+void damon_perf_owner_put(struct damon_perf_owner *o);
+bool damon_perf_owner_same(const struct damon_perf_owner *a,
+			   const struct damon_perf_owner *b);
+bool damon_perf_owner_is_current(const struct damon_perf_owner *o);
 void damon_perf_attrs_default(struct damon_perf_attrs *attrs);
 int damon_perf_ctx_set_attrs(struct damon_perf_ctx *ctx,
 			     const struct damon_perf_attrs *attrs,
@@ -28,7 +33,7 @@ int damon_perf_ctx_set_attrs(struct damon_perf_ctx *ctx,
 pid_t damon_perf_tid_vnr(pid_t tid);
 struct damon_perf_target *damon_perf_target_new(u32 id);
 int damon_perf_target_add_pid(struct damon_perf_ctx *ctx, pid_t pid,
-			      struct netlink_ext_ack *extack);
+			      bool any_process, struct netlink_ext_ack *extack);
 int damon_perf_target_add_range(struct damon_perf_ctx *ctx,
 				unsigned long start, unsigned long end,
 				struct netlink_ext_ack *extack);

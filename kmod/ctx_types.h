@@ -306,11 +306,31 @@ struct damon_perf_probe {
 	u64 refused[2];
 };
 
+struct cred;
+struct pid_namespace;
+
+/**
+ * struct damon_perf_owner - Who a context belongs to, or who asks.
+ * @cred:	credentials, a reference (get_current_cred()); the effective
+ *		uid is what is compared.
+ * @pidns:	active PID namespace, a reference (get_pid_ns()); the pids a
+ *		context's targets were named by are of this namespace.
+ *
+ * Two are the same owner when both the euid and the PID namespace are
+ * (damon_perf_owner_same()): a user in a container does not own what the
+ * same uid created on the host or in another container.
+ */
+struct damon_perf_owner {
+	const struct cred *cred;
+	struct pid_namespace *pidns;
+};
+
 /**
  * struct damon_perf_ctx - A monitoring context: what to sample, where, and
  * the results.
  * @id:			stable id, from 1; immutable.
  * @name:		unique name; immutable.
+ * @owner:		the creator's euid and PID namespace; immutable.
  * @ops:		uapi DAMON_PERF_OPS_VADDR or DAMON_PERF_OPS_PADDR.
  * @state:		uapi DAMON_PERF_CTX_STATE_*; damon_perf_lock.
  * @attrs:		the attributes in effect. Written under damon_perf_lock
@@ -381,6 +401,7 @@ struct damon_perf_probe {
 struct damon_perf_ctx {
 	u32 id;
 	char name[DAMON_PERF_NAME_LEN];
+	struct damon_perf_owner owner;	/* the creator; immutable */
 	u32 ops;			/* uapi DAMON_PERF_OPS_VADDR/PADDR */
 	u32 state;			/* uapi DAMON_PERF_CTX_STATE_* */
 

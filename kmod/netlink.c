@@ -8,8 +8,11 @@
  * message builders all three use in netlink_msg.c.
  *
  * Every command needs CAP_SYS_ADMIN or CAP_PERFMON (checked in pre_doit for
- * doit handlers and on the first call of every dump). Every handler holds
- * damon_perf_lock while it touches a context.
+ * doit handlers and on the first call of every dump). Without
+ * CAP_SYS_ADMIN a sender reaches only the contexts it owns (the lookup
+ * refuses another's with -EACCES) and targets only processes it may read
+ * as ptrace would let it. Every handler holds damon_perf_lock while it
+ * touches a context.
  */
 #include <linux/cpumask.h>
 #include <linux/netlink.h>
@@ -35,10 +38,10 @@
 /* ---- helpers ---- */
 
 /* damon_perf_nl_lookup() (netlink_msg.c) under the doits' short name */
-static struct damon_perf_ctx *lookup(struct nlattr **attrs,
-				     struct netlink_ext_ack *extack)
+static struct damon_perf_ctx *lookup(struct sk_buff *skb,
+				     struct genl_info *info)
 {
-	return damon_perf_nl_lookup(attrs, extack);
+	return damon_perf_nl_lookup(skb, info->attrs, info->extack);
 }
 
 /*
@@ -123,7 +126,7 @@ int damon_perf_nl_ctx_new_doit(struct sk_buff *skb, struct genl_info *info)
  */
 int damon_perf_nl_ctx_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+	struct damon_perf_ctx *ctx = lookup(skb, info);
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
@@ -140,7 +143,7 @@ int damon_perf_nl_ctx_del_doit(struct sk_buff *skb, struct genl_info *info)
  */
 int damon_perf_nl_ctx_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+	struct damon_perf_ctx *ctx = lookup(skb, info);
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
@@ -162,7 +165,7 @@ int damon_perf_nl_set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
 	struct damon_perf_attrs a;
 	int ret;
 
-	ctx = lookup(info->attrs, info->extack);
+	ctx = lookup(skb, info);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_ATTRS)) {
@@ -234,7 +237,7 @@ int damon_perf_nl_target_add_doit(struct sk_buff *skb, struct genl_info *info)
 	pid_t pid;
 	int ret;
 
-	ctx = lookup(info->attrs, info->extack);
+	ctx = lookup(skb, info);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_TARGET)) {
@@ -254,7 +257,9 @@ int damon_perf_nl_target_add_doit(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 		pid = nla_get_u32(tb[DAMON_PERF_TARGET_A_PID]);
-		ret = damon_perf_target_add_pid(ctx, pid, info->extack);
+		ret = damon_perf_target_add_pid(ctx, pid,
+						damon_perf_nl_admin(skb),
+						info->extack);
 		/* the new target's id is no error code for the ack */
 		return ret < 0 ? ret : 0;
 	}
@@ -285,7 +290,7 @@ int damon_perf_nl_target_add_doit(struct sk_buff *skb, struct genl_info *info)
  */
 int damon_perf_nl_target_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+	struct damon_perf_ctx *ctx = lookup(skb, info);
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
@@ -345,7 +350,7 @@ int damon_perf_nl_probe_add_doit(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret, idx;
 
-	ctx = lookup(info->attrs, info->extack);
+	ctx = lookup(skb, info);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_PROBE)) {
@@ -410,7 +415,7 @@ undo:
  */
 int damon_perf_nl_probe_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+	struct damon_perf_ctx *ctx = lookup(skb, info);
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
@@ -503,7 +508,7 @@ int damon_perf_nl_set_filters_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *attr;
 	int rem, ret;
 
-	ctx = lookup(info->attrs, info->extack);
+	ctx = lookup(skb, info);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_FILTERS)) {
@@ -542,7 +547,7 @@ out:
  */
 int damon_perf_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+	struct damon_perf_ctx *ctx = lookup(skb, info);
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
@@ -563,7 +568,7 @@ int damon_perf_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
  */
 int damon_perf_nl_stop_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct damon_perf_ctx *ctx = lookup(info->attrs, info->extack);
+	struct damon_perf_ctx *ctx = lookup(skb, info);
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
@@ -590,7 +595,7 @@ int damon_perf_nl_aux_attach_doit(struct sk_buff *skb, struct genl_info *info)
 	struct damon_perf_ctx *ctx;
 	int ret, i;
 
-	ctx = lookup(info->attrs, info->extack);
+	ctx = lookup(skb, info);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_AUX)) {
@@ -657,7 +662,7 @@ int damon_perf_nl_lru_prio_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "lru_prio needs CAP_SYS_ADMIN");
 		return -EPERM;
 	}
-	ctx = lookup(info->attrs, info->extack);
+	ctx = lookup(skb, info);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	if (GENL_REQ_ATTR_CHECK(info, DAMON_PERF_A_LRU)) {

@@ -5,8 +5,9 @@
  * its regions need) and STATS_GET (the observe counters, per CPU and in
  * total). The messages are built by netlink_msg.c.
  *
- * A dump checks the sender's capabilities on its first call only: the
- * later calls run on behalf of the same socket.
+ * A dump checks the sender's capabilities, and which contexts it may see,
+ * on its first call only: the later calls run on behalf of the same
+ * socket.
  */
 #include <linux/cpumask.h>
 #include <linux/netlink.h>
@@ -21,10 +22,17 @@
 #include "stats.h"
 
 /**
- * damon_perf_nl_ctx_get_dumpit() - CTX_GET dump: every context.
+ * damon_perf_nl_ctx_get_dumpit() - CTX_GET dump: every context the sender
+ * may see.
  * @skb:	the message to fill.
  * @cb:	the dump state; cb->args[0]: id of the last context sent,
- *		[1]: permission checked.
+ *		[1]: permission checked, [2]: the sender has CAP_SYS_ADMIN,
+ *		[3]: its credentials and [4]: its PID namespace (references,
+ *		dropped by damon_perf_nl_ctx_get_done()).
+ *
+ * A sender without CAP_SYS_ADMIN gets only the contexts it owns, as the
+ * sender of the first call was: the later calls may run in whichever task
+ * reads the socket.
  *
  * Context: process context; takes damon_perf_lock.
  * Return: the message length, 0 at the end, or a negative errno.
@@ -32,6 +40,7 @@
 int damon_perf_nl_ctx_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
+	struct damon_perf_owner who;
 	struct damon_perf_ctx *ctx;
 	int ret = 0;
 	void *hdr;
@@ -41,9 +50,21 @@ int damon_perf_nl_ctx_get_dumpit(struct sk_buff *skb,
 		if (ret)
 			return ret;
 		cb->args[1] = 1;
+		cb->args[2] = damon_perf_nl_admin(cb->skb);
+		if (!cb->args[2]) {
+			damon_perf_owner_get_current(&who);
+			cb->args[3] = (long)who.cred;
+			cb->args[4] = (long)who.pidns;
+		}
 	}
+	who.cred = (const struct cred *)cb->args[3];
+	who.pidns = (struct pid_namespace *)cb->args[4];
 	mutex_lock(&damon_perf_lock);
 	while ((ctx = damon_perf_ctx_next(cb->args[0]))) {
+		if (!cb->args[2] && !damon_perf_owner_same(&ctx->owner, &who)) {
+			cb->args[0] = ctx->id;
+			continue;
+		}
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &damon_perf_family,
 				  NLM_F_MULTI, DAMON_PERF_CMD_CTX_GET);
@@ -61,6 +82,27 @@ int damon_perf_nl_ctx_get_dumpit(struct sk_buff *skb,
 	}
 	mutex_unlock(&damon_perf_lock);
 	return ret ? ret : skb->len;
+}
+
+/**
+ * damon_perf_nl_ctx_get_done() - End of a CTX_GET dump.
+ * @cb:	the dump state; drops the sender's references in cb->args[3]
+ *		and [4].
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int damon_perf_nl_ctx_get_done(struct netlink_callback *cb)
+{
+	struct damon_perf_owner who = {
+		.cred = (const struct cred *)cb->args[3],
+		.pidns = (struct pid_namespace *)cb->args[4],
+	};
+
+	damon_perf_owner_put(&who);
+	cb->args[3] = 0;
+	cb->args[4] = 0;
+	return 0;
 }
 
 /* The targets of context @id as they are now (snapshot dump header). */
@@ -107,7 +149,8 @@ int damon_perf_nl_snapshot_get_dumpit(struct sk_buff *skb,
 		if (ret)
 			return ret;
 		mutex_lock(&damon_perf_lock);
-		ctx = damon_perf_nl_lookup(damon_perf_dumpit_attrs(cb),
+		ctx = damon_perf_nl_lookup(cb->skb,
+					   damon_perf_dumpit_attrs(cb),
 					   cb->extack);
 		if (IS_ERR(ctx)) {
 			mutex_unlock(&damon_perf_lock);

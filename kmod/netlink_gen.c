@@ -263,6 +263,7 @@ const struct genl_split_ops damon_perf_nl_ops[18] = {
 	{
 		.cmd		= DAMON_PERF_CMD_CTX_GET,
 		.dumpit		= damon_perf_nl_ctx_get_dumpit,
+		.done		= damon_perf_nl_ctx_get_done,
 		.policy		= damon_perf_ctx_get_dump_nl_policy,
 		.maxattr	= DAMON_PERF_A_CTX_NAME,
 		.flags		= GENL_CMD_CAP_DUMP,

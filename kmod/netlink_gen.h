@@ -28,6 +28,7 @@ int damon_perf_nl_pre_doit(const struct genl_split_ops *ops,
 void
 damon_perf_nl_post_doit(const struct genl_split_ops *ops, struct sk_buff *skb,
 			struct genl_info *info);
+int damon_perf_nl_ctx_get_done(struct netlink_callback *cb);
 int damon_perf_nl_snapshot_done(struct netlink_callback *cb);
 
 int damon_perf_nl_ctx_new_doit(struct sk_buff *skb, struct genl_info *info);

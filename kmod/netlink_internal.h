@@ -35,7 +35,9 @@ extern struct genl_family damon_perf_family;
 /* netlink_msg.c: requests and message builders */
 int damon_perf_nl_check_perm(struct sk_buff *skb,
 			     struct netlink_ext_ack *extack);
-struct damon_perf_ctx *damon_perf_nl_lookup(struct nlattr **attrs,
+bool damon_perf_nl_admin(struct sk_buff *skb);
+struct damon_perf_ctx *damon_perf_nl_lookup(struct sk_buff *skb,
+					    struct nlattr **attrs,
 					    struct netlink_ext_ack *extack);
 void damon_perf_nl_current_attrs(struct damon_perf_ctx *ctx,
 				 struct damon_perf_attrs *a);

@@ -43,14 +43,34 @@ int damon_perf_nl_check_perm(struct sk_buff *skb,
 }
 
 /**
+ * damon_perf_nl_admin() - Whether the sender may see and change every
+ * context.
+ * @skb:	the request.
+ *
+ * Context: process context of the sender.
+ * Return: true when the sender has CAP_SYS_ADMIN (init user namespace).
+ */
+bool damon_perf_nl_admin(struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+/**
  * damon_perf_nl_lookup() - Find the context a request names.
- * @attrs:	the request's attributes (CTX_ID and/or CTX_NAME).
+ * @skb:	the request.
+ * @attrs:	its attributes (CTX_ID and/or CTX_NAME).
  * @extack:	where the error message goes.
  *
- * Context: damon_perf_lock held.
+ * A sender without CAP_SYS_ADMIN may only name a context it owns: one
+ * created by its euid in its PID namespace (damon_perf_owner_is_current());
+ * another's gets -EACCES. Names are global, so a name being taken is no
+ * secret (CTX_NEW says -EEXIST), and neither is this refusal.
+ *
+ * Context: process context of the sender, damon_perf_lock held.
  * Return: the context, or an ERR_PTR() with the reason in @extack.
  */
-struct damon_perf_ctx *damon_perf_nl_lookup(struct nlattr **attrs,
+struct damon_perf_ctx *damon_perf_nl_lookup(struct sk_buff *skb,
+					    struct nlattr **attrs,
 					    struct netlink_ext_ack *extack)
 {
 	struct nlattr *id_attr = attrs[DAMON_PERF_A_CTX_ID];
@@ -70,6 +90,12 @@ struct damon_perf_ctx *damon_perf_nl_lookup(struct nlattr **attrs,
 		NL_SET_ERR_MSG_ATTR(extack, id_attr ? id_attr : name_attr,
 				    "no such context");
 		return ERR_PTR(-ENOENT);
+	}
+	if (!damon_perf_owner_is_current(&ctx->owner) &&
+	    !damon_perf_nl_admin(skb)) {
+		NL_SET_ERR_MSG_ATTR(extack, id_attr ? id_attr : name_attr,
+				    "context belongs to another user or PID namespace (CAP_SYS_ADMIN reaches every context)");
+		return ERR_PTR(-EACCES);
 	}
 	if (id_attr && name_attr && strcmp(ctx->name, nla_data(name_attr))) {
 		NL_SET_ERR_MSG_ATTR(extack, name_attr,

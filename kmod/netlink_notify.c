@@ -6,9 +6,12 @@
  * Notifications reach two kinds of listeners:
  *  - sockets that sent MONITOR_SUBSCRIBE (a privileged command): the
  *    message is queued on the subscribing socket itself, never sent to its
- *    port id. A subscription holds a reference on the socket and ends with
- *    MONITOR_UNSUBSCRIBE, when the socket is released (NETLINK_URELEASE
- *    notifier), or when delivery finds the socket dead.
+ *    port id. A subscriber without CAP_SYS_ADMIN gets only the
+ *    aggregations of the contexts it owns (its euid, its PID namespace),
+ *    as CTX_GET shows it only those. A subscription holds a reference
+ *    on the socket and ends with MONITOR_UNSUBSCRIBE, when the socket is
+ *    released (NETLINK_URELEASE notifier), or when delivery finds the
+ *    socket dead.
  *  - the "monitor" multicast group, only where the kernel checks
  *    CAP_SYS_ADMIN when a socket joins it (GENL_MCAST_CAP_SYS_ADMIN). On
  *    kernels without that flag any user may join a generic netlink group,
@@ -33,6 +36,8 @@
 struct subscriber {
 	u32 portid;
 	struct sock *sk;	/* reference held while subscribed */
+	bool all;		/* CAP_SYS_ADMIN: every context */
+	struct damon_perf_owner who;	/* else the contexts it owns */
 	struct list_head list;
 };
 
@@ -50,6 +55,7 @@ static void subscriber_free(struct subscriber *s)
 	list_del(&s->list);
 	nr_subscribers--;
 	sock_put(s->sk);
+	damon_perf_owner_put(&s->who);
 	kfree(s);
 }
 
@@ -57,13 +63,16 @@ static void subscriber_free(struct subscriber *s)
  * damon_perf_nl_subscribe() - Queue AGGREGATION notifications on @sk.
  * @sk:		the subscribing netlink socket (a reference is taken).
  * @portid:	its port id, for the release notifier.
+ * @all:	notify every context's aggregations (the subscriber has
+ *		CAP_SYS_ADMIN); else only those of the contexts the calling
+ *		task owns (damon_perf_owner_get_current()).
  * @extack:	the reason of a refusal.
  *
- * Context: process context, may sleep.
+ * Context: process context of the subscriber, may sleep.
  * Return: 0, -EALREADY (@sk is subscribed), -ENOSPC (64 subscribers) or
  * -ENOMEM.
  */
-int damon_perf_nl_subscribe(struct sock *sk, u32 portid,
+int damon_perf_nl_subscribe(struct sock *sk, u32 portid, bool all,
 			    struct netlink_ext_ack *extack)
 {
 	struct subscriber *s;
@@ -90,6 +99,9 @@ int damon_perf_nl_subscribe(struct sock *sk, u32 portid,
 	sock_hold(sk);
 	s->sk = sk;
 	s->portid = portid;
+	s->all = all;
+	if (!all)
+		damon_perf_owner_get_current(&s->who);
 	list_add_tail(&s->list, &subscribers);
 	nr_subscribers++;
 out:
@@ -116,7 +128,8 @@ int damon_perf_nl_monitor_subscribe_doit(struct sk_buff *skb,
 		NL_SET_ERR_MSG(info->extack, "no sending socket");
 		return -EINVAL;
 	}
-	return damon_perf_nl_subscribe(sk, info->snd_portid, info->extack);
+	return damon_perf_nl_subscribe(sk, info->snd_portid,
+				       damon_perf_nl_admin(skb), info->extack);
 }
 
 /**
@@ -149,6 +162,8 @@ int damon_perf_nl_monitor_unsubscribe_doit(struct sk_buff *skb,
 /**
  * damon_perf_nl_deliver() - Send one AGGREGATION message to every listener.
  * @msg:	the message; consumed.
+ * @owner:	the owner of the context it describes: subscribers without
+ *		CAP_SYS_ADMIN that are not it are skipped. NULL: none is.
  *
  * Each subscriber gets a clone queued on its own socket, the one it
  * subscribed from, with sock_queue_rcv_skb(): the receive-buffer limit and
@@ -164,7 +179,8 @@ int damon_perf_nl_monitor_unsubscribe_doit(struct sk_buff *skb,
  *
  * Context: process context, may sleep; takes subscribers_lock.
  */
-void damon_perf_nl_deliver(struct sk_buff *msg)
+void damon_perf_nl_deliver(struct sk_buff *msg,
+			   const struct damon_perf_owner *owner)
 {
 	struct subscriber *s, *next;
 	struct sk_buff *copy;
@@ -176,6 +192,8 @@ void damon_perf_nl_deliver(struct sk_buff *msg)
 			subscriber_free(s);
 			continue;
 		}
+		if (owner && !s->all && !damon_perf_owner_same(owner, &s->who))
+			continue;
 		copy = skb_clone(msg, GFP_KERNEL);
 		if (!copy)
 			break;
@@ -212,7 +230,7 @@ static bool has_listeners(void)
  * NLMSG_GOODSIZE, otherwise the summary and DAMON_PERF_A_TRUNCATED.
  * Nothing when nobody listens. Registered as a listener (listener.h) only
  * while the family is: process context (kdamond), may sleep; reads only
- * @ctx's immutable id and name.
+ * @ctx's immutable id, name and owner.
  */
 static void notify_aggregated(struct damon_perf_ctx *ctx,
 			      struct damon_perf_snapshot *snap)
@@ -244,7 +262,7 @@ static void notify_aggregated(struct damon_perf_ctx *ctx,
 		}
 	}
 	genlmsg_end(msg, hdr);
-	damon_perf_nl_deliver(msg);
+	damon_perf_nl_deliver(msg, &ctx->owner);
 	return;
 err:
 	nlmsg_free(msg);

@@ -8,13 +8,15 @@
 
 #include <linux/types.h>
 
+struct damon_perf_owner;
 struct netlink_ext_ack;
 struct sk_buff;
 struct sock;
 
-int damon_perf_nl_subscribe(struct sock *sk, u32 portid,
+int damon_perf_nl_subscribe(struct sock *sk, u32 portid, bool all,
 			    struct netlink_ext_ack *extack);
-void damon_perf_nl_deliver(struct sk_buff *msg);
+void damon_perf_nl_deliver(struct sk_buff *msg,
+			   const struct damon_perf_owner *owner);
 
 #if DAMON_PERF_KUNIT_HOOKS
 /*

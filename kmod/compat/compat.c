@@ -3,9 +3,17 @@
  * Out-of-line fallbacks for what older kernels lack (compat.h says which
  * and why). Empty on a kernel that has everything.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
+#include <linux/sched/coredump.h>
+#ifdef DAMON_PERF_HAVE_TASK_EXEC_STATE
+#include <linux/sched/exec_state.h>
+#endif
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 
 /**
  * damon_perf_get_pfnmap_pages() - References on the pages of a VM_PFNMAP
@@ -277,3 +285,79 @@ int damon_perf_compat_genl_ops(struct genl_family *family,
 	return 0;
 }
 #endif
+
+/**
+ * damon_perf_compat_ptrace_may_read() - ptrace_may_access(@task,
+ * PTRACE_MODE_READ_REALCREDS) for a module.
+ * @task:	the task whose address space the caller wants to monitor.
+ *
+ * perf_event_open() asks ptrace_may_access() before it follows a task, but
+ * no kernel exports it. This repeats __ptrace_may_access() for
+ * PTRACE_MODE_READ_REALCREDS (6.1 to 7.x alike) and the capability
+ * module's hook, cap_ptrace_access_check(): the caller's thread group;
+ * else a real uid and gid equal to each of the task's uid, euid, suid and
+ * gid, egid, sgid, or CAP_SYS_PTRACE in the task's user namespace; then a
+ * dumpable task, or CAP_SYS_PTRACE in the user namespace its dumpability
+ * is judged in (the mm's, or the task's exec_state's since 7.2); then
+ * permitted capabilities that include the task's (same user namespace), or
+ * CAP_SYS_PTRACE. The hooks of the other security modules
+ * (security_ptrace_access_check(): SELinux, AppArmor, Smack; Yama's applies
+ * to attaching only) are not exported either and are not consulted.
+ *
+ * Context: process context of the requesting task.
+ * Return: true when the caller may read @task as ptrace would let it.
+ */
+bool damon_perf_compat_ptrace_may_read(struct task_struct *task)
+{
+	const struct cred *cred, *tcred;
+#ifdef DAMON_PERF_HAVE_TASK_EXEC_STATE
+	struct task_exec_state *es;
+#else
+	struct mm_struct *mm;
+#endif
+	bool ok;
+
+	if (same_thread_group(task, current))
+		return true;
+	task_lock(task);
+	rcu_read_lock();
+	cred = current_cred();
+	tcred = __task_cred(task);
+	ok = (uid_eq(cred->uid, tcred->euid) &&
+	      uid_eq(cred->uid, tcred->suid) &&
+	      uid_eq(cred->uid, tcred->uid) &&
+	      gid_eq(cred->gid, tcred->egid) &&
+	      gid_eq(cred->gid, tcred->sgid) &&
+	      gid_eq(cred->gid, tcred->gid)) ||
+	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (ok) {
+		/* dumpability after the credentials: commit_creds() orders */
+		smp_rmb();
+#ifdef DAMON_PERF_HAVE_TASK_EXEC_STATE
+		rcu_read_lock();
+		es = rcu_dereference(task->exec_state);
+		if (es && es->dumpable != TASK_DUMPABLE_OWNER &&
+		    !ns_capable(es->user_ns, CAP_SYS_PTRACE))
+			ok = false;
+		rcu_read_unlock();
+#else
+		mm = task->mm;
+		if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
+		    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
+			ok = false;
+#endif
+	}
+	if (ok) {
+		rcu_read_lock();
+		cred = current_cred();
+		tcred = __task_cred(task);
+		ok = (cred->user_ns == tcred->user_ns &&
+		      cap_issubset(tcred->cap_permitted,
+				   cred->cap_permitted)) ||
+		     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+		rcu_read_unlock();
+	}
+	task_unlock(task);
+	return ok;
+}

@@ -259,6 +259,13 @@ int damon_perf_compat_allow_any(void);
 #endif
 
 /*
+ * ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS), which no kernel
+ * exports: the uid, dumpability and capability checks (compat.c).
+ */
+struct task_struct;
+bool damon_perf_compat_ptrace_may_read(struct task_struct *task);
+
+/*
  * Multicast groups whose joiners the kernel checks for CAP_SYS_ADMIN
  * (GENL_MCAST_CAP_SYS_ADMIN: 6.7). Without the flag any user may join a
  * generic netlink group, so nothing may be multicast: the group reports no

@@ -381,13 +381,16 @@ static void targets_should_be_validated(struct kunit *test)
 	t = list_first_entry(&p->targets, struct damon_perf_target, list);
 	KUNIT_EXPECT_EQ(test, t->start, BASE - 4 * PG);
 
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(p, 1, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(p, 1, true, NULL),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, range_add(v, BASE, BASE + PG), -EINVAL);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, INT_MAX, NULL),
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, INT_MAX, true, NULL),
 			-ESRCH);
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, 0, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, 0, true, NULL),
+			-EINVAL);
 	/* this test runs in a kernel thread: no address space */
-	KUNIT_EXPECT_EQ(test, damon_perf_target_add_pid(v, current->pid, NULL),
+	KUNIT_EXPECT_EQ(test,
+			damon_perf_target_add_pid(v, current->pid, true, NULL),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, damon_perf_ctx_start(v, NULL), -EINVAL);
 

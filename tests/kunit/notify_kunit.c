@@ -136,13 +136,13 @@ static void deliver_should_not_reach_a_new_port_owner(struct kunit *test)
 	nt.sub = port_sock(PORT, &err);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_EQ(test, netlink_register_notifier(&release_nb), 0);
-	err = damon_perf_nl_subscribe(nt.sub->sk, PORT, NULL);
+	err = damon_perf_nl_subscribe(nt.sub->sk, PORT, true, NULL);
 	KUNIT_ASSERT_EQ(test, err, 0);
 
 	/* open: the subscriber gets each message */
 	msg = aggregation();
 	KUNIT_ASSERT_NOT_NULL(test, msg);
-	damon_perf_nl_deliver(msg);
+	damon_perf_nl_deliver(msg, NULL);
 	KUNIT_EXPECT_EQ(test, drain(nt.sub), 1);
 
 	/* closed mid-delivery, its port id bound by another socket */
@@ -150,7 +150,7 @@ static void deliver_should_not_reach_a_new_port_owner(struct kunit *test)
 	WRITE_ONCE(damon_perf_nl_deliver_hook, close_and_steal);
 	msg = aggregation();
 	KUNIT_ASSERT_NOT_NULL(test, msg);
-	damon_perf_nl_deliver(msg);
+	damon_perf_nl_deliver(msg, NULL);
 	WRITE_ONCE(damon_perf_nl_deliver_hook, NULL);
 	wait_for_completion(&nt.closed);
 	netlink_unregister_notifier(&release_nb);
@@ -162,7 +162,7 @@ static void deliver_should_not_reach_a_new_port_owner(struct kunit *test)
 	/* and none afterwards: the subscription ended with the socket */
 	msg = aggregation();
 	if (msg)
-		damon_perf_nl_deliver(msg);
+		damon_perf_nl_deliver(msg, NULL);
 	KUNIT_EXPECT_EQ(test, drain(nt.thief), 0);
 	sock_release(nt.thief);
 }

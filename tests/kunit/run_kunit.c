@@ -163,7 +163,8 @@ static void vaddr_ctx_should_stop_when_its_process_exits(struct kunit *test)
 		kunit_skip(test, "cannot run /bin/sleep");
 	mutex_lock(&damon_perf_lock);
 	test_ctx_set_fast(test, ctx, 10000, 50000);
-	ASSERT_LOCKED(test, damon_perf_target_add_pid(ctx, pid, NULL) > 0);
+	ASSERT_LOCKED(test,
+		      damon_perf_target_add_pid(ctx, pid, true, NULL) > 0);
 	ASSERT_LOCKED(test, damon_perf_ctx_start(ctx, NULL) == 0);
 	t = list_first_entry(&ctx->targets, struct damon_perf_target, list);
 	KUNIT_EXPECT_EQ(test, t->pid, pid);
@@ -275,7 +276,7 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	test_ctx_set_fast(test, ctx, 2000, 40000);
-	id = damon_perf_target_add_pid(ctx, pid, NULL);
+	id = damon_perf_target_add_pid(ctx, pid, true, NULL);
 	mutex_unlock(&damon_perf_lock);
 	if (id <= 0 || test_ctx_start(ctx)) {
 		kill_spawned(pid);
@@ -339,7 +340,7 @@ static void vaddr_run_should_credit_real_page_fault_samples(struct kunit *test)
 
 	mutex_lock(&damon_perf_lock);
 	test_ctx_set_fast(test, ctx, 10000, 100000);
-	id = damon_perf_target_add_pid(ctx, pid, NULL);
+	id = damon_perf_target_add_pid(ctx, pid, true, NULL);
 	ASSERT_LOCKED(test, id > 0);
 	ASSERT_LOCKED(test, damon_perf_probe_add(ctx, &pa, NULL) == 1);
 	mutex_unlock(&damon_perf_lock);

@@ -15,9 +15,11 @@
 # at 2.
 # The debugfs files are root-only by their own modes (checked with debugfs
 # mounted world-searchable), for the CAP_PERFMON user too.
-# The contexts monitor a sleeping process: who may do what does not depend
-# on what the target does, and a busy one (the workload) made every step
-# five times slower on the arm64 VM (TCG), 155 s instead of 31 s.
+# The contexts monitor a sleeping process, root's for root and uid 65534's
+# for the CAP_PERFMON user (who may target only what it may ptrace,
+# ctl_owner.sh): who may do what does not depend on what the target does,
+# and a busy one (the workload) made every step five times slower on the
+# arm64 VM (TCG), 155 s instead of 31 s.
 . /tests/lib.sh
 
 # perm "desc" EPERM cmd...: one test of cmd's exit and output: EPERM 1
@@ -120,10 +122,12 @@ allowed() {
 }
 check "capexec: uid 65534 with CAP_PERFMON only" sh -c \
 	'capexec 65534 perfmon cat /proc/self/status | grep -q "^CapEff:.*0000004000000000$"'
+capexec 65534 none sleep 600 &
+PM_SLEEPER=$!
 PARANOID=/proc/sys/kernel/perf_event_paranoid
 saved_paranoid=$(cat $PARANOID)
 echo 3 > $PARANOID
-_out=$(pm damonctl start -n pm3 -p "$SLEEPER" 2>&1)
+_out=$(pm damonctl start -n pm3 -p "$PM_SLEEPER" 2>&1)
 _rc=$?
 diag "$_out"
 if [ $_rc -eq 1 ] && echo "$_out" | grep -q '(EACCES)'; then
@@ -136,7 +140,7 @@ check "perf_event_paranoid 3: the refused start left nothing running" sh -c \
 damonctl stop pm3 > /dev/null 2>&1
 echo 2 > $PARANOID
 check "CAP_PERFMON: status" pm damonctl status
-check "CAP_PERFMON: start" pm damonctl start -n pm -p "$SLEEPER" \
+check "CAP_PERFMON: start" pm damonctl start -n pm -p "$PM_SLEEPER" \
 	--sample-us 5000 --aggr-us 100000 --update-us 500000
 PM=$(damonctl status --json | tr -d ' \n' |
 	sed -n 's/.*"id":\([0-9]*\),"name":"pm".*/\1/p')
@@ -172,5 +176,7 @@ requests allowed "CAP_PERFMON: " "${PM:-0}" - STOP CTX_DEL
 echo "$saved_paranoid" > $PARANOID
 
 stop_sleeper
+kill "$PM_SLEEPER" 2>/dev/null
+wait "$PM_SLEEPER" 2>/dev/null
 unload_module damon_perf
 finish

@@ -283,12 +283,15 @@ aggregations_of() {
 # WORKLOAD_PID, WORKLOAD_HOT_START, WORKLOAD_HOT_END (hex) once it printed
 # its line. Output in /tmp/workload.out. THP is set to WORKLOAD_THP
 # (default never: 4 KiB pages even where madvise(MADV_NOHUGEPAGE) does not
-# exist; always, as Debian runs it, for the tiering tests).
+# exist; always, as Debian runs it, for the tiering tests). WORKLOAD_UID
+# runs it as that uid without capabilities (capexec), root's by default.
 start_workload() {
 	_thp=/sys/kernel/mm/transparent_hugepage/enabled
 	[ -w $_thp ] && echo "${WORKLOAD_THP:-never}" > $_thp
 	rm -f /tmp/workload.out
-	/bin/workload "$@" > /tmp/workload.out 2>&1 &
+	# shellcheck disable=SC2086 # empty, or the capexec words
+	${WORKLOAD_UID:+capexec $WORKLOAD_UID none} /bin/workload "$@" \
+		> /tmp/workload.out 2>&1 &
 	WORKLOAD_PID=$!
 	_i=0
 	while ! grep -q '^WORKLOAD pid=' /tmp/workload.out 2>/dev/null; do
