@@ -77,6 +77,13 @@ static int all_consumed(void **ups, int ncpu, unsigned long long want)
 	return 1;
 }
 
+/* --wraps (@want bytes, 0: none) or --moved not yet met on every CPU */
+static int more(void **ups, int ncpu, unsigned long long want, int moved)
+{
+	return (want && !all_consumed(ups, ncpu, want)) ||
+	       (moved && !all_consumed(ups, ncpu, 1));
+}
+
 static int attach_pid(int cpu, int fd, void *up, void *aux, size_t size,
 		      int pid)
 {
@@ -537,10 +544,7 @@ int main(int argc, char **argv)
 		ioctl(fds[cpu], PERF_EVENT_IOC_ENABLE, 0);
 
 	want = (unsigned long long)wraps * aux_size;
-	for (i = 0; i < secs * 10 ||
-		    (wraps && !all_consumed(ups, ncpu, want)) ||
-		    (moved && !all_consumed(ups, ncpu, 1));
-	     i++) {
+	for (i = 0; i < secs * 10 || more(ups, ncpu, want, moved); i++) {
 		if (i >= WRAPS_MAX_S * 10) {
 			printf("wraps_timeout=1\n");
 			break;
