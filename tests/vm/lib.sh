@@ -743,3 +743,14 @@ start_target() {
 	sleep 3600 &
 	WORKLOAD_PID=$!
 }
+
+# ring_bytes ENTRIES: the report rings of one context of ENTRIES per CPU,
+# in bytes, over every possible CPU (kmod/ring.c: a 56-byte entry and a
+# 192-byte ring structure a CPU; /sys/devices/system/cpu/possible is a
+# list of ranges, e.g. 0-1 or 0,2-3).
+ring_bytes() {
+	awk -F, -v n="$1" '{ for (i = 1; i <= NF; i++) { k = split($i, r, "-");
+		c += k == 2 ? r[2] - r[1] + 1 : 1 } }
+		END { printf "%.0f\n", c * (n * 56 + 192) }' \
+		/sys/devices/system/cpu/possible
+}

@@ -21,13 +21,9 @@ need_damonctl "max_ring_kb"
 load_module damon_perf || finish
 echo "damon_perf: ring_cap begins" > /dev/kmsg
 
-# possible CPUs: a list of ranges, e.g. 0-1 or 0,2-3
-ncpu=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-");
-	c += n == 2 ? r[2] - r[1] + 1 : 1 } } END { print c }' \
-	/sys/devices/system/cpu/possible)
-bytes=$((ncpu * (SIZE * 56 + 192)))
+bytes=$(ring_bytes $SIZE)
 kb=$(((bytes + 1023) / 1024))
-diag "$ncpu possible CPUs: rings of $SIZE entries take $bytes bytes ($kb KiB)"
+diag "rings of $SIZE entries on $(cat /sys/devices/system/cpu/possible) take $bytes bytes ($kb KiB)"
 
 has "max_ring_kb defaults to 256 MiB" '^262144$' cat $P
 no_ctx() { ! ls -d $D/ctx* > /dev/null 2>&1; }

@@ -28,12 +28,10 @@ check "cgroup created" mkdir -p $G
 load_module damon_perf || finish
 echo "damon_perf: ring_memcg begins" > /dev/kmsg
 
-ncpu=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-");
-	c += n == 2 ? r[2] - r[1] + 1 : 1 } } END { print c }' \
-	/sys/devices/system/cpu/possible)
-bytes=$((ncpu * (SIZE * 56 + 192)))
+bytes=$(ring_bytes $SIZE)
+ncpu=$((bytes / (SIZE * 56 + 192)))
 kb=$(((bytes + 1023) / 1024))
-diag "$ncpu possible CPUs: rings of $SIZE entries take $bytes bytes ($kb KiB)"
+diag "rings of $SIZE entries on $(cat /sys/devices/system/cpu/possible) take $bytes bytes ($kb KiB)"
 MiB=1048576
 
 # in_cg CMD...: run CMD as a process of the cgroup
