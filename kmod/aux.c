@@ -4,11 +4,18 @@
  * mapped AUX buffers, per-CPU drain scheduling and teardown.
  *
  * Locking: backends_lock guards the registry; aux_lock guards the event
- * list and every event's buffers (add, drain, free). A drain holds
- * cpus_read_lock() from queueing the per-CPU works until they are flushed,
- * so a buffer's CPU cannot go away while its drain is pending; the work
- * is queued with queue_work_on() on a per-CPU workqueue and therefore runs
- * on the CPU that owns the buffer, the only producer its rings allow.
+ * list and every event's buffers (add, drain, free). A drain queues each
+ * buffer's work with queue_work_on() on a per-CPU workqueue, so it runs on
+ * the CPU that owns the buffer, and then waits for the works a bounded
+ * time (the event's @wait), holding aux_lock but not cpus_read_lock():
+ * a CPU whose kworker never runs (an RT task spinning there with RT
+ * throttling off) delays the kdamond's pass, STOP and a socket's release
+ * by that bound at most, and CPU hotplug not at all. A work that runs
+ * late, or on another CPU because its CPU went offline, finds the rings
+ * gone or not its own and leaves the data for the next drain. Each
+ * queued work holds a reference on its event, so a teardown never waits
+ * for a work that has started: it cancels the ones that have not and the
+ * last reference frees the buffers.
  */
 #include <linux/cpu.h>
 #include <linux/file.h>
@@ -32,6 +39,7 @@
 
 #include "aux.h"
 #include "ctx_types.h"
+#include "stats.h"
 
 static const struct damon_perf_backend_ops *
 	backends[DAMON_PERF_AUX_MAX_BACKENDS];
@@ -40,6 +48,13 @@ static DEFINE_MUTEX(backends_lock);
 static LIST_HEAD(aux_events);
 static DEFINE_MUTEX(aux_lock);
 static struct workqueue_struct *aux_wq;
+
+/*
+ * How long the kdamond waits for an attached event's drain works: far
+ * above a drain's run time (SPE_DRAIN_BUDGET bytes), far below what a
+ * netlink caller would take for a hang.
+ */
+#define AUX_DRAIN_WAIT_MS	1000
 
 /**
  * damon_perf_aux_register_backend() - Add a backend to the registry.
@@ -141,15 +156,50 @@ void damon_perf_aux_select(struct damon_perf_aux_event *event,
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_select);
 
+static void event_release(struct damon_perf_aux_event *event)
+{
+	int cpu;
+
+	for_each_cpu(cpu, &event->aux_cpumask) {
+		struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
+
+		if (event->ops->disarm)
+			event->ops->disarm(event, cpu);
+		event->ops->cleanup(event, cpu);
+		if (pc->file)
+			fput(pc->file);
+	}
+	if (event->sk)
+		sock_put(event->sk);
+	free_percpu(event->pcpu);
+	kfree(event);
+}
+
+static void event_put(struct damon_perf_aux_event *event)
+{
+	if (refcount_dec_and_test(&event->ref))
+		event_release(event);
+}
+
 static void drain_work(struct work_struct *work)
 {
 	struct damon_perf_aux_cpu *pc =
 		container_of(work, struct damon_perf_aux_cpu, work);
 	struct damon_perf_aux_event *event = pc->event;
 
-	pc->last = 0;
-	if (event->ops && event->rings)
-		pc->last = event->ops->drain(event, pc->cpu);
+	/*
+	 * On its own CPU only: the work of a CPU that went offline runs on
+	 * another one, and one that ran past the kdamond's wait finds no
+	 * rings; both leave the buffer for the next drain.
+	 */
+	if (event->ops && READ_ONCE(event->rings) &&
+	    raw_smp_processor_id() == pc->cpu)
+		atomic_add(event->ops->drain(event, pc->cpu), &event->accepted);
+	/* the drain's stores before the count its waiter reads */
+	atomic_dec_return_release(&pc->queued);
+	wake_up(&event->idle);
+	/* may free @work: the last use of it */
+	event_put(event);
 }
 
 /**
@@ -189,6 +239,9 @@ damon_perf_aux_event_new(struct damon_perf_ctx *ctx, u8 probe_idx, u32 portid,
 	event->portid = portid;
 	event->pid = pid;
 	INIT_LIST_HEAD(&event->list);
+	refcount_set(&event->ref, 1);
+	init_waitqueue_head(&event->idle);
+	event->wait = MAX_SCHEDULE_TIMEOUT;
 	return event;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_new);
@@ -242,33 +295,56 @@ int damon_perf_aux_event_add_cpu(struct damon_perf_aux_event *event, int cpu,
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_add_cpu);
 
 /**
- * damon_perf_aux_event_free() - Disarm, clean up and free an AUX event.
+ * damon_perf_aux_event_free() - Drop the owner's hold on an AUX event.
  * @event: the event, off the global list (or never on it).
  *
- * Context: process context, may sleep; no drain of @event may run.
+ * Cancels the drain works that have not started; the buffers are
+ * disarmed, cleaned up and freed now, or by the last drain work still
+ * running (a starved one) when it ends. Either way no report reaches the
+ * rings of the event's last drain after this returns: a work still
+ * running pushed nothing since the kdamond cleared the rings, or pushes
+ * nothing more after the grace period waited for here.
+ *
+ * Context: process context, may sleep; no drain of @event may be
+ * waiting (the kdamond's runs under aux_lock).
  */
 void damon_perf_aux_event_free(struct damon_perf_aux_event *event)
 {
+	bool running = false;
 	int cpu;
 
 	if (!event)
 		return;
-	for_each_cpu(cpu, &event->aux_cpumask) {
+	WRITE_ONCE(event->rings, NULL);
+	for_each_possible_cpu(cpu) {
 		struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
 
-		flush_work(&pc->work);
-		if (event->ops->disarm)
-			event->ops->disarm(event, cpu);
-		event->ops->cleanup(event, cpu);
-		if (pc->file)
-			fput(pc->file);
+		if (cancel_work(&pc->work)) {
+			atomic_dec(&pc->queued);
+			/* never the last: the owner holds one */
+			refcount_dec(&event->ref);
+		}
+		if (atomic_read(&pc->queued))
+			running = true;
 	}
-	if (event->sk)
-		sock_put(event->sk);
-	free_percpu(event->pcpu);
-	kfree(event);
+	/* a push that loaded the rings before they were cleared has ended */
+	if (running)
+		synchronize_rcu();
+	event_put(event);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_free);
+
+/* every work this drain queued (@mask) ran to its end */
+static bool works_done(struct damon_perf_aux_event *event,
+		       const struct cpumask *mask)
+{
+	int cpu;
+
+	for_each_cpu(cpu, mask)
+		if (atomic_read_acquire(&per_cpu_ptr(event->pcpu, cpu)->queued))
+			return false;
+	return true;
+}
 
 /**
  * damon_perf_aux_event_drain() - Drain every buffer of @event on its CPU.
@@ -276,35 +352,54 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_free);
  * @rings:	rings the reports go to.
  *
  * Queues the backend's drain on each online CPU of @event->aux_cpumask
- * and waits for all of them, with CPU hotplug held off throughout.
- * Buffers of offline CPUs keep their data until the CPU comes back.
+ * and waits for them, @event->wait at most. A CPU whose last drain has
+ * not run yet gets no second one (aux_drain_busy), and a drain still
+ * running at the end of the wait (aux_drain_late) pushes nothing more:
+ * the rings are cleared before this returns. Buffers of offline CPUs
+ * keep their data until the CPU comes back.
  *
  * Context: process context, may sleep; aux_lock held or @event private.
- * Return: the reports the rings accepted.
+ * Return: the reports the rings accepted since the last drain.
  */
 unsigned int damon_perf_aux_event_drain(struct damon_perf_aux_event *event,
 					struct damon_perf_rings *rings)
 {
-	unsigned int total = 0;
+	unsigned long busy = 0, late = 0;
+	cpumask_var_t mask;
 	int cpu;
 
 	if (!event->ops || cpumask_empty(&event->aux_cpumask))
 		return 0;
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return 0;
 	/* published to the works by queue_work_on()'s ordering */
-	event->rings = rings;
+	WRITE_ONCE(event->rings, rings);
+	/* (queued on online CPUs; the wait holds off no hotplug) */
 	cpus_read_lock();
-	for_each_cpu_and(cpu, &event->aux_cpumask, cpu_online_mask)
-		queue_work_on(cpu, aux_wq,
-			      &per_cpu_ptr(event->pcpu, cpu)->work);
 	for_each_cpu_and(cpu, &event->aux_cpumask, cpu_online_mask) {
 		struct damon_perf_aux_cpu *pc = per_cpu_ptr(event->pcpu, cpu);
 
-		flush_work(&pc->work);
-		total += pc->last;
+		refcount_inc(&event->ref);
+		atomic_inc(&pc->queued);
+		if (queue_work_on(cpu, aux_wq, &pc->work)) {
+			cpumask_set_cpu(cpu, mask);
+			continue;
+		}
+		/* still pending from an earlier drain: it holds its own */
+		atomic_dec(&pc->queued);
+		refcount_dec(&event->ref);
+		busy++;
 	}
 	cpus_read_unlock();
-	event->rings = NULL;
-	return total;
+	wait_event_timeout(event->idle, works_done(event, mask), event->wait);
+	for_each_cpu(cpu, mask)
+		if (atomic_read(&per_cpu_ptr(event->pcpu, cpu)->queued))
+			late++;
+	WRITE_ONCE(event->rings, NULL);
+	free_cpumask_var(mask);
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_drain_busy, busy);
+	damon_perf_observe_aux(DAMON_PERF_STAT_aux_drain_late, late);
+	return atomic_xchg(&event->accepted, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_drain);
 
@@ -321,16 +416,22 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_event_drain);
 bool damon_perf_aux_report(struct damon_perf_aux_event *event,
 			   struct damon_perf_report *report)
 {
-	bool ok;
+	struct damon_perf_rings *rings;
+	bool ok = false;
 
-	if (!event->rings)
-		return false;
 	report->src = DAMON_PERF_SRC_AUX;
 	report->probe_idx = event->probe_idx;
-	/* the ring's producer must not be preempted by another one */
+	/*
+	 * The ring's producer must not be preempted by another one; and a
+	 * push that loaded @event->rings ends before a grace period does
+	 * (damon_perf_aux_event_free()).
+	 */
 	preempt_disable();
-	report->cpu = smp_processor_id();
-	ok = damon_perf_report_access(event->rings, report);
+	rings = READ_ONCE(event->rings);
+	if (rings) {
+		report->cpu = smp_processor_id();
+		ok = damon_perf_report_access(rings, report);
+	}
 	preempt_enable();
 	return ok;
 }
@@ -630,6 +731,7 @@ int damon_perf_aux_attach(struct damon_perf_ctx *ctx,
 			goto err_unlock;
 		}
 		event_set_sock(event, req->sk);
+		event->wait = msecs_to_jiffies(AUX_DRAIN_WAIT_MS);
 		created = true;
 	}
 	ret = damon_perf_aux_event_add_cpu(event, req->cpu, &args);

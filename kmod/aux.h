@@ -20,7 +20,9 @@
 #include <linux/list.h>
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "ring.h"
@@ -84,7 +86,8 @@ struct damon_perf_backend_ops {
  * @file:	perf event file reference.
  * @priv:	backend state.
  * @cpu:	this CPU.
- * @last:	reports accepted by the last drain.
+ * @queued:	queueings of @work not yet run to their end (each holds a
+ *		reference on @event).
  * @records:	records decoded.
  * @reports:	reports accepted by the ring.
  * @refused:	drains stopped by a full ring (data kept for the next one).
@@ -100,7 +103,7 @@ struct damon_perf_aux_cpu {
 	struct file *file;
 	void *priv;
 	int cpu;
-	unsigned int last;
+	atomic_t queued;
 	u64 records;
 	u64 reports;
 	u64 refused;
@@ -117,7 +120,10 @@ struct damon_perf_aux_cpu {
  * @aux_cpumask: CPUs with a buffer.
  * @pcpu:	per-CPU buffers (valid for CPUs in @aux_cpumask).
  * @ctx:	owning context.
- * @rings:	report rings, set only while a drain runs.
+ * @rings:	report rings, set only while a drain runs (the kdamond's
+ *		wait for its works); a push reads it once, with preemption
+ *		disabled, so a grace period after it is cleared ends every
+ *		push into the rings it named.
  * @portid:	netlink port of the attaching process; its release tears
  *		the event down ...
  * @sk:		... once the socket that attached it (held; NULL: none) is
@@ -125,6 +131,15 @@ struct damon_perf_aux_cpu {
  * @pid:	global tgid the events are bound to, 0 for CPU-wide.
  * @probe_idx:	1-based probe index carried by the reports.
  * @list:	in the global event list.
+ * @ref:	the owner's reference (the list, or a test) and one per
+ *		queued drain work: the buffers go when the last is dropped.
+ * @idle:	woken when a drain work ends.
+ * @accepted:	reports the drain works accepted since the kdamond last
+ *		collected them.
+ * @wait:	how long a drain waits for its works (jiffies): a bound, so
+ *		that a CPU whose kworker starves (an RT task spinning there
+ *		with RT throttling off) holds up no lock for ever;
+ *		MAX_SCHEDULE_TIMEOUT, for tests, waits for every work.
  */
 struct damon_perf_aux_event {
 	const struct damon_perf_backend_ops *ops;
@@ -137,6 +152,10 @@ struct damon_perf_aux_event {
 	pid_t pid;
 	u8 probe_idx;
 	struct list_head list;
+	refcount_t ref;
+	wait_queue_head_t idle;
+	atomic_t accepted;
+	long wait;
 };
 
 /**

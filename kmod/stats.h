@@ -107,6 +107,8 @@ struct damon_perf_stats {
 	unsigned long aux_collision;
 	unsigned long aux_partial;
 	unsigned long sample_teardown;
+	unsigned long aux_drain_busy;
+	unsigned long aux_drain_late;
 	/* the counters above are exactly those of stats_counters.h */
 	int cpu_state;
 };

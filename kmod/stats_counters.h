@@ -42,5 +42,7 @@ DAMON_PERF_STAT(aux_truncated, "AUX transactions flagged TRUNCATED")
 DAMON_PERF_STAT(aux_collision, "AUX transactions flagged COLLISION")
 DAMON_PERF_STAT(aux_partial, "AUX transactions flagged PARTIAL")
 DAMON_PERF_STAT(sample_teardown, "samples arriving as their context stopped")
+DAMON_PERF_STAT(aux_drain_busy, "AUX drains not queued: the last not run yet")
+DAMON_PERF_STAT(aux_drain_late, "AUX drains running past the kdamond's wait")
 
 #undef DAMON_PERF_STAT

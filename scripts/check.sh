@@ -68,6 +68,7 @@
 #                              every stock kernel: stock trixie sid;
 #                              "bookworm" Debian 12's 6.1 alone)
 #   # numa: yes                (boot with two NUMA nodes)
+#   # cpus: 3                  (boot with three vCPUs; not with numa)
 #   # timeout: 300             (seconds, per run)
 #   # arches: x86_64 arm64     (default: x86_64; arm64: also in the arm64
 #                              tier, on Debian 12's arm64 kernel)
@@ -380,6 +381,7 @@ vm_run() {
 	[ "$k" = "${k%-prod}" ] || prod=--prod
 	name=$(basename "$script" .sh)
 	grep -qiE '^# *numa: *yes' "$script" && numa=--numa
+	grep -qE '^# *cpus: *3' "$script" && numa='--cpus 3'
 	log=$logs/$name-$k.log
 	if [ -z "${ko[$k]:-}" ]; then
 		tally_test fail "$name-$k: not run, no modules for the $k kernel"
@@ -417,10 +419,27 @@ arches() {
 	echo "${a:-x86_64}"
 }
 
-# vm_batch_base KERNEL NUMA(0|1) SLOT NSLOTS: the log name of a batch
-# (of one of its NSLOTS parts), without .log: batch-KERNEL[-numa][-sSLOT].
+# A batch's boot shape, NUMA in what follows: 0 two vCPUs, 1 two NUMA
+# nodes (a script's "# numa: yes"), 2 three vCPUs ("# cpus: 3").
+# shape NUMA: the suffix of its batches' log names.
+shape() {
+	case $1 in 1) echo -numa ;; 2) echo -cpus3 ;; esac
+}
+# shape_of SCRIPT: the boot shape its header asks for.
+shape_of() {
+	if grep -qiE '^# *numa: *yes' "$1"; then
+		echo 1
+	elif grep -qE '^# *cpus: *3' "$1"; then
+		echo 2
+	else
+		echo 0
+	fi
+}
+
+# vm_batch_base KERNEL NUMA SLOT NSLOTS: the log name of a batch (of one
+# of its NSLOTS parts), without .log: batch-KERNEL[-numa|-cpus3][-sSLOT].
 vm_batch_base() {
-	echo "$logs/batch-$1$([ "$2" = 1 ] && echo -numa)$([ "$4" -gt 1 ] && echo "-s$3")"
+	echo "$logs/batch-$1$(shape "$2")$([ "$4" -gt 1 ] && echo "-s$3")"
 }
 
 # A batch's kernel is a kernel, or KERNEL-prod for the kernel's batch
@@ -441,6 +460,7 @@ vm_batch_run() {
 	local base=$1 k=$2 numa=$3 part=$4 t0 s log numa_opt=() rest=() unrun=0
 	shift 4
 	[ "$numa" = 1 ] && numa_opt=(--numa)
+	[ "$numa" = 2 ] && numa_opt=(--cpus 3)
 	[ "$k" = "$(kbase "$k")" ] || numa_opt+=(--prod)
 	[ "$part" -gt 1 ] || : > "$base.boots"
 	if [ -z "${ko[$k]:-}" ]; then
@@ -467,7 +487,7 @@ vm_batch_run() {
 # the console log.
 vm_batch_count() {
 	local k=$1 numa=$2 n=$3 slot s log secs unrun list where base
-	where="${klabel[$k]:-$k}$([ "$numa" = 1 ] && echo ', 2 NUMA nodes')"
+	where="${klabel[$k]:-$k}$(case $numa in 1) echo ', 2 NUMA nodes' ;; 2) echo ', 3 vCPUs' ;; esac)"
 	for ((slot = 1; slot <= n; slot++)); do
 		base=$(vm_batch_base "$k" "$numa" "$slot" "$n")
 		if [ -z "${ko[$k]:-}" ]; then
@@ -522,7 +542,7 @@ vm_times_save() {
 		*) k=${k%%-*} ;;
 		esac
 		numa=0
-		case "$f" in *-numa*) numa=1 ;; esac
+		case "$f" in *-numa*) numa=1 ;; *-cpus3*) numa=2 ;; esac
 		while read -r s t; do
 			vm_times[$k:$numa:$s]=${t%s}
 		done < <(sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=[0-9]+ took=([0-9]+)s.*/\1 \2/p' "$f")
@@ -687,8 +707,7 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 			case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
 		fi
 		kernels=$(sed -nE 's/^# *kernels: *(.*)/\1/p' "$s" | head -n 1)
-		numa=0
-		grep -qiE '^# *numa: *yes' "$s" && numa=1
+		numa=$(shape_of "$s")
 		kernels=${kernels:-debug stock}
 		# each kernel once, however often the header names it
 		kernels=$(echo " $kernels " | sed 's/ stock / stock trixie sid /; s/ bookworm / stock /' |
@@ -703,7 +722,7 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 			batch[$k:$numa]+="$s "
 			case " $(flavours "$s") " in *" prod "*)
 				pbatch[$k]+="$s "
-				[ $numa = 0 ] || pnuma[$k]=1 ;;
+				[ $numa = 0 ] || pnuma[$k]=$numa ;;
 			esac
 		done
 	done
@@ -715,12 +734,11 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 			if [ -n "${CHECK_VM:-}" ]; then
 				case " $CHECK_VM " in *" $n "*) ;; *) continue ;; esac
 			fi
-			numa=0
-			grep -qiE '^# *numa: *yes' "$s" && numa=1
+			numa=$(shape_of "$s")
 			batch[arm64:$numa]+="$s "
 			case " $(flavours "$s") " in *" prod "*)
 				pbatch[arm64]+="$s "
-				[ $numa = 0 ] || pnuma[arm64]=1 ;;
+				[ $numa = 0 ] || pnuma[arm64]=$numa ;;
 			esac
 		done
 	fi
@@ -773,7 +791,7 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 			continue
 		fi
 		# shellcheck disable=SC2086 # a list of script paths
-		echo "    ${klabel[${key%:*}]:-${key%:*}}$([ "${key#*:}" = 1 ] && echo ', NUMA')$([ "$n" -gt 1 ] && echo " (part $slot of $n)"): $(echo $list | wc -w) scripts, about $c s"
+		echo "    ${klabel[${key%:*}]:-${key%:*}}$(case ${key#*:} in 1) echo ', NUMA' ;; 2) echo ', 3 vCPUs' ;; esac)$([ "$n" -gt 1 ] && echo " (part $slot of $n)"): $(echo $list | wc -w) scripts, about $c s"
 	done < "$queue"
 	pids=()
 	for ((i = 1; i <= jobs; i++)); do
@@ -781,9 +799,7 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	for key in debug:0 debug:1 stock:0 stock:1 trixie:0 trixie:1 sid:0 sid:1 arm64:0 arm64:1 \
-		debug-prod:0 debug-prod:1 stock-prod:0 stock-prod:1 trixie-prod:0 trixie-prod:1 \
-		sid-prod:0 sid-prod:1 arm64-prod:0 arm64-prod:1; do
+	for key in {debug,stock,trixie,sid,arm64}:{0,1,2} {debug,stock,trixie,sid,arm64}-prod:{0,1,2}; do
 		[ -n "${batch[$key]:-}" ] || continue
 		# shellcheck disable=SC2086
 		vm_batch_count "${key%:*}" "${key#*:}" "${parts[$key]:-1}"

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: AUX backend registry, backend selection (PERF_PMU_CAP_ITRACE plus
- * match_pmu), per-CPU drain scheduling on the owning CPU, init/arm
+ * match_pmu), per-CPU drain scheduling on the owning CPU, a drain and a
+ * teardown that do not wait for a CPU whose drain never ends, init/arm
  * unwinding, the batch producer stopping at the first refusal, and the
  * release of a netlink port sparing a socket that reused its id.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/net.h>
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
@@ -24,6 +27,9 @@ struct fake_state {
 	int *drain_on;		/* CPU the drain ran on, per CPU */
 	int *cleanups;		/* per CPU */
 	int arm_ret;
+	int block_cpu;		/* its drain waits for @unblock (-1: none) */
+	struct completion unblock;
+	struct completion blocked;	/* that drain has begun */
 };
 
 static struct fake_state *fake;
@@ -53,6 +59,11 @@ static unsigned int fake_drain(struct damon_perf_aux_event *event, int cpu)
 {
 	fake->drain_calls[cpu]++;
 	fake->drain_on[cpu] = raw_smp_processor_id();
+	if (cpu == fake->block_cpu) {
+		complete(&fake->blocked);
+		/* a bound on a broken test, not a measure */
+		wait_for_completion_timeout(&fake->unblock, 30 * HZ);
+	}
 	return cpu + 1;
 }
 
@@ -92,6 +103,9 @@ static int aux_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fake->drain_calls);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fake->drain_on);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fake->cleanups);
+	fake->block_cpu = -1;
+	init_completion(&fake->unblock);
+	init_completion(&fake->blocked);
 	return damon_perf_aux_register_backend(&fake_ops);
 }
 
@@ -237,6 +251,72 @@ static void aux_drain_should_run_on_each_owning_cpu(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, fake->cleanups[cpu], 1);
 }
 
+/*
+ * A CPU whose drain work never ends (its kworker starved by an RT task
+ * with RT throttling off) must hold up neither the kdamond's drain, past
+ * the event's wait, nor a teardown: the drain counts the others and
+ * clears the rings, a second drain queues the stuck CPU's work behind the
+ * running one, a third finds it pending and skips it, and the free
+ * returns at once, its buffers released by the stuck work once it ends.
+ */
+static void aux_drain_should_not_wait_for_a_stuck_cpu(struct kunit *test)
+{
+	struct damon_perf_aux_args args = {
+		.event = fake_event(test, "damon_test_aux",
+				    PERF_PMU_CAP_ITRACE),
+	};
+	struct damon_perf_rings dummy = { 0 };
+	struct damon_perf_aux_event *event;
+	struct damon_perf_aux_cpu *pc0;
+	unsigned int others = 0;
+	int cpu, i;
+
+	event = damon_perf_aux_event_new(NULL, 1, 0, 0);
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		KUNIT_EXPECT_EQ(test,
+				damon_perf_aux_event_add_cpu(event, cpu, &args),
+				0);
+		if (cpu)
+			others += cpu + 1;
+	}
+	cpus_read_unlock();
+	KUNIT_ASSERT_TRUE(test, cpu_online(0));
+	pc0 = per_cpu_ptr(event->pcpu, 0);
+	event->wait = msecs_to_jiffies(20);
+	fake->block_cpu = 0;
+
+	/* the stuck CPU's reports are not counted; the others' are */
+	KUNIT_EXPECT_EQ(test, damon_perf_aux_event_drain(event, &dummy),
+			others);
+	KUNIT_EXPECT_TRUE(test,
+			  wait_for_completion_timeout(&fake->blocked, 30 * HZ));
+	KUNIT_EXPECT_NULL(test, event->rings);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pc0->queued), 1);
+	/* queued behind the running one */
+	damon_perf_aux_event_drain(event, &dummy);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pc0->queued), 2);
+	/* still pending: not queued again */
+	damon_perf_aux_event_drain(event, &dummy);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pc0->queued), 2);
+	KUNIT_EXPECT_EQ(test, fake->drain_calls[0], 1);
+
+	/* returns with the work still running; nothing released yet */
+	damon_perf_aux_event_free(event);
+	KUNIT_EXPECT_EQ(test, fake->cleanups[0], 0);
+	fake->block_cpu = -1;
+	complete(&fake->unblock);
+	/* the running work drops the last reference (a bound, not a measure) */
+	for (i = 0; i < 1500 && !READ_ONCE(fake->cleanups[0]); i++)
+		msleep(20);
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(fake->cleanups[cpu]), 1,
+				    "cpu %d", cpu);
+	/* the pending one was cancelled, not run */
+	KUNIT_EXPECT_EQ(test, fake->drain_calls[0], 1);
+}
+
 static void aux_add_cpu_should_unwind_when_arm_fails(struct kunit *test)
 {
 	struct damon_perf_aux_args args = {
@@ -371,6 +451,7 @@ static struct kunit_case aux_cases[] = {
 	KUNIT_CASE(aux_find_should_require_itrace_and_a_match),
 	KUNIT_CASE(aux_select_should_set_the_event_backend),
 	KUNIT_CASE(aux_drain_should_run_on_each_owning_cpu),
+	KUNIT_CASE(aux_drain_should_not_wait_for_a_stuck_cpu),
 	KUNIT_CASE(aux_add_cpu_should_unwind_when_arm_fails),
 	KUNIT_CASE(aux_batch_should_stop_at_first_refusal),
 	KUNIT_CASE(aux_release_should_spare_a_reused_port),
