@@ -25,7 +25,18 @@
  *                  is set up as setup_pebs_fixed_sample_data() does (weight
  *                  for loads, data_src, addr for PERF_SAMPLE_ADDR_TYPE; never
  *                  phys_addr, which perf_prepare_sample() fills on the output
- *                  path only), each only when sample_type asks.
+ *                  path only), each only when sample_type asks. The drain
+ *                  first counts each record to the enabled PEBS counters its
+ *                  status bits name, as intel_pmu_drain_pebs_icl() (format
+ *                  4) or intel_pmu_drain_pebs_nhm() (format 2) of 6.1, 6.12
+ *                  and 7.2 do, and drops silently what they drop: a record
+ *                  with no enabled PEBS counter's bit (stale; format 2 takes
+ *                  it as the counter's own when that counter is the only
+ *                  PEBS one), and in format 2 a record with two PEBS
+ *                  counters' bits (a collision: perf_log_lost_samples(),
+ *                  which writes nothing for a counter without a ring
+ *                  buffer). Four cases set such bits on a seeded share of
+ *                  records, with or without another PEBS counter enabled.
  * damon_perf_ibs   AMD IBS Op. event_init applies perf_ibs_init()'s period
  *                  rules: 6.1 and 6.12 mask the low nibble off a fixed period
  *                  (0 becomes 0x10; the low-nibble refusal there is dead
@@ -42,7 +53,13 @@
  *                  6.1: data_src PERF_MEM_NA and nothing else for an op
  *                  that is neither load nor store, addr only with
  *                  IbsDcLinAdValid, phys_addr only with IbsDcPhyAdValid,
- *                  weight for loads that missed.
+ *                  weight for loads that missed; regs carry the op's
+ *                  IbsOpRip (set_linear_ip()). A seeded share of ops is of
+ *                  kernel code, another of kernel data addresses; under
+ *                  7.2's rules with config2's software filter and
+ *                  exclude_kernel the PMI discards both
+ *                  (perf_ibs_discard_sample()) before the overflow, as 7.2
+ *                  does; 6.1's and 6.12's offer them.
  *
  * perf_event_output() and perf_event_overflow() are not exported (and
  * calling a kernel function found by address trips IBT), so both are
@@ -66,9 +83,21 @@
  * in perf_stats. Each case runs twice on one context, stopped and armed
  * again in between; as each stop begins one more record per CPU has
  * raised its PMI, which lands in the counter's del, after damon_perf
- * unpublished the context: it must be counted as sample_teardown. Output:
- * one line per case, then "<driver>: N offered, N accounted" per driver,
- * then "errors N".
+ * unpublished the context: it must be counted as sample_teardown.
+ *
+ * Two accounts are checked per case, from what each record was written as
+ * (driver_fate(), expect_report()), not from what the code above did with
+ * it. The driver's: every record generated was offered to the handler
+ * (perf_event_overflow()) or dropped by the driver, each drop counted by
+ * reason where the imitated driver drops it (stale, collision, kernel-ip,
+ * kernel-addr; output: perf_event_output() without a ring buffer), the
+ * count of each reason as the records say, and offered + dropped =
+ * generated. The module's: what was offered is a report or a loss, each
+ * perf_stats loss reason growing by exactly the records that must come to
+ * it. The module sees only the offered. Output: one line per case, then
+ * per driver "<driver>: N offered, N accounted" and "<driver>: G
+ * generated, dropped by the driver: stale N collision N kernel-ip N
+ * kernel-addr N output N", then "errors N".
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -136,11 +165,52 @@ MODULE_PARM_DESC(seed, "seed of the sample streams");
 static bool ibs_72;	/* run_lock */
 #define IBS_72_RULES	READ_ONCE(ibs_72)
 
+/*
+ * The imitated cpuc of a PEBS case: damon_perf's counter is general counter
+ * 0 (cpuc->events[0]); another user's PEBS counter may be enabled as
+ * counter 1; counter 2 counts without PEBS (its overflow sets a status bit
+ * in records written meanwhile); counter 3 had PEBS and was disabled after
+ * writing records still in the buffer. x86_pmu.pebs_events_mask: 4
+ * general counters.
+ */
+#define PEBS_OURS		BIT_ULL(0)
+#define PEBS_FOREIGN		BIT_ULL(1)
+#define PEBS_NOT_PEBS		BIT_ULL(2)
+#define PEBS_GONE		BIT_ULL(3)
+#define PEBS_EVENTS_MASK	0xfULL
+static u64 pebs_enabled;	/* cpuc->pebs_enabled; run_lock */
+static bool pebs_old_fmt;	/* pebs_format 2 (drain_nhm), else 4 (icl) */
+
+/*
+ * What became of a record the hardware wrote: offered to the handler
+ * (perf_event_overflow()), or dropped by the driver (or the perf core)
+ * where the handler never sees it, by reason.
+ */
+enum fate {
+	OFFERED,
+	STALE,		/* no status bit of an enabled PEBS counter */
+	COLLISION,	/* pebs_format < 3: several PEBS counters' bits */
+	KERNEL_IP,	/* IBS, 7.2, exclude_kernel: perf_exclude_event() */
+	KERNEL_ADDR,	/* IBS, 7.2, exclude_kernel: a kernel IbsDcLinAd */
+	OUTPUT,		/* perf_event_output(): no ring buffer */
+	NR_FATES
+};
+
+static const char * const fate_name[NR_FATES] = {
+	"offered", "stale", "collision", "kernel-ip", "kernel-addr", "output"
+};
+
+/* How make_rec() wrote a PEBS record's status bits. */
+enum pebs_kind { PLAIN, STALE_BITS, COLLIDING, EXTRA_BIT };
+
 /* One record as the hardware wrote it, and what it must become. */
 struct rec {
 	unsigned long addr;	/* data linear address (0: none) */
 	phys_addr_t paddr;
 	u64 period;		/* hw.last_period when written */
+	u64 status;		/* PEBS: status / applicable counters */
+	enum pebs_kind kind;	/* PEBS: what make_rec() wrote there */
+	unsigned long ip;	/* IBS: IbsOpRip */
 	u32 lat;
 	bool store;
 	bool lin_valid;		/* IBS: IbsDcLinAdValid */
@@ -155,7 +225,7 @@ struct conf_cpu {
 	unsigned int n;
 	struct rec ibs;			/* IBS: the op the PMI reports */
 	/* what the driver did with its records */
-	unsigned long to_output, to_overflow, output_dropped;
+	unsigned long to_output, fate[NR_FATES];
 	/* a PMI raised before the stop disables the counter (run_case) */
 	bool pmi_at_del;
 	unsigned long at_del_lost;	/* its NMI never came */
@@ -174,7 +244,7 @@ static void core_output(struct conf_cpu *c, struct perf_event *event,
 	c->to_output++;
 	/* __perf_output_begin(): no event->rb, -ENOSPC, record gone */
 	if (!READ_ONCE(event->rb))
-		c->output_dropped++;
+		c->fate[OUTPUT]++;
 }
 
 static void core_overflow(struct conf_cpu *c, struct perf_event *event,
@@ -182,7 +252,7 @@ static void core_overflow(struct conf_cpu *c, struct perf_event *event,
 {
 	perf_overflow_handler_t handler = READ_ONCE(event->overflow_handler);
 
-	c->to_overflow++;
+	c->fate[OFFERED]++;
 	handler(event, data, regs);
 }
 
@@ -260,20 +330,70 @@ static void pebs_setup(struct perf_event *event, const struct rec *r,
 }
 
 /*
- * __intel_pmu_pebs_event(): @iregs NULL for a drain outside the PMI
- * (dummy_iregs there).
+ * Whether a record of the buffer is damon_perf's counter's, as the drain
+ * counts them (6.1, 6.12 and 7.2 alike):
+ *
+ * pebs_format >= 3, intel_pmu_drain_pebs_icl() (7.2: its
+ * __intel_pmu_handle_pebs_record()), and intel_pmu_drain_pebs_nhm() for
+ * format 3: the record belongs to each enabled PEBS counter whose bit its
+ * status (applicable_counters) has; a record with none belongs to no
+ * counter and is dropped, counted nowhere (stale).
+ *
+ * pebs_format < 3, intel_pmu_drain_pebs_nhm(): status & pebs_enabled &
+ * mask; zero with a single PEBS counter enabled is taken as that counter's
+ * (p->status rewritten); zero with several is dropped, counted nowhere
+ * (find_first_bit() finds no PEBS counter: stale); two or more bits is a
+ * collision, dropped for each counter with error[bit]++ and
+ * perf_log_lost_samples(), which for a counter without a ring buffer
+ * writes nothing (perf_output_begin() fails): the overflow handler sees
+ * nothing of it either way. One bit: counts[bit]++, and
+ * get_next_pebs_record_by_bit() finds it again after clearing the bits of
+ * counters without PEBS.
+ */
+static enum fate pebs_record_fate(struct rec *p)
+{
+	u64 enabled = READ_ONCE(pebs_enabled);
+	u64 st = p->status & enabled & PEBS_EVENTS_MASK;
+
+	if (!READ_ONCE(pebs_old_fmt))
+		return st & PEBS_OURS ? OFFERED : STALE;
+	if (!st && enabled && !(enabled & (enabled - 1))) {
+		p->status = enabled;
+		st = enabled;
+	}
+	if (!st)
+		return STALE;
+	if (st != (st & -st))
+		return COLLISION;
+	/* a record of another counter alone: never written for ours */
+	return st == PEBS_OURS ? OFFERED : STALE;
+}
+
+/*
+ * __intel_pmu_pebs_event() for the records the drain counted (above):
+ * @iregs NULL for a drain outside the PMI (dummy_iregs there).
  */
 static void pebs_drain(struct conf_cpu *c, struct perf_event *event,
 		       struct pt_regs *iregs)
 {
 	static struct pt_regs dummy_iregs;
 	struct perf_sample_data data;
-	unsigned int i, n = c->n;
+	unsigned int i, k, n = c->n;
+	enum fate f;
 
 	c->n = 0;
-	for (i = 0; i < n; i++) {
+	/* a plain counter's PMI (no precise_ip) has no PEBS record */
+	for (i = 0, k = 0; i < n; i++) {
+		f = event->attr.precise_ip ?
+		    pebs_record_fate(&c->ds[i]) : OFFERED;
+		if (f == OFFERED)
+			c->ds[k++] = c->ds[i];
+		else
+			c->fate[f]++;
+	}
+	for (i = 0; i < k; i++) {
 		pebs_setup(event, &c->ds[i], &data);
-		if (i + 1 < n || !iregs)
+		if (i + 1 < k || !iregs)
 			core_output(c, event, &data,
 				    iregs ? iregs : &dummy_iregs);
 		else
@@ -340,14 +460,60 @@ static int ibs_check_period(struct perf_event *event, u64 value)
 	return 0;
 }
 
-/* perf_ibs_handle_irq() with perf_ibs_parse_ld_st_data() of 6.1 */
+/* kernel_ip() of arch/x86/events/perf_event.h (64-bit) */
+static bool ibs_kernel_ip(unsigned long ip)
+{
+	return (long)ip < 0;
+}
+
+/*
+ * perf_ibs_discard_sample() of 7.2, called by perf_ibs_handle_irq() when
+ * the CPU has the RIP[63] filter or config2 asks the software filter; the
+ * PMU imitates a CPU without the former. perf_exclude_event() drops an op
+ * whose IbsOpRip is in the kernel (set_linear_ip() made regs say so) under
+ * exclude_kernel; then, under exclude_kernel, an op whose valid IbsDcLinAd
+ * is a kernel address when sample_type has PERF_SAMPLE_ADDR or RAW
+ * (perf_ibs_is_kernel_data_addr(): any op, load, store or neither). The
+ * driver counts neither; only perf_event_account_interrupt() sees them.
+ */
+static enum fate ibs_discard(struct perf_event *event, const struct rec *r,
+			     struct pt_regs *regs)
+{
+	const struct perf_event_attr *attr = &event->attr;
+
+	if (!IBS_72_RULES || !(attr->config2 & IBS_SW_FILTER_MASK))
+		return OFFERED;
+	if (attr->exclude_kernel && !user_mode(regs))
+		return KERNEL_IP;
+	if (attr->exclude_kernel &&
+	    (attr->sample_type & (PERF_SAMPLE_ADDR | PERF_SAMPLE_RAW)) &&
+	    r->lin_valid && ibs_kernel_ip(r->addr))
+		return KERNEL_ADDR;
+	return OFFERED;
+}
+
+/*
+ * perf_ibs_handle_irq() with perf_ibs_parse_ld_st_data() of 6.1; under 7.2
+ * rules with its software filter (ibs_discard()).
+ */
 static void ibs_irq(struct conf_cpu *c, struct perf_event *event,
-		    struct pt_regs *regs)
+		    struct pt_regs *iregs)
 {
 	u64 type = event->attr.sample_type;
 	const struct rec *r = &c->ibs;
 	struct perf_sample_data data;
+	struct pt_regs regs = *iregs;
+	enum fate f;
 
+	/* set_linear_ip(): the op's IbsOpRip, its mode by kernel_ip() */
+	regs.cs = ibs_kernel_ip(r->ip) ? __KERNEL_CS : __USER_CS;
+	regs.ip = r->ip;
+	regs.flags |= PERF_EFLAGS_EXACT;
+	f = ibs_discard(event, r, &regs);
+	if (f != OFFERED) {
+		c->fate[f]++;
+		return;
+	}
 	perf_sample_data_init(&data, 0, event->hw.last_period);
 	data.data_src.val = PERF_MEM_NA;
 	if (r->mem) {
@@ -377,7 +543,7 @@ static void ibs_irq(struct conf_cpu *c, struct perf_event *event,
 			data.sample_flags |= PERF_SAMPLE_PHYS_ADDR;
 		}
 	}
-	core_overflow(c, event, &data, regs);
+	core_overflow(c, event, &data, &regs);
 }
 
 /* ------------------------------------------------------------------ */
@@ -506,6 +672,9 @@ static const struct tcase {
 	u64 config2;
 	int want_arm;		/* expected arm result: 0 or -errno */
 	int want_arm_72;	/* the same on 7.2 rules */
+	/* PEBS: pebs_format 2, not 4; another PEBS counter enabled */
+	bool old_fmt, foreign;
+	bool mix;		/* PEBS: stale and colliding status bits */
 } cases[] = {
 	/* the admin guide's recipe: mem-loads, ldlat, :P, period 1000 */
 	{ "pebs-loads-p1000", PEBS, DAMON_PERF_OPS_VADDR, 1000, false, 2, 0,
@@ -523,6 +692,24 @@ static const struct tcase {
 	/* a counter without precise_ip: no PEBS, no data address */
 	{ "pebs-imprecise", PEBS, DAMON_PERF_OPS_VADDR, 1000, false, 0, 0,
 	  false, false, false, false },
+	/*
+	 * Status bits as the hardware leaves them: stale, a counter without
+	 * PEBS, another PEBS counter's. Format 4 with another PEBS counter:
+	 * stale records dropped. Format 2 with it: stale records and
+	 * collisions dropped. Format 2 alone: every record kept.
+	 */
+	{ .name = "pebs-fmt4-stale", .drv = PEBS,
+	  .ops = DAMON_PERF_OPS_VADDR, .period = 1000, .precise_ip = 2,
+	  .foreign = true, .mix = true },
+	{ .name = "pebs-fmt2-collide", .drv = PEBS,
+	  .ops = DAMON_PERF_OPS_VADDR, .period = 1000, .precise_ip = 2,
+	  .old_fmt = true, .foreign = true, .mix = true },
+	{ .name = "pebs-fmt2-collide-paddr", .drv = PEBS,
+	  .ops = DAMON_PERF_OPS_PADDR, .period = 20011, .precise_ip = 3,
+	  .phys = true, .old_fmt = true, .foreign = true, .mix = true },
+	{ .name = "pebs-fmt2-alone", .drv = PEBS,
+	  .ops = DAMON_PERF_OPS_VADDR, .period = 1000, .precise_ip = 2,
+	  .old_fmt = true, .mix = true },
 	{ "ibs-op-vaddr", IBS, DAMON_PERF_OPS_VADDR, 0x10000, false, 0, 0,
 	  true, true, false, false },
 	{ "ibs-op-paddr", IBS, DAMON_PERF_OPS_PADDR, 0x100000, false, 0, 0,
@@ -535,6 +722,8 @@ static const struct tcase {
 	  false, false, true, false, 0, 0, -EINVAL },
 	{ "ibs-op-exclk-swfilt", IBS, DAMON_PERF_OPS_VADDR, 0x4000, false, 0,
 	  0, false, false, true, false, IBS_SW_FILTER_MASK },
+	{ "ibs-op-paddr-exclk-swfilt", IBS, DAMON_PERF_OPS_PADDR, 0x4000,
+	  false, 0, 0, true, false, true, false, IBS_SW_FILTER_MASK },
 	{ "ibs-op-freq", IBS, DAMON_PERF_OPS_VADDR, 2000, true, 0, 0,
 	  true, false, false, false },
 };
@@ -594,8 +783,34 @@ static void make_rec(const struct tcase *c, const struct fixture *fx,
 		r->lin_valid = ((x >> 38) & 15) != 0;
 		r->phy_valid = ((x >> 42) & 7) != 0;
 	}
-	if (c->drv == PEBS && !c->excl_kernel && !((x >> 45) & 15)) {
-		/* a load of a kernel (linear map) address */
+	r->status = PEBS_OURS;
+	if (c->drv == PEBS && c->mix && c->precise_ip) {
+		static const u64 stale[] = { 0, PEBS_NOT_PEBS, PEBS_GONE };
+
+		switch ((x >> 49) & 7) {
+		case 0:
+			r->kind = STALE_BITS;
+			r->status = stale[((x >> 52) & 3) % ARRAY_SIZE(stale)];
+			break;
+		case 1:
+			if (c->foreign) {
+				r->kind = COLLIDING;
+				r->status |= PEBS_FOREIGN;
+				break;
+			}
+			fallthrough;
+		case 2:
+			r->kind = EXTRA_BIT;
+			r->status |= PEBS_NOT_PEBS;
+			break;
+		}
+	}
+	/* IBS: an op of kernel code on a seeded share, of user code else */
+	r->ip = (x >> 49) & 7 ? 0x401000UL + ((x >> 8) & 0xfff) :
+				(unsigned long)ibs_irq;
+	if (c->drv == PEBS ? !c->excl_kernel && !((x >> 45) & 15) :
+			     !((x >> 52) & 7)) {
+		/* an access to a kernel (linear map) address */
 		r->addr = (unsigned long)page_address(fx->kpage) + off;
 		r->paddr = page_to_phys(fx->kpage) + off;
 	} else {
@@ -604,9 +819,45 @@ static void make_rec(const struct tcase *c, const struct fixture *fx,
 	}
 }
 
-/* What a report of @r must hold, false when @r must be counted lost. */
-static bool expect_report(const struct tcase *c, struct perf_event *event,
-			  const struct rec *r, struct want *w)
+/*
+ * What the driver does with @r, said from how make_rec() wrote it and the
+ * case, not from its bits: the module cannot see what this drops.
+ */
+static enum fate driver_fate(const struct tcase *c, struct perf_event *event,
+			     const struct rec *r)
+{
+	if (c->drv == PEBS) {
+		if (!event->attr.precise_ip)
+			return OFFERED;
+		switch (r->kind) {
+		case STALE_BITS:
+			/* format 2 with one PEBS counter takes it as its own */
+			return c->old_fmt && !c->foreign ? OFFERED : STALE;
+		case COLLIDING:
+			return c->old_fmt ? COLLISION : OFFERED;
+		default:
+			return OFFERED;
+		}
+	}
+	/* 7.2, exclude_kernel with the software filter: kernel ops, data */
+	if (!IBS_72_RULES || !c->excl_kernel ||
+	    !(c->config2 & IBS_SW_FILTER_MASK))
+		return OFFERED;
+	if ((long)r->ip < 0)
+		return KERNEL_IP;
+	if (r->lin_valid && (long)r->addr < 0 &&
+	    (event->attr.sample_type & PERF_SAMPLE_ADDR))
+		return KERNEL_ADDR;
+	return OFFERED;
+}
+
+/*
+ * What a report of @r must hold; the reason perf_stats must count @r
+ * under: DAMON_PERF_SAMPLE_VALID for a report.
+ */
+static enum damon_perf_sample_reason
+expect_report(const struct tcase *c, struct perf_event *event,
+	      const struct rec *r, struct want *w)
 {
 	u64 type = event->attr.sample_type;
 	bool has_v, has_p;
@@ -630,15 +881,20 @@ static bool expect_report(const struct tcase *c, struct perf_event *event,
 		/* damon_perf translates the vaddr of a PHYS_ADDR probe */
 		if (!w->paddr && w->vaddr && (type & PERF_SAMPLE_PHYS_ADDR))
 			w->paddr = r->paddr & PAGE_MASK;
-		return w->paddr;
+		if (w->paddr)
+			return DAMON_PERF_SAMPLE_VALID;
+		if (!w->vaddr)
+			return DAMON_PERF_SAMPLE_ADDR_ZERO;
+		return type & PERF_SAMPLE_PHYS_ADDR ?
+		       DAMON_PERF_SAMPLE_UNTRANSLATED :
+		       DAMON_PERF_SAMPLE_NO_PHYS;
 	}
-	if (w->vaddr) {
-		if (w->vaddr >= TASK_SIZE_MAX)
-			return false;
+	if (w->vaddr)
 		/* a vaddr report carries a flagged paddr as it is */
-		return true;
-	}
-	return false;
+		return w->vaddr < TASK_SIZE_MAX ? DAMON_PERF_SAMPLE_VALID :
+						  DAMON_PERF_SAMPLE_KERNEL;
+	return w->paddr ? DAMON_PERF_SAMPLE_PHYS_ONLY :
+			  DAMON_PERF_SAMPLE_ADDR_ZERO;
 }
 
 static void check_report(const struct damon_perf_report *r, void *arg)
@@ -678,21 +934,76 @@ static void drain_check(struct damon_perf_ctx *ctx, int cpu)
 	chk.idx = 0;
 }
 
-/* the loss reasons of perf_stats: every sample is a report or one of them */
-static const enum damon_perf_stat_idx loss_reasons[] = {
-	DAMON_PERF_STAT_sample_null,
-	DAMON_PERF_STAT_sample_addr_zero,
-	DAMON_PERF_STAT_sample_kernel,
-	DAMON_PERF_STAT_sample_invalid_phys,
-	DAMON_PERF_STAT_sample_no_phys,
-	DAMON_PERF_STAT_sample_untranslated,
-	DAMON_PERF_STAT_sample_phys_only,
-	DAMON_PERF_STAT_overflow,
-	DAMON_PERF_STAT_busy_drop,
-	DAMON_PERF_STAT_no_probe,
-	DAMON_PERF_STAT_no_ring,
-	DAMON_PERF_STAT_sample_teardown,
+#define NR_WHY	(DAMON_PERF_SAMPLE_TEARDOWN + 1)
+#define NO_WHY	-1	/* a loss no record of a case may come to */
+
+/*
+ * The loss reasons of perf_stats: every sample offered to the handler is a
+ * report or one of them, the reason expect_report() says.
+ */
+static const struct {
+	enum damon_perf_stat_idx idx;
+	int why;
+	const char *name;
+} loss_reasons[] = {
+	{ DAMON_PERF_STAT_sample_null, DAMON_PERF_SAMPLE_NULL, "null" },
+	{ DAMON_PERF_STAT_sample_addr_zero, DAMON_PERF_SAMPLE_ADDR_ZERO,
+	  "addr_zero" },
+	{ DAMON_PERF_STAT_sample_kernel, DAMON_PERF_SAMPLE_KERNEL, "kernel" },
+	{ DAMON_PERF_STAT_sample_invalid_phys, DAMON_PERF_SAMPLE_INVALID_PHYS,
+	  "invalid_phys" },
+	{ DAMON_PERF_STAT_sample_no_phys, DAMON_PERF_SAMPLE_NO_PHYS,
+	  "no_phys" },
+	{ DAMON_PERF_STAT_sample_untranslated, DAMON_PERF_SAMPLE_UNTRANSLATED,
+	  "untranslated" },
+	{ DAMON_PERF_STAT_sample_phys_only, DAMON_PERF_SAMPLE_PHYS_ONLY,
+	  "phys_only" },
+	{ DAMON_PERF_STAT_overflow, NO_WHY, "overflow" },
+	{ DAMON_PERF_STAT_busy_drop, NO_WHY, "busy_drop" },
+	{ DAMON_PERF_STAT_no_probe, NO_WHY, "no_probe" },
+	{ DAMON_PERF_STAT_no_ring, NO_WHY, "no_ring" },
+	{ DAMON_PERF_STAT_sample_teardown, DAMON_PERF_SAMPLE_TEARDOWN,
+	  "teardown" },
 };
+
+/* What the records of a case written so far must come to. */
+struct tally {
+	unsigned long generated;	/* records the hardware wrote */
+	unsigned long fate[NR_FATES];	/* offered, or dropped by reason */
+	unsigned long why[NR_WHY];	/* of the offered: report, loss */
+};
+
+/*
+ * Count @r in @t. Return: true if a report must come of it (then
+ * described in @w).
+ */
+static bool predict(const struct tcase *c, struct perf_event *event,
+		    const struct rec *r, struct want *w, struct tally *t,
+		    bool at_stop)
+{
+	enum fate f = driver_fate(c, event, r);
+	enum damon_perf_sample_reason why;
+
+	t->generated++;
+	t->fate[f]++;
+	if (f != OFFERED)
+		return false;
+	why = at_stop ? DAMON_PERF_SAMPLE_TEARDOWN :
+			expect_report(c, event, r, w);
+	t->why[why]++;
+	return why == DAMON_PERF_SAMPLE_VALID;
+}
+
+/* The fates the imitated drivers counted, summed over every CPU. */
+static void fates_now(unsigned long *fate)
+{
+	int cpu, f;
+
+	memset(fate, 0, NR_FATES * sizeof(*fate));
+	for_each_possible_cpu(cpu)
+		for (f = 0; f < NR_FATES; f++)
+			fate[f] += per_cpu_ptr(&conf_cpus, cpu)->fate[f];
+}
 
 static unsigned long delta(const struct damon_perf_stats *a,
 			   const struct damon_perf_stats *b,
@@ -719,11 +1030,12 @@ static int driver_check_period(const struct tcase *c, u64 period)
  * One record per CPU left pending as the stop begins, its PMI raised: it
  * reaches damon_perf's handler from the counter's del (conf_del()), after
  * the context was unpublished. No report may come of it; it must be
- * counted, as sample_teardown. Return: 1 if left pending.
+ * counted, as sample_teardown, unless the driver drops it first. Return: 1
+ * if left pending.
  */
 static unsigned int pend_at_stop(const struct tcase *c,
 				 const struct fixture *fx, u64 *rnd,
-				 struct conf_cpu *cc, int cpu)
+				 struct conf_cpu *cc, int cpu, struct tally *t)
 {
 	struct perf_event *event;
 	unsigned long flags;
@@ -735,6 +1047,7 @@ static unsigned int pend_at_stop(const struct tcase *c,
 	if (smp_processor_id() == cpu && event && !event->hw.state) {
 		make_rec(c, fx, rnd, &r);
 		r.period = event->hw.last_period;
+		predict(c, event, &r, NULL, t, true);
 		local_irq_save(flags);
 		if (c->drv == PEBS)
 			cc->ds[cc->n++] = r;
@@ -760,6 +1073,8 @@ static unsigned long at_del_lost(void)
 
 static cpumask_t saved_mask;	/* run_lock */
 static unsigned long offered_total[NR_TOTALS], accounted_total[NR_TOTALS];
+static unsigned long generated_total[NR_TOTALS];
+static unsigned long fate_total[NR_TOTALS][NR_FATES];
 
 /* One record written by the hardware; a PMI when its threshold is hit. */
 static bool offer(const struct tcase *c, struct conf_cpu *cc,
@@ -801,16 +1116,21 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 	};
 	static struct damon_perf_stats before, after;
 	int want_arm = IBS_72_RULES ? c->want_arm_72 : c->want_arm;
-	unsigned long offered = 0, reports = 0, lost = 0, dropped = 0;
-	unsigned long to_output = 0, to_overflow = 0;
+	unsigned long reports = 0, lost = 0, dropped = 0, got, want;
+	unsigned long fate0[NR_FATES], fate[NR_FATES], to_output;
 	unsigned long at_stop = 0, del_lost;
+	struct tally t = {};
 	struct damon_perf_ctx *ctx;
-	unsigned int round;
+	const char *sep;
+	unsigned int round, j;
 	u64 rnd = seed ^ (u64)(c - cases) * 0x100000001b3ULL;
 	int cpu, idx, ret;
 	unsigned int i;
 
 	pa.type = c->drv == PEBS ? pebs_pmu.type : ibs_pmu.type;
+	/* the imitated cpuc and PEBS format of the case */
+	WRITE_ONCE(pebs_old_fmt, c->old_fmt);
+	WRITE_ONCE(pebs_enabled, PEBS_OURS | (c->foreign ? PEBS_FOREIGN : 0));
 	mutex_lock(&damon_perf_lock);
 	ctx = damon_perf_ctx_new("conform", c->ops, NULL);
 	if (IS_ERR(ctx)) {
@@ -840,6 +1160,10 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 	}
 
 	damon_perf_stats_aggregate(&before);
+	fates_now(fate0);
+	to_output = 0;
+	for_each_possible_cpu(cpu)
+		to_output -= per_cpu_ptr(&conf_cpus, cpu)->to_output;
 	del_lost = at_del_lost();
 	for (round = 0; round < ROUNDS; round++) {
 		if (round) {
@@ -861,9 +1185,6 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 		cpumask_copy(&saved_mask, current->cpus_ptr);
 		for_each_online_cpu(cpu) {
 			struct conf_cpu *cc = per_cpu_ptr(&conf_cpus, cpu);
-			unsigned long out0 = cc->to_output;
-			unsigned long ovf0 = cc->to_overflow;
-			unsigned long drop0 = cc->output_dropped;
 
 			if (set_cpus_allowed_ptr(current, cpumask_of(cpu)))
 				continue;
@@ -883,10 +1204,9 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 				}
 				make_rec(c, fx, &rnd, &r);
 				r.period = event->hw.last_period;
-				if (expect_report(c, event, &r,
-						  &chk.w[chk.nw]))
+				if (predict(c, event, &r, &chk.w[chk.nw], &t,
+					    false))
 					chk.nw++;
-				offered++;
 				if (!offer(c, cc, event, &r)) {
 					preempt_enable();
 					fail(o, "%s cpu%d: NMI not delivered",
@@ -913,9 +1233,6 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 			}
 			if (chk.nw)
 				drain_check(ctx, cpu);
-			to_output += cc->to_output - out0;
-			to_overflow += cc->to_overflow - ovf0;
-			dropped += cc->output_dropped - drop0;
 			reports += chk.seen;
 			chk.seen = 0;
 		}
@@ -928,7 +1245,7 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 				at_stop += pend_at_stop(c, fx, &rnd,
 							per_cpu_ptr(&conf_cpus,
 								    cpu),
-							cpu);
+							cpu, &t);
 		set_cpus_allowed_ptr(current, &saved_mask);
 
 		mutex_lock(&damon_perf_lock);
@@ -945,36 +1262,74 @@ static int run_case(const struct tcase *c, const struct fixture *fx,
 		}
 	}
 	damon_perf_stats_aggregate(&after);
+	fates_now(fate);
+	for_each_possible_cpu(cpu)
+		to_output += per_cpu_ptr(&conf_cpus, cpu)->to_output;
 	del_lost = at_del_lost() - del_lost;
-	for (i = 0; i < ARRAY_SIZE(loss_reasons); i++)
-		lost += delta(&before, &after, loss_reasons[i]);
 	mutex_lock(&damon_perf_lock);
 	damon_perf_rings_free(&ctx->rings);
 	mutex_unlock(&damon_perf_lock);
 
-	offered += at_stop;
-	say(o, "case %s%s offered %lu reports %lu lost %lu (to perf_event_overflow %lu, to perf_event_output %lu, dropped there %lu) callback +%lu enqueue +%lu at stop %lu teardown +%lu\n",
-	    c->name, c->drv == IBS && IBS_72_RULES ? "-72" : "", offered,
-	    reports, lost, to_overflow, to_output, dropped,
-	    delta(&before, &after, DAMON_PERF_STAT_callback),
-	    delta(&before, &after, DAMON_PERF_STAT_enqueue), at_stop,
-	    delta(&before, &after, DAMON_PERF_STAT_sample_teardown));
+	for (i = 0; i < NR_FATES; i++) {
+		fate[i] -= fate0[i];
+		if (i != OFFERED)
+			dropped += fate[i];
+	}
+	for (i = 0; i < ARRAY_SIZE(loss_reasons); i++)
+		lost += delta(&before, &after, loss_reasons[i].idx);
+	say(o, "case %s%s generated %lu offered %lu reports %lu lost %lu (",
+	    c->name, c->drv == IBS && IBS_72_RULES ? "-72" : "", t.generated,
+	    fate[OFFERED], reports, lost);
+	sep = "";
+	for (i = 0; i < ARRAY_SIZE(loss_reasons); i++) {
+		got = delta(&before, &after, loss_reasons[i].idx);
+		if (got) {
+			say(o, "%s%s %lu", sep, loss_reasons[i].name, got);
+			sep = ", ";
+		}
+	}
+	say(o, ") dropped by the driver %lu (", dropped);
+	for (i = OFFERED + 1; i < NR_FATES; i++)
+		say(o, "%s%s %lu", i == OFFERED + 1 ? "" : ", ", fate_name[i],
+		    fate[i]);
+	say(o, ") to perf_event_output %lu callback +%lu enqueue +%lu at stop %lu\n",
+	    to_output, delta(&before, &after, DAMON_PERF_STAT_callback),
+	    delta(&before, &after, DAMON_PERF_STAT_enqueue), at_stop);
 	if (del_lost)
 		fail(o, "%s: %lu PMIs at stop never delivered", c->name,
 		     del_lost);
-	if (delta(&before, &after, DAMON_PERF_STAT_sample_teardown) != at_stop)
-		fail(o, "%s: %lu records at stop, sample_teardown +%lu",
-		     c->name, at_stop,
-		     delta(&before, &after, DAMON_PERF_STAT_sample_teardown));
-	if (reports + lost != offered)
+	/* what the driver did: as the records written say, nothing lost */
+	for (i = 0; i < NR_FATES; i++)
+		if (fate[i] != t.fate[i])
+			fail(o, "%s: the driver's %s %lu, its records say %lu",
+			     c->name, fate_name[i], fate[i], t.fate[i]);
+	if (fate[OFFERED] + dropped != t.generated)
+		fail(o, "%s: %lu offered + %lu dropped by the driver, %lu generated",
+		     c->name, fate[OFFERED], dropped, t.generated);
+	/* what damon_perf did with what it was offered: each by reason */
+	if (reports + lost != fate[OFFERED])
 		fail(o, "%s: %lu offered, %lu accounted (%lu reports + %lu counted losses)",
-		     c->name, offered, reports + lost, reports, lost);
+		     c->name, fate[OFFERED], reports + lost, reports, lost);
+	if (reports != t.why[DAMON_PERF_SAMPLE_VALID])
+		fail(o, "%s: %lu reports, %lu records the driver offered make one",
+		     c->name, reports, t.why[DAMON_PERF_SAMPLE_VALID]);
+	for (i = 0; i < ARRAY_SIZE(loss_reasons); i++) {
+		got = delta(&before, &after, loss_reasons[i].idx);
+		want = loss_reasons[i].why == NO_WHY ? 0 :
+		       t.why[loss_reasons[i].why];
+		if (got != want)
+			fail(o, "%s: %s +%lu, the records offered make %lu",
+			     c->name, loss_reasons[i].name, got, want);
+	}
 	if (delta(&before, &after, DAMON_PERF_STAT_enqueue) != reports)
 		fail(o, "%s: enqueue +%lu, %lu reports drained", c->name,
 		     delta(&before, &after, DAMON_PERF_STAT_enqueue), reports);
 	i = c->drv == PEBS ? 0 : 1 + IBS_72_RULES;
-	offered_total[i] += offered;
+	offered_total[i] += fate[OFFERED];
 	accounted_total[i] += reports + lost;
+	generated_total[i] += t.generated;
+	for (j = 0; j < NR_FATES; j++)
+		fate_total[i][j] += fate[j];
 out_ctx:
 	mutex_lock(&damon_perf_lock);
 	damon_perf_ctx_destroy(ctx, NULL);
@@ -1019,7 +1374,7 @@ static void fixture_put(struct fixture *fx)
 static void run_all(struct out *o)
 {
 	static struct fixture fx;	/* run_lock */
-	unsigned int i;
+	unsigned int i, j;
 	int ret;
 
 	ret = fixture_get(&fx);
@@ -1028,6 +1383,8 @@ static void run_all(struct out *o)
 		return;
 	}
 	memset(offered_total, 0, sizeof(offered_total));
+	memset(generated_total, 0, sizeof(generated_total));
+	memset(fate_total, 0, sizeof(fate_total));
 	memset(accounted_total, 0, sizeof(accounted_total));
 	say(o, "large pebs capacity %u, %u records per CPU per case\n",
 	    pebs_capacity, nr_samples);
@@ -1042,9 +1399,16 @@ static void run_all(struct out *o)
 	fixture_put(&fx);
 	if (nmi.not_nmi)
 		fail(o, "%d claims outside NMI context", nmi.not_nmi);
-	for (i = 0; i < NR_TOTALS; i++)
+	for (i = 0; i < NR_TOTALS; i++) {
 		say(o, "%s: %lu offered, %lu accounted\n", total_name[i],
 		    offered_total[i], accounted_total[i]);
+		/* apart: what the driver dropped, the module never saw */
+		say(o, "%s: %lu generated, dropped by the driver:",
+		    total_name[i], generated_total[i]);
+		for (j = OFFERED + 1; j < NR_FATES; j++)
+			say(o, " %s %lu", fate_name[j], fate_total[i][j]);
+		say(o, "\n");
+	}
 }
 
 /* ------------------------------------------------------------------ */
