@@ -4,8 +4,9 @@
  *
  *   perf_stats		per-CPU observe counters and lifecycle state
  *   ctx<id>/rings	per-CPU report ring counters of one context
+ *   subscribers	the notification subscriptions (netlink_notify.c)
  *
- * Both are tables: a header line of column names, then one row per CPU
+ * The first two are tables: a header line of column names, then one row per CPU
  * and a "total" row, fields separated by one space. Columns are only ever
  * added at the end. Documentation/perf_stats.rst describes every field.
  */

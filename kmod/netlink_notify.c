@@ -12,6 +12,10 @@
  *    on the socket and ends with MONITOR_UNSUBSCRIBE, when the socket is
  *    released (NETLINK_URELEASE notifier), or when delivery finds the
  *    socket dead.
+ *    A message that finds the subscriber's receive buffer full is dropped
+ *    and counted in the subscriber (debugfs "subscribers"), and the socket
+ *    is told as netlink tells a listener it overran: its next recvmsg()
+ *    fails with ENOBUFS, once per run of drops.
  *  - the "monitor" multicast group, only where the kernel checks
  *    CAP_SYS_ADMIN when a socket joins it (GENL_MCAST_CAP_SYS_ADMIN). On
  *    kernels without that flag any user may join a generic netlink group,
@@ -20,7 +24,9 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
+#include <linux/debugfs.h>
 #include <linux/notifier.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -28,6 +34,7 @@
 #include <linux/damon_perf.h>
 
 #include "ctx.h"
+#include "debugfs.h"
 #include "listener.h"
 #include "netlink_internal.h"
 #include "netlink_notify.h"
@@ -38,12 +45,15 @@ struct subscriber {
 	struct sock *sk;	/* reference held while subscribed */
 	bool all;		/* CAP_SYS_ADMIN: every context */
 	struct damon_perf_owner who;	/* else the contexts it owns */
+	u64 dropped;		/* messages that found no room */
+	bool congested;		/* ENOBUFS raised, nothing queued since */
 	struct list_head list;
 };
 
 static LIST_HEAD(subscribers);
 static DEFINE_MUTEX(subscribers_lock);	/* innermost: after damon_perf_lock */
 static unsigned int nr_subscribers;
+static struct dentry *subscribers_file;
 
 #if DAMON_PERF_KUNIT_HOOKS
 damon_perf_nl_deliver_hook_fn damon_perf_nl_deliver_hook;
@@ -57,6 +67,24 @@ static void subscriber_free(struct subscriber *s)
 	sock_put(s->sk);
 	damon_perf_owner_put(&s->who);
 	kfree(s);
+}
+
+/*
+ * A message for @s was dropped: count it and, once per run of drops, do
+ * what netlink_overrun() (static in af_netlink.c) does for a netlink
+ * listener: ENOBUFS as the socket's pending error, so that the next
+ * recvmsg() fails with it and the subscriber learns it lost messages. A
+ * run ends when a message is queued again. NETLINK_NO_ENOBUFS is not
+ * honoured: the flag is private to af_netlink.c.
+ */
+static void subscriber_overrun(struct subscriber *s)
+{
+	s->dropped++;
+	if (s->congested)
+		return;
+	s->congested = true;
+	WRITE_ONCE(s->sk->sk_err, ENOBUFS);
+	sk_error_report(s->sk);
 }
 
 /**
@@ -168,7 +196,9 @@ int damon_perf_nl_monitor_unsubscribe_doit(struct sk_buff *skb,
  * Each subscriber gets a clone queued on its own socket, the one it
  * subscribed from, with sock_queue_rcv_skb(): the receive-buffer limit and
  * the socket's filter apply as for a netlink unicast, and a message that
- * does not fit is dropped (counted in the socket's drops). It is never sent
+ * does not fit is dropped (counted in the socket's drops and in the
+ * subscriber, whose next recvmsg() fails with ENOBUFS: subscriber_overrun()).
+ * It is never sent
  * to the subscriber's port id: netlink_release() takes the socket out of
  * the port table before it marks it dead and before NETLINK_URELEASE runs,
  * so another process may bind the same port id while the subscription
@@ -184,6 +214,7 @@ void damon_perf_nl_deliver(struct sk_buff *msg,
 {
 	struct subscriber *s, *next;
 	struct sk_buff *copy;
+	int err;
 
 	mutex_lock(&subscribers_lock);
 	list_for_each_entry_safe(s, next, &subscribers, list) {
@@ -195,8 +226,10 @@ void damon_perf_nl_deliver(struct sk_buff *msg,
 		if (owner && !s->all && !damon_perf_owner_same(owner, &s->who))
 			continue;
 		copy = skb_clone(msg, GFP_KERNEL);
-		if (!copy)
-			break;
+		if (!copy) {
+			subscriber_overrun(s);
+			continue;
+		}
 #if DAMON_PERF_KUNIT_HOOKS
 		{
 			damon_perf_nl_deliver_hook_fn hook =
@@ -206,8 +239,15 @@ void damon_perf_nl_deliver(struct sk_buff *msg,
 				hook(s->sk);
 		}
 #endif
-		if (sock_queue_rcv_skb(s->sk, copy))
-			kfree_skb(copy);
+		err = sock_queue_rcv_skb(s->sk, copy);
+		if (!err) {
+			s->congested = false;
+			continue;
+		}
+		kfree_skb(copy);
+		/* no room; not the socket's filter or an LSM refusing it */
+		if (err == -ENOMEM || err == -ENOBUFS)
+			subscriber_overrun(s);
 	}
 	/* only where joining the group needs CAP_SYS_ADMIN */
 	if (damon_perf_genl_has_privileged_listeners(&damon_perf_family)) {
@@ -218,6 +258,42 @@ void damon_perf_nl_deliver(struct sk_buff *msg,
 	nlmsg_free(msg);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_nl_deliver);
+
+/**
+ * damon_perf_nl_dropped() - The messages dropped for a subscriber.
+ * @sk:		the subscribing socket.
+ *
+ * Context: process context, may sleep; takes subscribers_lock.
+ * Return: the messages its receive buffer had no room for, or 0 when @sk
+ * is not subscribed.
+ */
+u64 damon_perf_nl_dropped(struct sock *sk)
+{
+	struct subscriber *s;
+	u64 dropped = 0;
+
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry(s, &subscribers, list)
+		if (s->sk == sk)
+			dropped = s->dropped;
+	mutex_unlock(&subscribers_lock);
+	return dropped;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_nl_dropped);
+
+/* debugfs "subscribers": one row per subscription */
+static int subscribers_show(struct seq_file *m, void *v)
+{
+	struct subscriber *s;
+
+	seq_puts(m, "portid all dropped\n");
+	mutex_lock(&subscribers_lock);
+	list_for_each_entry(s, &subscribers, list)
+		seq_printf(m, "%u %d %llu\n", s->portid, s->all, s->dropped);
+	mutex_unlock(&subscribers_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(subscribers);
 
 static bool has_listeners(void)
 {
@@ -304,14 +380,21 @@ static struct damon_perf_listener listener = {
 /**
  * damon_perf_nl_notify_init() - Watch netlink sockets for releases.
  *
- * A released socket's subscription ends (NETLINK_URELEASE).
+ * A released socket's subscription ends (NETLINK_URELEASE). Adds the
+ * debugfs file "subscribers" (port id, CAP_SYS_ADMIN, messages dropped).
  *
  * Context: module init, before the family is registered.
  * Return: 0 or a negative errno.
  */
 int __init damon_perf_nl_notify_init(void)
 {
-	return netlink_register_notifier(&release_nb);
+	int ret = netlink_register_notifier(&release_nb);
+
+	if (!ret)
+		subscribers_file = debugfs_create_file("subscribers", 0400,
+						       damon_perf_debugfs_root,
+						       NULL, &subscribers_fops);
+	return ret;
 }
 
 /**
@@ -346,6 +429,8 @@ void damon_perf_nl_notify_exit(void)
 {
 	struct subscriber *s, *next;
 
+	debugfs_remove(subscribers_file);
+	subscribers_file = NULL;
 	netlink_unregister_notifier(&release_nb);
 	mutex_lock(&subscribers_lock);
 	list_for_each_entry_safe(s, next, &subscribers, list)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * AGGREGATION delivery (netlink_notify.c), as far as the KUnit tests reach
- * it: subscribing a socket and sending one message to every listener.
+ * it: subscribing a socket, sending one message to every listener and
+ * the count of messages a subscriber had no room for.
  */
 #ifndef _DAMON_PERF_NETLINK_NOTIFY_H
 #define _DAMON_PERF_NETLINK_NOTIFY_H
@@ -17,6 +18,7 @@ int damon_perf_nl_subscribe(struct sock *sk, u32 portid, bool all,
 			    struct netlink_ext_ack *extack);
 void damon_perf_nl_deliver(struct sk_buff *msg,
 			   const struct damon_perf_owner *owner);
+u64 damon_perf_nl_dropped(struct sock *sk);
 
 #if DAMON_PERF_KUNIT_HOOKS
 /*

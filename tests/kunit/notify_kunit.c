@@ -5,7 +5,9 @@
  * the same port id once the subscriber closed its own, even when that
  * happens while a delivery is under way (the test hook of
  * damon_perf_nl_deliver() releases the subscriber and binds its port id
- * between the liveness check and the send).
+ * between the liveness check and the send). A subscriber whose receive
+ * buffer is full has its messages counted as dropped and learns it from
+ * one ENOBUFS per run of drops, as a netlink listener that overran does.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -51,18 +53,32 @@ static struct socket *port_sock(u32 portid, int *err)
 	return sock;
 }
 
-/* Messages waiting on @sock (read and counted). */
-static int drain(struct socket *sock)
+/*
+ * Messages waiting on @sock (read and counted); the errors the reads met
+ * on the way (ENOBUFS) in @errors, when given.
+ */
+static int drain_errors(struct socket *sock, int *errors)
 {
 	struct msghdr mh = { .msg_flags = MSG_DONTWAIT };
 	char buf[64];
 	struct kvec v = { .iov_base = buf, .iov_len = sizeof(buf) };
-	int n = 0;
+	int n = 0, ret;
 
-	while (kernel_recvmsg(sock, &mh, &v, 1, sizeof(buf),
-			      MSG_DONTWAIT | MSG_TRUNC) > 0)
-		n++;
-	return n;
+	for (;;) {
+		ret = kernel_recvmsg(sock, &mh, &v, 1, sizeof(buf),
+				     MSG_DONTWAIT | MSG_TRUNC);
+		if (ret > 0)
+			n++;
+		else if (ret == -ENOBUFS && errors)
+			(*errors)++;
+		else
+			return n;
+	}
+}
+
+static int drain(struct socket *sock)
+{
+	return drain_errors(sock, NULL);
 }
 
 static struct sk_buff *aggregation(void)
@@ -167,8 +183,55 @@ static void deliver_should_not_reach_a_new_port_owner(struct kunit *test)
 	sock_release(nt.thief);
 }
 
+static void deliver_n(struct kunit *test, int n)
+{
+	struct sk_buff *msg;
+
+	while (n--) {
+		msg = aggregation();
+		KUNIT_ASSERT_NOT_NULL(test, msg);
+		damon_perf_nl_deliver(msg, NULL);
+	}
+}
+
+static void full_buffer_should_count_drops_and_raise_enobufs(struct kunit *test)
+{
+	struct socket *sub;
+	int err, errors = 0;
+
+	sub = port_sock(PORT, &err);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	err = damon_perf_nl_subscribe(sub->sk, PORT, true, NULL);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	/* room for one message: the first is queued, the next ones not */
+	WRITE_ONCE(sub->sk->sk_rcvbuf, 1);
+
+	deliver_n(test, 5);
+	KUNIT_EXPECT_EQ(test, damon_perf_nl_dropped(sub->sk), 4ULL);
+	/* one ENOBUFS for the run of four drops, then the queued message */
+	KUNIT_EXPECT_EQ(test, drain_errors(sub, &errors), 1);
+	KUNIT_EXPECT_EQ(test, errors, 1);
+
+	/* read: room again, then a new run of drops, a new ENOBUFS */
+	errors = 0;
+	deliver_n(test, 3);
+	KUNIT_EXPECT_EQ(test, damon_perf_nl_dropped(sub->sk), 6ULL);
+	KUNIT_EXPECT_EQ(test, drain_errors(sub, &errors), 1);
+	KUNIT_EXPECT_EQ(test, errors, 1);
+
+	/* room for every message: nothing dropped, no error */
+	errors = 0;
+	WRITE_ONCE(sub->sk->sk_rcvbuf, 1 << 20);
+	deliver_n(test, 3);
+	KUNIT_EXPECT_EQ(test, damon_perf_nl_dropped(sub->sk), 6ULL);
+	KUNIT_EXPECT_EQ(test, drain_errors(sub, &errors), 3);
+	KUNIT_EXPECT_EQ(test, errors, 0);
+	sock_release(sub);
+}
+
 static struct kunit_case notify_cases[] = {
 	KUNIT_CASE(deliver_should_not_reach_a_new_port_owner),
+	KUNIT_CASE(full_buffer_should_count_drops_and_raise_enobufs),
 	{}
 };
 

@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,9 @@ public:
 	std::vector<std::string> calls;
 	std::vector<CtxInfo> ctxs;
 	std::deque<Aggregation> notifications;
+	// The receives that meet ENOBUFS: before the notification of each
+	// index (counted from 0 over the ones next_aggregation returns).
+	std::set<size_t> overrun_before;
 	std::map<uint32_t, Aggregation> snapshots;
 	std::vector<AuxAttach> aux;
 	std::vector<RawRequest> raw;
@@ -169,16 +173,24 @@ public:
 
 	void subscribe() override { request("subscribe"); }
 	void unsubscribe() override { request("unsubscribe"); }
+	void set_receive_buffer(int bytes) override
+	{
+		request("rcvbuf " + std::to_string(bytes));
+	}
 
 	// The scripted notifications, then none (at once: no test waits).
 	std::optional<Aggregation> next_aggregation(int) override
 	{
 		if (notifications.empty())
 			return std::nullopt;
+		if (overrun_before.count(returned_))
+			overruns_++;
+		returned_++;
 		Aggregation a = std::move(notifications.front());
 		notifications.pop_front();
 		return a;
 	}
+	uint64_t overruns() const override { return overruns_; }
 
 	void aux_attach(const CtxRef &ref, const AuxAttach &a) override
 	{
@@ -220,6 +232,8 @@ private:
 	};
 	std::map<std::string, std::vector<Failure>> failures_;
 	std::map<std::string, int> seen_;
+	size_t returned_ = 0;
+	uint64_t overruns_ = 0;
 
 	template <typename T>
 	static void merge(std::optional<T> &to, const std::optional<T> &from)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "errors.hpp"
 #include "fake_transport.hpp"
+#include "recording.hpp"
 #include "sysfs_trees.hpp"
 
 using namespace damonctl;
@@ -382,6 +384,89 @@ TEST(Monitor, ModuleNotLoaded)
 	EXPECT_EQ(r.exit_code, EXIT_NOMODULE);
 	EXPECT_EQ(r.err, "damonctl: damon_perf module is not loaded (family "
 			 "damon_perf not found)\n");
+}
+
+// Notifications dropped for a full receive buffer: the receive met
+// ENOBUFS before the fourth, and seq says which aggregations never came.
+TEST(Monitor, SaysTheAggregationsMissedPerContext)
+{
+	FakeTransport t;
+	const CtxInfo a = t.add_ctx("a");
+	const CtxInfo b = t.add_ctx("b");
+	t.notifications = {aggregation(a, 5, 1), aggregation(b, 2, 1),
+			   aggregation(a, 6, 1), aggregation(a, 10, 1),
+			   aggregation(b, 3, 1), aggregation(a, 11, 1),
+			   aggregation(a, 14, 1)};
+	t.overrun_before = {3};
+	auto r = run_damonctl(
+		{"monitor", "--json", "--rcvbuf", "8192", "-n", "7"}, t);
+
+	EXPECT_EQ(r.exit_code, EXIT_OK) << r.err;
+	EXPECT_EQ(t.calls, (Calls{"rcvbuf 8192", "subscribe"}));
+	// the first of a context sets its start; each gap is said once
+	EXPECT_EQ(r.err,
+		  "damonctl: missed 3 aggregations of context a (seq 7 to 9; "
+		  "receive buffer overran)\n"
+		  "damonctl: missed 5 aggregations of context a in 2 gaps "
+		  "(receive buffer overran)\n");
+	std::vector<uint64_t> missed;
+	std::istringstream lines(r.out);
+	for (std::string line; std::getline(lines, line);)
+		missed.push_back(
+			nlohmann::json::parse(line).value("missed", 0ULL));
+	EXPECT_EQ(missed, (std::vector<uint64_t>{0, 0, 0, 3, 0, 0, 2}));
+}
+
+TEST(Monitor, OverrunWithoutAGapIsSaidAtTheEnd)
+{
+	FakeTransport t;
+	const CtxInfo a = t.add_ctx("a");
+	t.notifications = {aggregation(a, 1, 1), aggregation(a, 2, 1)};
+	t.overrun_before = {1};
+	auto r = run_damonctl({"monitor", "--json", "-n", "2"}, t);
+
+	EXPECT_EQ(r.exit_code, EXIT_OK) << r.err;
+	EXPECT_EQ(r.err, "damonctl: notifications dropped (the receive "
+			 "buffer overran, ENOBUFS 1x); no gap in the "
+			 "aggregations received after it\n");
+}
+
+TEST(Monitor, SeqThatGoesBackIsANewStartNotAGap)
+{
+	FakeTransport t;
+	const CtxInfo a = t.add_ctx("a");
+	// the module reloaded: the same id numbers from 1 again
+	t.notifications = {aggregation(a, 40, 1), aggregation(a, 1, 1),
+			   aggregation(a, 2, 1)};
+	auto r = run_damonctl({"monitor", "--json", "-n", "3"}, t);
+
+	EXPECT_EQ(r.exit_code, EXIT_OK) << r.err;
+	EXPECT_EQ(r.err, "");
+	EXPECT_EQ(r.out.find("missed"), std::string::npos) << r.out;
+}
+
+TEST(Record, NotesTheGapOnTheLineAfterIt)
+{
+	FakeTransport t, dumps;
+	const CtxInfo &a = dumps.add_ctx("a");
+	t.notifications = {aggregation(a, 1, 1), aggregation(a, 4, 1)};
+	t.overrun_before = {1};
+	auto r = run_damonctl({"record", "-o", "-", "-n", "2"}, t, dumps);
+
+	EXPECT_EQ(r.exit_code, EXIT_OK) << r.err;
+	auto second = nlohmann::json::parse(r.out.substr(r.out.find('\n') + 1));
+	EXPECT_EQ(second["seq"], 4);
+	EXPECT_EQ(second["missed"], 2);
+	EXPECT_NE(r.err.find("missed 2 aggregations of context a (receive "
+			     "buffer overran)\n"),
+		  std::string::npos)
+		<< r.err;
+	// and reads back
+	std::istringstream in(r.out);
+	auto back = read_recording(in);
+	ASSERT_EQ(back.size(), 2u);
+	EXPECT_EQ(back[0].missed, 0u);
+	EXPECT_EQ(back[1].missed, 2u);
 }
 
 TEST(Record, CompletesTruncatedAggregationsOnTheSecondConnection)

@@ -92,6 +92,7 @@ void setup_monitor(CLI::App &app, Transport &t)
 			"duration ends first)");
 	sub->add_option("-d,--duration", o->limits.duration,
 			"Stop after this many seconds");
+	add_rcvbuf_option(sub, o->limits);
 	sub->add_flag("--json", o->json,
 		      "Print each aggregation as one JSON line");
 	sub->add_flag("--no-clear", o->no_clear,

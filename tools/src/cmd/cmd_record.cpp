@@ -179,6 +179,7 @@ void setup_record(CLI::App &app, Transport &t, Transport &dumps)
 	sub->add_option("-d,--duration", o->limits.duration,
 			"Stop after this many seconds (default: until "
 			"interrupted)");
+	add_rcvbuf_option(sub, o->limits);
 	sub->footer("Read it back with `damonctl report --input FILE` "
 		    "(add --heatmap for a picture over time); a damo file "
 		    "with `damo report heatmap|access|wss --input FILE`. "

@@ -334,6 +334,15 @@ private:
 			}
 			try {
 				auto agg = t_.next_aggregation(200);
+				// notifications lost (ENOBUFS), the next
+				// ones come
+				if (t_.overruns() && !overrun_said_) {
+					say("notifications lost: the receive "
+					    "buffer overran (the engine is "
+					    "behind the aggregations); said "
+					    "once");
+					overrun_said_ = true;
+				}
 				drained_ = !agg;
 				if (!agg || !wanted(names_, agg->ctx_name))
 					continue;
@@ -349,18 +358,6 @@ private:
 				module_gone();
 			} catch (const KernelError &e) {
 				dump_error(e);
-			} catch (const std::system_error &e) {
-				// the receive buffer overran: notifications
-				// lost, the next ones come
-				if (e.code() !=
-				    std::error_code(NLE_NOMEM, nl_category()))
-					throw;
-				if (!overrun_said_)
-					say("notifications lost: the receive "
-					    "buffer overran (the engine is "
-					    "behind the aggregations); said "
-					    "once");
-				overrun_said_ = true;
 			}
 		}
 	}
@@ -388,6 +385,13 @@ private:
 			throw;
 		} catch (const ModuleNotLoaded &) {
 			module_gone();
+			return;
+		} catch (const std::system_error &e) {
+			// ENOBUFS pending on the socket (notifications
+			// dropped since the drain): the next probe asks again
+			if (e.code() !=
+			    std::error_code(NLE_NOMEM, nl_category()))
+				throw;
 			return;
 		}
 		// accepted: a new instance of the module

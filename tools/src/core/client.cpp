@@ -39,7 +39,8 @@ void nl_check(int ret, const char *what)
 		throw std::system_error(-ret, nl_category(), what);
 }
 
-// One datagram's messages; none when the receive was interrupted.
+// One datagram's messages; none when the receive was interrupted (or,
+// with @overrun, failed with ENOBUFS: then *@overrun is set).
 struct Datagram {
 	std::unique_ptr<unsigned char, FreeDeleter> buf;
 	int len = 0;
@@ -50,7 +51,7 @@ struct Datagram {
 	}
 };
 
-Datagram receive(nl_sock *sock, const char *what)
+Datagram receive(nl_sock *sock, const char *what, bool *overrun = nullptr)
 {
 	sockaddr_nl peer{};
 	unsigned char *raw = nullptr;
@@ -59,6 +60,12 @@ Datagram receive(nl_sock *sock, const char *what)
 
 	if (n == -NLE_INTR || n == -NLE_AGAIN)
 		return d;
+	// libnl's name for ENOBUFS: the kernel dropped messages for this
+	// socket (its receive buffer was full) and says so once
+	if (n == -NLE_NOMEM && overrun) {
+		*overrun = true;
+		return d;
+	}
 	nl_check(n, what);
 	d.len = n;
 	return d;
@@ -315,6 +322,15 @@ void Client::unsubscribe()
 	transact(new_request(DAMON_PERF_CMD_MONITOR_UNSUBSCRIBE));
 }
 
+void Client::set_receive_buffer(int bytes)
+{
+	int fd = nl_socket_get_fd(sock());
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)))
+		throw std::system_error(errno, std::generic_category(),
+					"setting the receive buffer");
+}
+
 std::optional<Aggregation> Client::next_aggregation(int timeout_ms)
 {
 	pollfd pfd{nl_socket_get_fd(sock()), POLLIN, 0};
@@ -330,8 +346,13 @@ std::optional<Aggregation> Client::next_aggregation(int timeout_ms)
 		if (ret == 0)
 			return std::nullopt;
 
-		Datagram d = receive(sock_.get(), "receiving a notification");
+		bool overrun = false;
+		Datagram d = receive(sock_.get(), "receiving a notification",
+				     &overrun);
 		int n = d.len;
+
+		if (overrun)
+			overruns_++;
 
 		for (auto *nlh = d.first(); nlmsg_ok(nlh, n);
 		     nlh = nlmsg_next(nlh, &n)) {

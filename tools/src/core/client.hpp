@@ -58,8 +58,15 @@ public:
 	virtual std::vector<StatsRow> stats() = 0;
 	virtual void subscribe() = 0;
 	virtual void unsubscribe() = 0;
-	// The next AGGREGATION notification; nullopt after @timeout_ms.
+	// The receive buffer (SO_RCVBUF, bytes) of the connection that
+	// subscribes: notifications that find it full are dropped.
+	virtual void set_receive_buffer(int bytes) = 0;
+	// The next AGGREGATION notification; nullopt after @timeout_ms. A
+	// receive that fails with ENOBUFS (notifications were dropped for a
+	// full receive buffer) is counted in overruns() and the wait goes on.
 	virtual std::optional<Aggregation> next_aggregation(int timeout_ms) = 0;
+	// How many times receiving notifications met ENOBUFS.
+	virtual uint64_t overruns() const = 0;
 	// Hands one CPU's AUX buffer to a context; the connection must stay
 	// open while the buffer is in use (closing it tears the buffer down).
 	virtual void aux_attach(const CtxRef &ref, const AuxAttach &aux) = 0;
@@ -101,7 +108,9 @@ public:
 	std::vector<StatsRow> stats() override;
 	void subscribe() override;
 	void unsubscribe() override;
+	void set_receive_buffer(int bytes) override;
 	std::optional<Aggregation> next_aggregation(int timeout_ms) override;
+	uint64_t overruns() const override { return overruns_; }
 	void aux_attach(const CtxRef &ref, const AuxAttach &aux) override;
 	LruResult lru_prio(const CtxRef &ref, uint64_t start,
 			   uint64_t end) override;
@@ -131,6 +140,7 @@ private:
 	NlSock sock_;
 	int family_ = 0;
 	int mcgrp_ = -1;
+	uint64_t overruns_ = 0;
 };
 
 } // namespace damonctl

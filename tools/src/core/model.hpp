@@ -148,6 +148,10 @@ struct Aggregation {
 	std::optional<Confidence> confidence;
 	uint32_t carried = 0; // aggregations since the regions were measured
 	uint32_t windows = 1; // aggregation intervals their measurement spans
+	// aggregations of the context that never reached the subscriber
+	// between the previous one it received and this one (a gap in seq;
+	// userspace only)
+	uint64_t missed = 0;
 	std::vector<Target> targets;
 	std::vector<Region> regions;
 

@@ -219,6 +219,8 @@ json to_json(const Aggregation &a)
 		j["carried"] = a.carried;
 		j["windows"] = a.windows;
 	}
+	if (a.missed)
+		j["missed"] = a.missed;
 	return j;
 }
 
@@ -255,6 +257,8 @@ Aggregation aggregation_from_json(const json &j)
 		if (!a.windows)
 			a.windows = 1;
 	}
+	if (j.contains("missed"))
+		a.missed = get_u64(j, "missed");
 	if (j.contains("targets") && j["targets"].is_array())
 		for (const auto &t : j["targets"]) {
 			Target tt;
