@@ -289,9 +289,11 @@ static const void *search(const struct damon_perf_drain_ent *ents,
 	return bsearch(&addr, ents, nr, sizeof(*ents), cmp_addr);
 }
 
-static void miss(const struct damon_perf_report *report, unsigned long addr,
+static void miss(struct damon_perf_drain *d,
+		 const struct damon_perf_report *report, unsigned long addr,
 		 enum damon_perf_miss_reason reason)
 {
+	d->why = reason;
 	damon_perf_observe_miss(addr, report->cpu, reason);
 }
 
@@ -417,16 +419,16 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 	if (report->time_ns < d->stale_before) {
 		/* netlink reads it while the kdamond runs */
 		WRITE_ONCE(ctx->stale_drops, ctx->stale_drops + 1);
-		miss(report, addr, DAMON_PERF_MISS_STALE);
+		miss(d, report, addr, DAMON_PERF_MISS_STALE);
 		return false;
 	}
 	/* rings refuse 0; anything above the slots is a producer bug */
 	if (!report->probe_idx || report->probe_idx > DAMON_PERF_MAX_PROBES) {
-		miss(report, addr, DAMON_PERF_MISS_FILTER);
+		miss(d, report, addr, DAMON_PERF_MISS_FILTER);
 		return false;
 	}
 	if (damon_perf_filters_reject(ctx->filters, ctx->nr_filters, report)) {
-		miss(report, addr, DAMON_PERF_MISS_FILTER);
+		miss(d, report, addr, DAMON_PERF_MISS_FILTER);
 		return false;
 	}
 	if (vaddr) {
@@ -434,7 +436,7 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 			if (d->segs[i].t->pid == report->tgid)
 				break;
 		if (i == d->nr_segs) {
-			miss(report, addr, DAMON_PERF_MISS_TGID);
+			miss(d, report, addr, DAMON_PERF_MISS_TGID);
 			return false;
 		}
 		seg = &d->segs[i];
@@ -444,11 +446,11 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 		e = search(d->ents, d->nr_ents, addr);
 	}
 	if (!e) {
-		miss(report, addr, DAMON_PERF_MISS_REGION);
+		miss(d, report, addr, DAMON_PERF_MISS_REGION);
 		return false;
 	}
 	if (report->size > e->end - addr) {
-		miss(report, addr, DAMON_PERF_MISS_BOUNDARY);
+		miss(d, report, addr, DAMON_PERF_MISS_BOUNDARY);
 		return false;
 	}
 	seq = report_seq(d, report);
@@ -495,10 +497,36 @@ static void damon_perf_drain_record(const struct damon_perf_drain *d,
 }
 #endif
 
+#ifdef DAMON_PERF_TEST_EXPORTS
+damon_perf_drain_outcome_fn __rcu damon_perf_drain_outcome_hook;
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_outcome_hook);
+
+static void drain_outcome(const struct damon_perf_report *report,
+			  bool credited, enum damon_perf_miss_reason why)
+{
+	damon_perf_drain_outcome_fn hook;
+
+	rcu_read_lock();
+	hook = rcu_dereference(damon_perf_drain_outcome_hook);
+	if (hook)
+		hook(report, credited, why);
+	rcu_read_unlock();
+}
+#else
+static void drain_outcome(const struct damon_perf_report *report,
+			  bool credited, enum damon_perf_miss_reason why)
+{
+}
+#endif
+
 static void drain_one(const struct damon_perf_report *report, void *arg)
 {
-	damon_perf_drain_record(arg, report);
-	damon_perf_drain_report(arg, report);
+	struct damon_perf_drain *d = arg;
+	bool credited;
+
+	damon_perf_drain_record(d, report);
+	credited = damon_perf_drain_report(d, report);
+	drain_outcome(report, credited, d->why);
 }
 
 /* A report of a pass without a snapshot: counted, not credited. */
@@ -507,8 +535,9 @@ static void drain_lost(const struct damon_perf_report *report, void *arg)
 	struct damon_perf_drain *d = arg;
 
 	d->total++;
-	miss(report, d->ctx->ops == DAMON_PERF_OPS_VADDR ? report->vaddr :
+	miss(d, report, d->ctx->ops == DAMON_PERF_OPS_VADDR ? report->vaddr :
 	     report->paddr, DAMON_PERF_MISS_NOMEM);
+	drain_outcome(report, false, DAMON_PERF_MISS_NOMEM);
 }
 
 /**

@@ -8,6 +8,7 @@
 #define _DAMON_PERF_DRAIN_H
 
 #include "ctx_types.h"
+#include "stats.h"
 
 /**
  * struct damon_perf_drain_ent - One region in the drain snapshot.
@@ -62,6 +63,8 @@ struct damon_perf_drain_seg {
  * @keep:		keep the sample keys (samples split mode).
  * @total:		reports seen.
  * @matched:		reports credited to a region.
+ * @why:		why the last report damon_perf_drain_report() refused
+ *			was not credited.
  */
 struct damon_perf_drain {
 	struct damon_perf_ctx *ctx;
@@ -78,6 +81,7 @@ struct damon_perf_drain {
 	bool keep;
 	unsigned int total;
 	unsigned int matched;
+	enum damon_perf_miss_reason why;
 };
 
 #ifdef DAMON_PERF_TEST_EXPORTS
@@ -90,6 +94,17 @@ struct damon_perf_drain {
 typedef void (*damon_perf_drain_hook_fn)(const struct damon_perf_drain *d,
 					 const struct damon_perf_report *r);
 extern damon_perf_drain_hook_fn __rcu damon_perf_drain_record_hook;
+/*
+ * Test builds only: when set, damon_perf_drain_rings() calls it with every
+ * report it took from the rings once the report is consumed, @credited
+ * true when a region was credited, else @why says why not (perf_stats
+ * miss_* and stale: the same count). Under rcu_read_lock(). The test PMUs
+ * account each report they caused with it (tests/testpmu).
+ */
+typedef void (*damon_perf_drain_outcome_fn)(const struct damon_perf_report *r,
+					    bool credited,
+					    enum damon_perf_miss_reason why);
+extern damon_perf_drain_outcome_fn __rcu damon_perf_drain_outcome_hook;
 #endif
 
 int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,

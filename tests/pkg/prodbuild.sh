@@ -28,6 +28,7 @@ kdir=$(kernel_kdir "$kernel") || exit 1
 # DAMON_PERF_KUNIT_HOOKS or DAMON_PERF_TEST_EXPORTS (kmod/compat/compat.h).
 hooks=(damon_perf_ring_busy_hook damon_perf_kdamond_resched_hook
 	damon_perf_nl_deliver_hook damon_perf_drain_record_hook
+	damon_perf_drain_outcome_hook
 	damon_perf_spe_test_attach damon_perf_stats_pcpu_alloc
 	damon_perf_stats_pcpu_free damon_perf_stats_swap)
 tmp=$(mktemp -d)

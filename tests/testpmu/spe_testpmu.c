@@ -31,6 +31,27 @@
  * a stream of valid packets that a parser must not take for one endless
  * record.
  *
+ * Records whose loss has a known reason, for the end-to-end accounting
+ * (tests/vm/spe_e2e.sh): loss_pct percent of the records, taken in turn
+ * from the kinds enabled, are not the workload's accesses but
+ * - no_addr:  an operation without a data address (no VA packet), which
+ *   the parser counts (aux_no_addr) and never reports;
+ * - foreign:  an access tagged with foreign_pid, a live process that is
+ *   no target (drain: miss_tgid);
+ * - gone:     an access tagged with gone_pid, a process that has exited
+ *   (no thread group to resolve; drain: miss_tgid);
+ * - unmapped: the workload's access to unmapped_addr, in no region
+ *   (drain: miss_region).
+ * The rest (hit) fall in the hot or cold range, tagged ctx_pid. The
+ * module must credit each hit to a region and lose each other record by
+ * its own reason. The test PMU hooks the drain (test builds:
+ * damon_perf_drain_outcome_hook, kmod/drain.h), classifies every AUX
+ * report the drain consumes by what the record was, and counts its
+ * outcome; the parameter outcomes reads a line per kind, "KIND written N
+ * credited N tgid N region N boundary N stale N filter N nomem N" (no_addr
+ * is never reported: its line counts what was written), and a line
+ * "other" for AUX reports no kind explains.
+ *
  * Events must be CPU-bound (perf_event_open(..., cpu >= 0)) and the AUX
  * area mapped read-write (no overwrite mode) with at least 2 pages, as
  * the driver requires.
@@ -40,8 +61,11 @@
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
+
+#include "drain.h"
 
 static unsigned long hot_start = 0x7f1000000000UL;
 module_param(hot_start, ulong, 0644);
@@ -78,6 +102,31 @@ MODULE_PARM_DESC(collide_pct,
 static bool paused;
 module_param(paused, bool, 0644);
 MODULE_PARM_DESC(paused, "end the transaction and take no sample");
+static unsigned int loss_pct;
+module_param(loss_pct, uint, 0444);
+MODULE_PARM_DESC(loss_pct, "percent of the records of a known loss kind");
+static int foreign_pid;
+module_param(foreign_pid, int, 0444);
+MODULE_PARM_DESC(foreign_pid, "a live process that is no target (0: none)");
+static int gone_pid;
+module_param(gone_pid, int, 0444);
+MODULE_PARM_DESC(gone_pid, "the pid of a process that has exited (0: none)");
+static unsigned long unmapped_addr;
+module_param(unmapped_addr, ulong, 0444);
+MODULE_PARM_DESC(unmapped_addr, "a workload address in no region (0: none)");
+
+/* What a record was: how the module must account for it. */
+enum tp_kind { K_HIT, K_NO_ADDR, K_FOREIGN, K_GONE, K_UNMAPPED, K_OTHER,
+	       NR_KINDS };
+static const char * const kind_names[NR_KINDS] = {
+	"hit", "no_addr", "foreign", "gone", "unmapped", "other",
+};
+/* outcome columns: credited, then enum damon_perf_miss_reason + 1 */
+#define NR_OUTCOMES	(DAMON_PERF_MISS_NOMEM + 2)
+static const char * const outcome_names[NR_OUTCOMES] = {
+	"credited", "tgid", "region", "boundary", "stale", "filter", "nomem",
+};
+static atomic_long_t outcomes[NR_KINDS][NR_OUTCOMES];
 
 /* PMSIDR_EL1.MaxSize and PMBIDR_EL1.Align of the imitated hardware */
 #define TP_MAX_RECORD	64
@@ -103,6 +152,8 @@ struct tp_cpu {
 	unsigned long collided;
 	unsigned long truncated;
 	unsigned long pad_bytes;
+	unsigned long kinds[NR_KINDS];	/* records written, by kind */
+	unsigned int next_loss;		/* the loss kind taken in turn */
 };
 
 static DEFINE_PER_CPU(struct tp_cpu, tp_cpus);
@@ -131,6 +182,70 @@ static const struct kernel_param_ops tp_stats_ops = {
 };
 module_param_cb(stats, &tp_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(stats, "records written, samples collided, TRUNCATED ends, pad bytes");
+
+static int tp_outcomes_get(char *out, const struct kernel_param *kp)
+{
+	int k, o, cpu, n = 0;
+
+	for (k = 0; k < NR_KINDS; k++) {
+		unsigned long w = 0;
+
+		for_each_possible_cpu(cpu)
+			w += READ_ONCE(per_cpu_ptr(&tp_cpus, cpu)->kinds[k]);
+		n += scnprintf(out + n, PAGE_SIZE - n, "%s written %lu",
+			       kind_names[k], w);
+		for (o = 0; o < NR_OUTCOMES; o++)
+			n += scnprintf(out + n, PAGE_SIZE - n, " %s %ld",
+				       outcome_names[o],
+				       atomic_long_read(&outcomes[k][o]));
+		n += scnprintf(out + n, PAGE_SIZE - n, "\n");
+	}
+	return n;
+}
+
+static const struct kernel_param_ops tp_outcomes_ops = {
+	.get = tp_outcomes_get,
+};
+module_param_cb(outcomes, &tp_outcomes_ops, NULL, 0444);
+MODULE_PARM_DESC(outcomes, "per record kind: written, and each AUX report's outcome in the drain");
+
+static bool in_span(unsigned long a, unsigned long start, unsigned long len)
+{
+	return a - start < max(len, 8UL);
+}
+
+/* The kind of the record an AUX report was decoded from. */
+static enum tp_kind report_kind(const struct damon_perf_report *r)
+{
+	if (gone_pid && r->tid == gone_pid)
+		return K_GONE;
+	if (foreign_pid && r->tid == foreign_pid)
+		return K_FOREIGN;
+	if (r->tid != ctx_pid)
+		return K_OTHER;
+	if (unmapped_addr && r->vaddr == (unmapped_addr & PAGE_MASK))
+		return K_UNMAPPED;
+	/* reports carry the page of the address */
+	if (in_span(r->vaddr, hot_start & PAGE_MASK,
+		     hot_start + hot_len - (hot_start & PAGE_MASK)) ||
+	    in_span(r->vaddr, cold_start & PAGE_MASK,
+		     cold_start + cold_len - (cold_start & PAGE_MASK)))
+		return K_HIT;
+	return K_OTHER;
+}
+
+/* damon_perf_drain_outcome_hook: one AUX report consumed by a drain */
+static void tp_outcome(const struct damon_perf_report *r, bool credited,
+		       enum damon_perf_miss_reason why)
+{
+	unsigned int o = credited ? 0 : (unsigned int)why + 1;
+
+	if (r->src != DAMON_PERF_SRC_AUX)
+		return;
+	if (o >= NR_OUTCOMES)
+		o = NR_OUTCOMES - 1;
+	atomic_long_inc(&outcomes[report_kind(r)][o]);
+}
 
 static void *tp_setup_aux(struct perf_event *event, void **pages,
 			  int nr_pages, bool overwrite)
@@ -315,18 +430,47 @@ static u64 next_rnd(struct tp_cpu *st)
 	return st->rnd;
 }
 
-/* One record: [PAD] PC OP VA LAT EV [CTX] END|TS. */
+/* The kind of the next record: a loss kind in turn, loss_pct percent. */
+static enum tp_kind next_kind(struct tp_cpu *st)
+{
+	static const enum tp_kind loss[] = { K_NO_ADDR, K_FOREIGN, K_GONE,
+					     K_UNMAPPED };
+	unsigned int i;
+
+	if (!loss_pct || next_rnd(st) % 100 >= loss_pct)
+		return K_HIT;
+	for (i = 0; i < ARRAY_SIZE(loss); i++) {
+		enum tp_kind k = loss[st->next_loss++ % ARRAY_SIZE(loss)];
+
+		if (k == K_NO_ADDR || (k == K_FOREIGN && foreign_pid) ||
+		    (k == K_GONE && gone_pid) ||
+		    (k == K_UNMAPPED && unmapped_addr))
+			return k;
+	}
+	return K_HIT;
+}
+
+/* One record: [PAD] PC OP [VA] LAT EV [CTX] END|TS. */
 static unsigned int build(struct tp_cpu *st, u8 *rec)
 {
+	enum tp_kind kind = next_kind(st);
 	u64 r = next_rnd(st), seq = st->seq++;
 	unsigned long start = cold_start, len = cold_len, addr;
 	unsigned int n = 0;
+	pid_t pid = ctx_pid;
 
 	if (r % 100 < hot_pct) {
 		start = hot_start;
 		len = hot_len;
 	}
 	addr = start + ((r >> 8) % max(len, 8UL));
+	if (kind == K_FOREIGN)
+		pid = foreign_pid;
+	else if (kind == K_GONE)
+		pid = gone_pid;
+	else if (kind == K_UNMAPPED)
+		addr = unmapped_addr;
+	st->kinds[kind]++;
 	if (!(seq % 16))
 		rec[n++] = 0x00;				/* PAD */
 	/* PC at EL0, non-secure */
@@ -335,12 +479,13 @@ static unsigned int build(struct tp_cpu *st, u8 *rec)
 	/* load or store */
 	n += pkt(rec + n, 0x49, seq & 1, 1);
 	/* data VA with a top-byte tag the parser must strip */
-	n += pkt(rec + n, 0xb2, ((u64)0x2a << 56) | addr, 8);
+	if (kind != K_NO_ADDR)
+		n += pkt(rec + n, 0xb2, ((u64)0x2a << 56) | addr, 8);
 	/* total latency, events (retired, L1D access) */
 	n += pkt(rec + n, 0x98, 20 + (r & 0x3f), 2);
 	n += pkt(rec + n, 0x52, 0x0006, 2);
-	if (ctx_pid)
-		n += pkt(rec + n, 0x65, ctx_pid, 4);
+	if (pid)
+		n += pkt(rec + n, 0x65, pid, 4);
 	if (READ_ONCE(unterminated))
 		return n;
 	if (seq % 4)
@@ -474,7 +619,7 @@ static struct pmu tp_pmu = {
 
 static int __init tp_init(void)
 {
-	int cpu;
+	int cpu, ret;
 
 	for_each_possible_cpu(cpu) {
 		struct tp_cpu *st = per_cpu_ptr(&tp_cpus, cpu);
@@ -483,7 +628,13 @@ static int __init tp_init(void)
 			      HRTIMER_MODE_REL_PINNED_HARD);
 		st->rnd = 0x9e3779b97f4a7c15ULL ^ cpu;
 	}
-	return perf_pmu_register(&tp_pmu, "arm_spe_test", -1);
+	rcu_assign_pointer(damon_perf_drain_outcome_hook, tp_outcome);
+	ret = perf_pmu_register(&tp_pmu, "arm_spe_test", -1);
+	if (ret) {
+		RCU_INIT_POINTER(damon_perf_drain_outcome_hook, NULL);
+		synchronize_rcu();
+	}
+	return ret;
 }
 
 static void __exit tp_exit(void)
@@ -493,9 +644,13 @@ static void __exit tp_exit(void)
 	perf_pmu_unregister(&tp_pmu);
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(&tp_cpus, cpu)->timer);
+	RCU_INIT_POINTER(damon_perf_drain_outcome_hook, NULL);
+	/* no drain runs the hook, module text, any more */
+	synchronize_rcu();
 }
 
 module_init(tp_init);
 module_exit(tp_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("damon_perf tests: SPE-format AUX test PMU");
+DAMON_PERF_IMPORT_KUNIT_NS();

@@ -13,9 +13,16 @@
 # is full); `damonctl spe attach` opens it on every CPU, hands the
 # buffers to a running vaddr context with AUX_ATTACH and stays in the
 # foreground; the context's hottest region must overlap the hot range.
-# With the PMU paused, every sample it offered must be accounted for: a
-# record damon_perf parsed (perf_stats aux_record) or a COLLISION flag
-# (aux_collision); the 2-page buffers must have truncated and restarted.
+# 10% of the records are of a kind the module must lose, each by its own
+# reason: no data address (aux_no_addr), a live process that is no target
+# and one that has exited (miss_tgid), an address in no region
+# (miss_region). With the PMU paused, every sample it offered must be
+# accounted for, record by record: the test PMU hooks the drain (test
+# builds) and counts the outcome of each AUX report by the kind of its
+# record; each of the workload's records must have credited a region,
+# each other one be lost by its kind's reason, and the samples the driver
+# itself dropped (COLLISION flags, aux_collision) are reported apart. The
+# 2-page buffers must have truncated and restarted.
 # Then: SIGINT detaches cleanly (exit 0) while the context runs on, a
 # second attach exits by itself when the context stops, perf_stats adds
 # up, and every module unloads.
@@ -89,9 +96,17 @@ size=$((WORKLOAD_SIZE))
 # a tick (about 45 bytes each) fill more than the page a transaction of a
 # 2-page buffer gets, so every tick that finds the buffer empty ends in a
 # buffer-full event and a TRUNCATED begin; 2% of the samples collide.
+# 10% of the records are lost by a known reason, in turn: no data address,
+# a live process that is no target (a sleep), one that has exited (a shell
+# that printed its pid), the workload's address 0x10040 (below
+# mmap_min_addr's default, in no region).
+sleep 600 &
+fpid=$!
+gpid=$(sh -c 'echo $$')
 load_module damon_perf_testpmu hot_start=$hs hot_len=$((he - hs)) \
 	cold_start=$base cold_len=$size hot_pct=80 period_us=4000 batch=128 \
-	collide_pct=2 ctx_pid="$WORKLOAD_PID" || finish
+	collide_pct=2 ctx_pid="$WORKLOAD_PID" loss_pct=10 foreign_pid=$fpid \
+	gone_pid="$gpid" unmapped_addr=$((0x10040)) || finish
 TP=/sys/module/damon_perf_testpmu/parameters
 
 check "damonctl start: vaddr context on the workload" \
@@ -128,6 +143,8 @@ else
 	not_ok "spe attach of a PMU without AUX tracing (exit $rc)"
 fi
 
+# only the test PMU's AUX reports count below; these are its baselines
+base_no_addr=$(col aux_no_addr) base_coll=$(col aux_collision)
 attach_bg /tmp/attach.out $CTX -e $EVENT --aux-pages 2
 diag "$(cat /tmp/attach.out)"
 if grep -q "^attached $(nproc) AUX buffer" /tmp/attach.out; then
@@ -180,47 +197,98 @@ fi
 # Offered against accounted. Paused, the PMU ends its transactions (a
 # buffer-full event: a pending collision is flagged) and takes no sample;
 # the context drains what they hold. Each sample offered is a record
-# written or a collision flagged (stats); each must come out as a record
-# parsed (aux_record: reports and records without an address) or a
-# COLLISION flag counted (aux_collision).
+# written or a collision flagged (stats). A record of no data address is
+# counted by the parser (aux_no_addr); every other one must come out of
+# the drain as a report whose outcome the test PMU counts by the record's
+# kind (outcomes: "KIND written N credited N tgid N region N ..."); a
+# COLLISION flag is the driver's own drop (aux_collision).
+# kind KIND COLUMN: that count of the outcomes line of KIND
+kind() {
+	awk -v k="$1" -v c="$2" '$1 == k {
+		for (i = 2; i < NF; i += 2) if ($i == c) print $(i + 1) }' \
+		$TP/outcomes
+}
+# consumed KIND: the reports of KIND the drain consumed, whatever became
+# of them
+consumed() {
+	awk -v k="$1" '$1 == k { for (i = 4; i < NF; i += 2) s += $(i + 1) }
+		END { print s + 0 }' $TP/outcomes
+}
 echo 1 > $TP/paused
-i=0
-while :; do
+# until offered = accounted a second apart (every CPU's tick has seen the
+# pause), or nothing changed for 3 s (a module that loses records never
+# gets there), 60 s at most
+i=0 last= still=0
+while [ $i -lt 120 ]; do
 	# shellcheck disable=SC2046 # written W collided C truncated T pad_bytes P
 	set -- $(cat $TP/stats)
 	written=$2 collided=$4 truncated=$6
-	records=$(col aux_record) colls=$(col aux_collision)
-	offered=$((written + collided)) accounted=$((records + colls))
-	[ $i -ge 300 ] && break
-	# equal, and still equal a second later (every CPU's tick has seen
-	# the pause)
-	if [ "$offered" -eq "$accounted" ]; then
-		[ -n "${same:-}" ] && break
-		same=1
-		sleep 1
-		continue
+	no_addr=$(($(col aux_no_addr) - base_no_addr))
+	colls=$(($(col aux_collision) - base_coll))
+	# every report the drain consumed, whatever its kind and outcome
+	reports=$(awk '{ for (i = 4; i < NF; i += 2) s += $(i + 1) }
+		END { print s + 0 }' $TP/outcomes)
+	offered=$((written + collided))
+	accounted=$((reports + no_addr + colls))
+	if [ "$offered $accounted" = "$last" ]; then
+		still=$((still + 1))
+	else
+		still=0
 	fi
-	same=
-	sleep 0.1
+	last="$offered $accounted"
+	[ "$offered" -eq "$accounted" ] && [ $still -ge 2 ] && break
+	[ $still -ge 6 ] && break
+	sleep 0.5
 	i=$((i + 1))
 done
 diag "test PMU: $(cat $TP/stats)"
-diag "perf_stats: aux_record $records aux_no_addr $(col aux_no_addr) aux_collision $colls aux_truncated $(col aux_truncated) aux_partial $(col aux_partial)"
+while read -r l; do diag "outcomes: $l"; done < $TP/outcomes
+diag "perf_stats: aux_record $(col aux_record) aux_no_addr $(col aux_no_addr) aux_collision $(col aux_collision) aux_truncated $(col aux_truncated) aux_partial $(col aux_partial)"
+credited=$(kind hit credited)
+lost=$((no_addr + reports - credited))
+line="$offered offered, $accounted accounted: $credited credited, $lost lost by damon_perf ($no_addr no address, $(($(kind foreign tgid) + $(kind gone tgid))) miss_tgid, $(kind unmapped region) miss_region); $collided dropped by the driver ($colls COLLISION flags)"
 if [ "$written" -gt 0 ] && [ "$offered" -eq "$accounted" ] &&
 	[ "$(col aux_partial)" -eq 0 ]; then
-	ok "spe: $offered offered, $accounted accounted ($written records written, $collided collided)"
+	ok "spe: $line"
 else
-	not_ok "spe: $offered offered, $accounted accounted ($written records written as $records, $collided collided as $colls)"
+	not_ok "spe: $line"
+fi
+# per_kind KIND OUTCOME WRITTEN: every record of KIND written came out of
+# the drain once, all as OUTCOME
+per_kind() {
+	_n=$(consumed "$1") _o=$(kind "$1" "$2")
+	if [ "$3" -gt 0 ] && [ "$_n" -eq "$3" ] && [ "$_o" -eq "$3" ]; then
+		ok "spe: each of the $3 $1 records $2 ($(grep "^$1 " $TP/outcomes))"
+	else
+		not_ok "spe: each of the $3 $1 records $2: $_n drained, $_o $2 ($(grep "^$1 " $TP/outcomes))"
+	fi
+}
+per_kind hit credited "$(kind hit written)"
+per_kind foreign tgid "$(kind foreign written)"
+per_kind gone tgid "$(kind gone written)"
+per_kind unmapped region "$(kind unmapped written)"
+nw=$(kind no_addr written)
+if [ "$nw" -gt 0 ] && [ "$no_addr" -eq "$nw" ] &&
+	[ "$(consumed no_addr)" -eq 0 ]; then
+	ok "spe: each of the $nw records without a data address counted aux_no_addr, none reported"
+else
+	not_ok "spe: records without a data address: $nw written, aux_no_addr +$no_addr, $(consumed no_addr) reported"
+fi
+if [ "$(consumed other)" -eq 0 ]; then
+	ok "spe: no AUX report of a record the test PMU did not write"
+else
+	not_ok "spe: AUX reports of no record written ($(grep '^other ' $TP/outcomes))"
 fi
 if [ "$collided" -gt 0 ] && [ "$colls" -eq "$collided" ]; then
 	ok "each collided sample a COLLISION flag ($collided)"
 else
-	not_ok "each collided sample a COLLISION flag ($collided collided, aux_collision $colls)"
+	not_ok "each collided sample a COLLISION flag ($collided collided, aux_collision +$colls)"
 fi
-# 2 pages hold at most 8192 / 32 records (32 bytes: the smallest one):
-# more were written only if the PMU ran again after a TRUNCATED stop.
+# 2 pages hold at most 8192 / 16 records (23 bytes: the smallest one, no
+# data address): more were written only if the PMU ran again after a
+# TRUNCATED stop.
 if [ "$truncated" -gt 0 ] && [ "$(col aux_truncated)" -gt 0 ] &&
-	[ "$written" -gt $(($(nproc) * 8192 / 32)) ]; then
+	[ "$written" -gt $(($(nproc) * 8192 / 16)) ]; then
 	ok "TRUNCATED $truncated times (aux_truncated $(col aux_truncated)), restarted: $written records"
 else
 	not_ok "TRUNCATED and restarted ($truncated TRUNCATED, aux_truncated $(col aux_truncated), $written records)"
@@ -263,6 +331,8 @@ fi
 diag "$(cat /tmp/attach2.out)"
 kill -CONT "$WORKLOAD_PID"
 stop_workload
+kill "$fpid" 2>/dev/null
+wait "$fpid" 2>/dev/null
 unload_module damon_perf_testpmu
 unload_module damon_perf
 finish
