@@ -21,7 +21,7 @@
  *   record carries (virtual and physical address, load/store, latency),
  *   flagged whatever sample_type asks.
  *
- * Three debugfs files under damon_perf_nmitest/, each runs when opened and
+ * Six debugfs files under damon_perf_nmitest/, each runs when opened and
  * reads back its results (root only):
  *
  * fields  every field of every resulting report (vaddr, paddr, is_write,
@@ -30,6 +30,36 @@
  *         that must not become reports, in_nmi() in the handler, and the
  *         perf_stats deltas; one "case" line each, then "fields: ..." with
  *         the totals and "errors N".
+ * handover samples handled while another task is current: the handler
+ *         takes tid/tgid from current, and a paddr context without a
+ *         carried physical address translates through current->mm, as
+ *         perf itself does (perf_prepare_sample(), perf_virt_to_phys()).
+ *         On 6.1 Intel PEBS drains its buffer at sched-out with current
+ *         still the task that took the samples; a sample whose overflow
+ *         runs while another task or a kthread is current is what this
+ *         covers. A kthread bound to each CPU in turn raises the NMIs,
+ *         carrying addresses of the reading process (the vaddr target; for
+ *         paddr, its 8 pinned pages are the targets), and the test drains
+ *         each ring through damon_perf_drain_report(), the kdamond's, and
+ *         checks every record: vaddr (PEBS and IBS) reports carry the
+ *         kthread's tid/tgid and are miss_tgid, never credited to the
+ *         reader's regions; paddr with PEBS semantics finds no mm
+ *         (sample_untranslated, no report); paddr with IBS semantics
+ *         (physical address in the sample) is credited by it. Two control
+ *         cases raise them from the reader (match). Each case prints
+ *         "N offered, N accounted" (accounted: each record's final
+ *         outcome, a refused class or the drain's credit or miss) and
+ *         checks the exact perf_stats deltas and the regions' probe_hits.
+ * exited_fire, exited_drain
+ *         samples of a task that has exited. exited_fire, read by a
+ *         process that then exits, makes that process a vaddr target,
+ *         sends PER_CPU records on every CPU with it current and leaves
+ *         the reports in the rings; exited_drain, read after the process
+ *         was reaped, drains the first CPU's ring as the kdamond does
+ *         before its next update (the target's regions stand: match),
+ *         then runs damon_perf_regions_update() (-ESRCH: the target dies,
+ *         as the kdamond's update() marks it) and drains the other rings
+ *         (the dead target is out of the snapshot: miss_tgid).
  * access  ns per damon_perf_report_access() in NMI and in process context
  *         against a per-CPU counter increment (benchmark, make bench).
  * drops   reports dropped by a started context as a paced producer (an
@@ -43,10 +73,12 @@
 #include <linux/fs.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
+#include <linux/pid.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -58,8 +90,10 @@
 #include <asm/tsc.h>
 
 #include "ctx.h"
+#include "drain.h"
 #include "perf_source.h"
 #include "probe.h"
+#include "regions.h"
 #include "ring.h"
 #include "stats.h"
 #include "runfile.h"
@@ -906,6 +940,596 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* handover: samples handled while another task runs, of exited tasks  */
+
+/*
+ * What the module must make of one record: the class its handler counts
+ * (sample_valid for a report), and for a report the drain's outcome.
+ */
+struct hcase {
+	const char *name;
+	int shape;
+	u32 ops;
+	bool kthread;		/* raised by a kthread, not the reader */
+	enum damon_perf_stat_idx sample;	/* the handler's class */
+	bool translated;	/* paddr by damon_perf's own walk */
+	bool credited;		/* the drain credits the report */
+	enum damon_perf_miss_reason why;	/* else, the reason */
+};
+
+static const struct hcase hcases[] = {
+	/* control: the sample's owner is current, as in fields */
+	{ "reader-pebs-vaddr", PEBS_LOAD, DAMON_PERF_OPS_VADDR, false,
+	  DAMON_PERF_STAT_sample_valid, false, true, 0 },
+	/* tid/tgid are current's: the kthread's, no target of the drain */
+	{ "kthread-pebs-vaddr", PEBS_LOAD, DAMON_PERF_OPS_VADDR, true,
+	  DAMON_PERF_STAT_sample_valid, false, false, DAMON_PERF_MISS_TGID },
+	{ "kthread-ibs-vaddr", IBS_LOAD, DAMON_PERF_OPS_VADDR, true,
+	  DAMON_PERF_STAT_sample_valid, false, false, DAMON_PERF_MISS_TGID },
+	{ "reader-pebs-paddr", PEBS_LOAD, DAMON_PERF_OPS_PADDR, false,
+	  DAMON_PERF_STAT_sample_valid, true, true, 0 },
+	/* the walk goes through current->mm: a kthread has none */
+	{ "kthread-pebs-paddr", PEBS_LOAD, DAMON_PERF_OPS_PADDR, true,
+	  DAMON_PERF_STAT_sample_untranslated, false, false, 0 },
+	/* the physical address is the sample's: whoever runs, it counts */
+	{ "kthread-ibs-paddr", IBS_LOAD, DAMON_PERF_OPS_PADDR, true,
+	  DAMON_PERF_STAT_sample_valid, false, true, 0 },
+};
+
+/* The perf_stats a handover case checks exactly (all others: no change). */
+static const enum damon_perf_stat_idx hstats[] = {
+	DAMON_PERF_STAT_callback, DAMON_PERF_STAT_sample_valid,
+	DAMON_PERF_STAT_sample_untranslated, DAMON_PERF_STAT_sample_translated,
+	DAMON_PERF_STAT_enqueue, DAMON_PERF_STAT_dequeue,
+	DAMON_PERF_STAT_match, DAMON_PERF_STAT_miss_tgid,
+	DAMON_PERF_STAT_miss_region, DAMON_PERF_STAT_miss_boundary,
+	DAMON_PERF_STAT_miss_filter, DAMON_PERF_STAT_stale,
+	DAMON_PERF_STAT_sample_no_phys, DAMON_PERF_STAT_sample_kernel,
+	DAMON_PERF_STAT_sample_addr_zero, DAMON_PERF_STAT_sample_phys_only,
+	DAMON_PERF_STAT_miss_nomem,
+};
+
+/* The perf_stats counter of a drain's miss reason (stats.c's map). */
+static enum damon_perf_stat_idx miss_stat(enum damon_perf_miss_reason why)
+{
+	static const enum damon_perf_stat_idx idx[] = {
+		[DAMON_PERF_MISS_TGID]		= DAMON_PERF_STAT_miss_tgid,
+		[DAMON_PERF_MISS_REGION]	= DAMON_PERF_STAT_miss_region,
+		[DAMON_PERF_MISS_BOUNDARY]	= DAMON_PERF_STAT_miss_boundary,
+		[DAMON_PERF_MISS_STALE]		= DAMON_PERF_STAT_stale,
+		[DAMON_PERF_MISS_FILTER]	= DAMON_PERF_STAT_miss_filter,
+		[DAMON_PERF_MISS_NOMEM]		= DAMON_PERF_STAT_miss_nomem,
+	};
+
+	return (unsigned int)why < ARRAY_SIZE(idx) ? idx[why] :
+						     DAMON_PERF_STAT_miss_nomem;
+}
+
+/* One handover run: the context, its expectations, what the drain saw. */
+struct hrun {
+	const char *name;
+	struct out *o;
+	struct damon_perf_ctx *ctx;
+	int probe_idx;
+	struct damon_perf_drain d;
+	struct shot shots[PER_CPU];
+	int cpu;
+	pid_t tid, tgid;	/* the task current was at the NMI */
+	unsigned int fired;	/* on this CPU */
+	unsigned int idx;	/* next record a report must be */
+	bool report;		/* the records become reports */
+	bool credited;		/* the drain must credit, else miss @why */
+	enum damon_perf_miss_reason why;
+	unsigned long want[NR_DAMON_PERF_STATS];
+	unsigned int reports, credits, misses;
+};
+
+static struct hrun hr;	/* run_lock */
+
+/*
+ * A new context of @ops with the process @vpid (vaddr) or the fixture's
+ * pages (paddr) as its targets, armed on the test PMU. Process context.
+ */
+static struct damon_perf_ctx *hctx_new(u32 ops, pid_t vpid, bool phys,
+				       const struct fixture *fx, int *probe_idx)
+{
+	struct damon_perf_probe_attr pa = {
+		.sample_period = 1,
+		.weight = 1,
+		.sample_phys_addr = phys,
+	};
+	struct damon_perf_target *t;
+	struct damon_perf_ctx *ctx;
+	int i, ret = 0;
+
+	pa.type = tpmu.type;
+	mutex_lock(&damon_perf_lock);
+	ctx = damon_perf_ctx_new(CTX_NAME, ops, NULL);
+	if (IS_ERR(ctx)) {
+		mutex_unlock(&damon_perf_lock);
+		return ctx;
+	}
+	if (ops == DAMON_PERF_OPS_VADDR) {
+		ret = damon_perf_target_add_pid(ctx, vpid, true, NULL);
+	} else {
+		for (i = 0; i < NPAGES && ret >= 0; i++) {
+			phys_addr_t p = page_to_phys(fx->upages[i]);
+
+			ret = damon_perf_target_add_range(ctx, p, p + PAGE_SIZE,
+							  NULL);
+		}
+	}
+	if (ret >= 0) {
+		ret = 0;
+		damon_perf_for_each_target(t, ctx)
+			if (!ret)
+				ret = damon_perf_regions_init(ctx, t);
+	}
+	if (!ret) {
+		*probe_idx = damon_perf_probe_add(ctx, &pa, NULL);
+		ret = *probe_idx < 0 ? *probe_idx : 0;
+	}
+	if (!ret) {
+		ctx->rings.ctx_id = ctx->id;
+		ret = damon_perf_rings_alloc(&ctx->rings, FIELD_RING, NULL,
+					     NULL);
+	}
+	if (!ret) {
+		ret = damon_perf_source_arm(ctx, NULL);
+		if (ret)
+			damon_perf_rings_free(&ctx->rings);
+	}
+	if (ret) {
+		damon_perf_ctx_destroy(ctx, NULL);
+		ctx = ERR_PTR(ret);
+	}
+	mutex_unlock(&damon_perf_lock);
+	return ctx;
+}
+
+/*
+ * Disarm, drop what is left (a failure when @o is given: nothing may be),
+ * free.
+ */
+static void hctx_free(struct damon_perf_ctx *ctx, struct out *o,
+		      const char *name)
+{
+	int cpu;
+
+	mutex_lock(&damon_perf_lock);
+	damon_perf_source_disarm(ctx);
+	for_each_possible_cpu(cpu)
+		if (damon_perf_ring_drain(&ctx->rings, cpu, noop_report,
+					  NULL) && o)
+			fail(o, "%s: reports left in cpu%d's ring", name, cpu);
+	damon_perf_rings_free(&ctx->rings);
+	damon_perf_ctx_destroy(ctx, NULL);
+	mutex_unlock(&damon_perf_lock);
+}
+
+/* Fire @n records of @shots on this CPU. Preemption disabled. */
+static unsigned int hfire(const struct shot *shots, unsigned int n)
+{
+	unsigned int i;
+
+	nt.mode = MODE_SAMPLE;
+	for (i = 0; i < n; i++) {
+		nt.shot = shots[i];
+		if (!selfnmi_send(&nt.nmi))
+			break;
+	}
+	return i;
+}
+
+/* A kthread bound to a CPU raises the NMIs: current is the kthread. */
+struct kfire {
+	struct completion done;
+	int cpu;
+	bool on_cpu;
+};
+
+static int kfire_fn(void *arg)
+{
+	struct kfire *k = arg;
+
+	preempt_disable();
+	k->on_cpu = smp_processor_id() == k->cpu;
+	if (k->on_cpu)
+		hr.fired = hfire(hr.shots, PER_CPU);
+	preempt_enable();
+	hr.tid = current->pid;
+	hr.tgid = current->tgid;
+	complete(&k->done);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+/*
+ * The drain of one report, as the kdamond's (drain_one()): the report
+ * first, field by field, then the drain's verdict on it.
+ */
+static void hcheck(const struct damon_perf_report *r, void *arg)
+{
+	struct hrun *h = arg;
+	const struct shot *s;
+	bool credited;
+
+	h->reports++;
+	if (h->idx >= h->fired) {
+		fail(h->o, "%s cpu%d: unexpected report vaddr %lx", h->name,
+		     h->cpu, r->vaddr);
+		return;
+	}
+	s = &h->shots[h->idx++];
+	if (h->ctx->ops == DAMON_PERF_OPS_VADDR ?
+	    r->vaddr != (s->vaddr & PAGE_MASK) :
+	    r->paddr != (s->paddr & PAGE_MASK))
+		fail(h->o, "%s cpu%d: report %u vaddr %lx paddr %lx, want %lx %llx",
+		     h->name, h->cpu, h->idx - 1, r->vaddr, r->paddr,
+		     s->vaddr & PAGE_MASK,
+		     (unsigned long long)(s->paddr & PAGE_MASK));
+	if (r->tid != h->tid || r->tgid != h->tgid || r->cpu != h->cpu)
+		fail(h->o, "%s cpu%d: report %u tid/tgid %d/%d cpu %d, want %d/%d (current at the NMI)",
+		     h->name, h->cpu, h->idx - 1, r->tid, r->tgid, r->cpu,
+		     h->tid, h->tgid);
+	credited = damon_perf_drain_report(&h->d, r);
+	if (credited) {
+		h->credits++;
+		if (!h->credited)
+			fail(h->o, "%s cpu%d: report %u (tgid %d) credited, want %s",
+			     h->name, h->cpu, h->idx - 1, r->tgid,
+			     damon_perf_stat_name(miss_stat(h->why)));
+	} else {
+		h->misses++;
+		if (h->credited || h->d.why != h->why)
+			fail(h->o, "%s cpu%d: report %u (tgid %d) %s, want %s",
+			     h->name, h->cpu, h->idx - 1, r->tgid,
+			     damon_perf_stat_name(miss_stat(h->d.why)),
+			     h->credited ? "match" :
+			     damon_perf_stat_name(miss_stat(h->why)));
+	}
+}
+
+/* probe_hits of @probe_idx over every region of @ctx */
+static u64 hits(struct damon_perf_ctx *ctx, int probe_idx)
+{
+	struct damon_perf_target *t;
+	struct damon_perf_region *r;
+	u64 n = 0;
+
+	damon_perf_for_each_target(t, ctx)
+		damon_perf_for_each_region(r, t)
+			n += r->probe_hits[probe_idx - 1];
+	return n;
+}
+
+/* Expected perf_stats of @n records of one outcome. */
+static void hwant(struct hrun *h, unsigned int n, enum damon_perf_stat_idx cls,
+		  bool translated, bool credited,
+		  enum damon_perf_miss_reason why)
+{
+	h->want[DAMON_PERF_STAT_callback] += n;
+	h->want[cls] += n;
+	if (translated)
+		h->want[DAMON_PERF_STAT_sample_translated] += n;
+	if (cls != DAMON_PERF_STAT_sample_valid)
+		return;
+	h->want[DAMON_PERF_STAT_enqueue] += n;
+	h->want[DAMON_PERF_STAT_dequeue] += n;
+	if (credited)
+		h->want[DAMON_PERF_STAT_match] += n;
+	else
+		h->want[miss_stat(why)] += n;
+}
+
+/*
+ * The stats deltas against the wanted ones, and the "offered, accounted"
+ * line: offered the records sent, accounted each record's final outcome
+ * (a class the handler refused, or the drain's credit or miss).
+ */
+static void hstats_check(struct hrun *h, const struct damon_perf_stats *a,
+			 const struct damon_perf_stats *b, unsigned int offered,
+			 u64 region_hits)
+{
+	unsigned long accounted = 0, d;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(hstats); i++) {
+		d = delta(a, b, hstats[i]);
+		if (d != h->want[hstats[i]])
+			fail(h->o, "%s: perf_stats %s +%lu, want +%lu", h->name,
+			     damon_perf_stat_name(hstats[i]), d,
+			     h->want[hstats[i]]);
+		if (hstats[i] != DAMON_PERF_STAT_callback &&
+		    hstats[i] != DAMON_PERF_STAT_sample_valid &&
+		    hstats[i] != DAMON_PERF_STAT_sample_translated &&
+		    hstats[i] != DAMON_PERF_STAT_enqueue &&
+		    hstats[i] != DAMON_PERF_STAT_dequeue)
+			accounted += d;
+	}
+	if (region_hits != h->want[DAMON_PERF_STAT_match])
+		fail(h->o, "%s: regions' probe_hits %llu, want %lu", h->name,
+		     region_hits, h->want[DAMON_PERF_STAT_match]);
+	if (accounted != offered)
+		fail(h->o, "%s: %u offered, %lu accounted", h->name, offered,
+		     accounted);
+	say(h->o, "%s: %u offered, %lu accounted: callback +%lu valid +%lu untranslated +%lu translated +%lu match +%lu miss_tgid +%lu miss_region +%lu region_hits %llu\n",
+	    h->name, offered, accounted,
+	    delta(a, b, DAMON_PERF_STAT_callback),
+	    delta(a, b, DAMON_PERF_STAT_sample_valid),
+	    delta(a, b, DAMON_PERF_STAT_sample_untranslated),
+	    delta(a, b, DAMON_PERF_STAT_sample_translated),
+	    delta(a, b, DAMON_PERF_STAT_match),
+	    delta(a, b, DAMON_PERF_STAT_miss_tgid),
+	    delta(a, b, DAMON_PERF_STAT_miss_region), region_hits);
+}
+
+/* Drain @cpu's ring through damon_perf_drain_report(), checking each. */
+static void hdrain_cpu(struct hrun *h, int cpu)
+{
+	int ret;
+
+	h->cpu = cpu;
+	h->idx = 0;
+	ret = damon_perf_drain_prepare(h->ctx, &h->d);
+	if (ret) {
+		fail(h->o, "%s: drain_prepare %d", h->name, ret);
+		return;
+	}
+	damon_perf_ring_drain(&h->ctx->rings, cpu, hcheck, h);
+	if (h->idx != (h->report ? h->fired : 0))
+		fail(h->o, "%s cpu%d: %u of %u records came out as reports",
+		     h->name, cpu, h->idx, h->fired);
+}
+
+static void hshots(int shape, const struct fixture *fx, struct shot *shots)
+{
+	struct tcase tc = { .shape = shape };
+	int i;
+
+	for (i = 0; i < PER_CPU; i++)
+		make_shot(&tc, fx, i, &shots[i]);
+}
+
+static void hcase_run(const struct hcase *c, const struct fixture *fx,
+		      struct out *o, unsigned int *offered_total,
+		      unsigned int *nr_reports)
+{
+	static struct damon_perf_stats before, after;
+	unsigned int offered = 0;
+	struct task_struct *task;
+	struct kfire k;
+	int cpu;
+
+	memset(&hr, 0, sizeof(hr));
+	hr.name = c->name;
+	hr.o = o;
+	hr.report = c->sample == DAMON_PERF_STAT_sample_valid;
+	hr.credited = c->credited;
+	hr.why = c->why;
+	hr.ctx = hctx_new(c->ops, task_tgid_vnr(current),
+			  c->ops == DAMON_PERF_OPS_PADDR, fx, &hr.probe_idx);
+	if (IS_ERR(hr.ctx)) {
+		fail(o, "%s: context %ld", c->name, PTR_ERR(hr.ctx));
+		return;
+	}
+	damon_perf_stats_aggregate(&before);
+	cpumask_copy(&saved_mask, current->cpus_ptr);
+	for_each_online_cpu(cpu) {
+		hshots(c->shape, fx, hr.shots);
+		hr.fired = 0;
+		if (c->kthread) {
+			init_completion(&k.done);
+			k.cpu = cpu;
+			k.on_cpu = false;
+			task = kthread_create_on_cpu(kfire_fn, &k, cpu,
+						     "damon_perf_nmix/%u");
+			if (IS_ERR(task)) {
+				fail(o, "%s: kthread %ld", c->name,
+				     PTR_ERR(task));
+				continue;
+			}
+			wake_up_process(task);
+			wait_for_completion(&k.done);
+			kthread_stop(task);
+			if (!k.on_cpu)
+				fail(o, "%s: kthread not on cpu%d", c->name,
+				     cpu);
+		} else {
+			if (set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+				continue;
+			preempt_disable();
+			if (smp_processor_id() == cpu)
+				hr.fired = hfire(hr.shots, PER_CPU);
+			preempt_enable();
+			hr.tid = current->pid;
+			hr.tgid = current->tgid;
+		}
+		if (hr.fired < PER_CPU)
+			fail(o, "%s cpu%d: %u of %d NMIs delivered", c->name,
+			     cpu, hr.fired, PER_CPU);
+		offered += hr.fired;
+		hwant(&hr, hr.fired, c->sample, c->translated, c->credited,
+		      c->why);
+		hdrain_cpu(&hr, cpu);
+	}
+	set_cpus_allowed_ptr(current, &saved_mask);
+	damon_perf_stats_aggregate(&after);
+	hstats_check(&hr, &before, &after, offered,
+		     hits(hr.ctx, hr.probe_idx));
+	hctx_free(hr.ctx, o, c->name);
+	*offered_total += offered;
+	*nr_reports += hr.reports;
+}
+
+static void run_handover(struct out *o)
+{
+	unsigned int offered = 0, reports = 0;
+	struct fixture fx;
+	int i, ret;
+
+	ret = fixture_get(&fx);
+	if (ret) {
+		fail(o, "fixture %d", ret);
+		return;
+	}
+	nt.nmi.not_nmi = 0;
+	nt.no_event = 0;
+	for (i = 0; i < ARRAY_SIZE(hcases); i++)
+		hcase_run(&hcases[i], &fx, o, &offered, &reports);
+	fixture_put(&fx);
+	if (nt.nmi.not_nmi || nt.no_event)
+		fail(o, "not_nmi %d no_event %d", nt.nmi.not_nmi, nt.no_event);
+	say(o, "handover: cases %zu offered %u reports %u not_nmi %d no_event %d\n",
+	    ARRAY_SIZE(hcases), offered, reports, nt.nmi.not_nmi, nt.no_event);
+}
+
+/*
+ * exited: exited_fire, read by a process that then exits, arms a vaddr
+ * context whose target is that process and sends PER_CPU records on every
+ * CPU, current being the process, and leaves the reports in the rings;
+ * exited_drain, read once the process is gone, drains them as the kdamond
+ * would: the first CPU's ring before the update that finds the process
+ * gone, the other rings after it.
+ */
+static struct {
+	struct damon_perf_ctx *ctx;
+	int probe_idx;
+	struct fixture fx;
+	pid_t tid, tgid;
+	unsigned int fired[NR_CPUS];
+	struct damon_perf_stats before;
+} ex;	/* run_lock */
+
+static void run_exited_fire(struct out *o)
+{
+	struct shot *shots = hr.shots;
+	unsigned int offered = 0;
+	int cpu, ret;
+
+	if (ex.ctx) {
+		hctx_free(ex.ctx, NULL, NULL);
+		ex.ctx = NULL;
+		say(o, "exited_fire: the previous fire was never drained\n");
+	}
+	ret = fixture_get(&ex.fx);
+	if (ret) {
+		fail(o, "fixture %d", ret);
+		return;
+	}
+	ex.ctx = hctx_new(DAMON_PERF_OPS_VADDR, task_tgid_vnr(current), false,
+			  &ex.fx, &ex.probe_idx);
+	if (IS_ERR(ex.ctx)) {
+		fail(o, "exited_fire: context %ld", PTR_ERR(ex.ctx));
+		ex.ctx = NULL;
+		fixture_put(&ex.fx);
+		return;
+	}
+	ex.tid = current->pid;
+	ex.tgid = current->tgid;
+	memset(ex.fired, 0, sizeof(ex.fired));
+	damon_perf_stats_aggregate(&ex.before);
+	cpumask_copy(&saved_mask, current->cpus_ptr);
+	for_each_online_cpu(cpu) {
+		if (set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+			continue;
+		hshots(PEBS_LOAD, &ex.fx, shots);
+		preempt_disable();
+		if (smp_processor_id() == cpu)
+			ex.fired[cpu] = hfire(shots, PER_CPU);
+		preempt_enable();
+		if (ex.fired[cpu] < PER_CPU)
+			fail(o, "exited_fire cpu%d: %u of %d NMIs delivered",
+			     cpu, ex.fired[cpu], PER_CPU);
+		offered += ex.fired[cpu];
+	}
+	set_cpus_allowed_ptr(current, &saved_mask);
+	/* the mapping goes with the process; the pages need no pin now */
+	unpin_user_pages(ex.fx.upages, ex.fx.nr_pinned);
+	__free_page(ex.fx.kpage);
+	say(o, "exited_fire: pid %d offered %u, reports left in the rings\n",
+	    ex.tgid, offered);
+}
+
+static void run_exited_drain(struct out *o)
+{
+	static struct damon_perf_stats after;
+	struct damon_perf_target *t;
+	unsigned int offered = 0, n1 = 0, c1 = 0, n2 = 0, m2 = 0;
+	int first, cpu, ret;
+	bool alive;
+
+	if (!ex.ctx) {
+		fail(o, "exited_drain: no exited_fire before");
+		return;
+	}
+	memset(&hr, 0, sizeof(hr));
+	hr.o = o;
+	hr.ctx = ex.ctx;
+	hr.probe_idx = ex.probe_idx;
+	hr.tid = ex.tid;
+	hr.tgid = ex.tgid;
+	hr.report = true;
+	t = list_first_entry(&ex.ctx->targets, struct damon_perf_target, list);
+	rcu_read_lock();
+	alive = pid_task(t->pid_ref, PIDTYPE_TGID);
+	rcu_read_unlock();
+	if (alive)
+		fail(o, "exited_drain: process %d has not exited", ex.tgid);
+
+	/* before the update: the target's last regions still stand */
+	first = cpumask_first(cpu_online_mask);
+	hr.name = "exited-before-update";
+	hr.credited = true;
+	hr.fired = ex.fired[first];
+	hshots(PEBS_LOAD, &ex.fx, hr.shots);
+	hwant(&hr, hr.fired, DAMON_PERF_STAT_sample_valid, false, true, 0);
+	hdrain_cpu(&hr, first);
+	n1 = hr.reports;
+	c1 = hr.credits;
+	offered += hr.fired;
+
+	/* the update finds the process gone: the kdamond's update() */
+	ret = damon_perf_regions_update(ex.ctx, t);
+	if (ret != -ESRCH)
+		fail(o, "exited_drain: regions_update %d, want %d", ret,
+		     -ESRCH);
+	if (ret == -ESRCH)
+		WRITE_ONCE(t->dead, true);
+
+	/* after it: no live target has the thread group */
+	hr.name = "exited-after-update";
+	hr.credited = false;
+	hr.why = DAMON_PERF_MISS_TGID;
+	for_each_online_cpu(cpu) {
+		if (cpu == first)
+			continue;
+		hr.fired = ex.fired[cpu];
+		hwant(&hr, hr.fired, DAMON_PERF_STAT_sample_valid, false,
+		      false, DAMON_PERF_MISS_TGID);
+		hdrain_cpu(&hr, cpu);
+		offered += hr.fired;
+	}
+	n2 = hr.reports - n1;
+	m2 = hr.misses;
+	damon_perf_stats_aggregate(&after);
+	say(o, "exited-before-update cpu%d: %u reports, %u credited\n",
+	    first, n1, c1);
+	say(o, "exited-after-update: regions_update %d, %u reports, %u missed\n",
+	    ret, n2, m2);
+	hr.name = "exited";
+	hstats_check(&hr, &ex.before, &after, offered,
+		     hits(ex.ctx, ex.probe_idx));
+	hctx_free(ex.ctx, o, "exited");
+	ex.ctx = NULL;
+}
+
+/* ------------------------------------------------------------------ */
 /* drops: a paced producer against a started context                   */
 
 static enum hrtimer_restart producer_tick(struct hrtimer *t)
@@ -1071,12 +1695,19 @@ static int __init nmitest_init(void)
 	debugfs_create_file("fields", 0400, dir, run_fields, &run_fops);
 	debugfs_create_file("access", 0400, dir, run_access, &run_fops);
 	debugfs_create_file("drops", 0400, dir, run_drops, &run_fops);
+	debugfs_create_file("handover", 0400, dir, run_handover, &run_fops);
+	debugfs_create_file("exited_fire", 0400, dir, run_exited_fire,
+			    &run_fops);
+	debugfs_create_file("exited_drain", 0400, dir, run_exited_drain,
+			    &run_fops);
 	return 0;
 }
 
 static void __exit nmitest_exit(void)
 {
 	debugfs_remove(dir);
+	if (ex.ctx)
+		hctx_free(ex.ctx, NULL, NULL);
 	unregister_nmi_handler(NMI_LOCAL, NMI_NAME);
 	perf_pmu_unregister(&tpmu);
 }

@@ -11,8 +11,11 @@
 # debugfs damon_perf_nmitest/fields runs 18 cases (each shape on vaddr and
 # paddr contexts, periods from 1 to 2^40, kernel, physical-only and
 # address-less samples) on every CPU and checks every field of every
-# report, in_nmi() in the handler and the perf_stats deltas. The debug
-# kernel adds lockdep, KASAN and DEBUG_ATOMIC_SLEEP: any splat fails the run.
+# report, in_nmi() in the handler and the perf_stats deltas. handover
+# raises the NMIs from a kthread (current is not the sampled task) and
+# exited_fire/exited_drain drain the samples of a process that has exited,
+# each record checked against its drain outcome. The debug kernel adds
+# lockdep, KASAN and DEBUG_ATOMIC_SLEEP: any splat fails the run.
 . /tests/lib.sh
 
 D=/sys/kernel/debug/damon_perf_nmitest
@@ -58,6 +61,33 @@ for run in 1 2; do
 	check "run $run: the handler ran in NMI context (not_nmi 0 no_event 0)" \
 		sh -c "echo \"\$1\" | grep -q 'not_nmi 0 no_event 0 '" sh "$summary"
 done
+
+# Samples handled while another task is current, and samples of a task
+# that has exited (tests/nmi/nmitest.c, "handover" and "exited"): every
+# record is checked against its expected outcome; each case prints
+# "N offered, N accounted".
+out=$(cat $D/handover 2>&1)
+echo "$out" | sed "s/^/# handover: /"
+fails=$(echo "$out" | grep -E '^(FAIL|errors )' | head -8)
+check "handover: every record as its case wants, errors 0" \
+	sh -c "echo \"\$1\" | grep -qx 'errors 0'" sh "$fails"
+# 6 cases, 40 records per CPU each; 5 of them make reports
+want=$((6 * 40 * $(nproc)))
+check "handover: 6 cases, $want records offered, each accounted" \
+	sh -c "echo \"\$1\" | grep -q '^handover: cases 6 offered $want reports $((5 * 40 * $(nproc))) ' &&
+	       test \$(echo \"\$1\" | grep -c ': \\([0-9]*\\) offered, \\1 accounted:') -eq 6" sh "$out"
+# exited_fire in a process that exits (cat), exited_drain after it is reaped
+fire=$(cat $D/exited_fire 2>&1)
+out=$(cat $D/exited_drain 2>&1)
+printf '%s\n%s\n' "$fire" "$out" | sed "s/^/# exited: /"
+fails=$(printf '%s\n%s\n' "$fire" "$out" | grep -E '^(FAIL|errors )' | head -8)
+check "exited: every record as wanted, errors 0 (fire and drain)" \
+	sh -c "test \"\$(echo \"\$1\" | grep -cx 'errors 0')\" -eq 2" sh "$fails"
+n=$((40 * $(nproc)))
+check "exited: before the update 40 credited, after it $((n - 40)) miss_tgid, $n offered, $n accounted" \
+	sh -c "echo \"\$1\" | grep -q ' 40 reports, 40 credited\$' &&
+	       echo \"\$1\" | grep -q 'regions_update -3, $((n - 40)) reports, $((n - 40)) missed\$' &&
+	       echo \"\$1\" | grep -q '^exited: $n offered, $n accounted: .* match +40 miss_tgid +$((n - 40)) '" sh "$out"
 
 # What the test consumed itself, perf_stats balances: every callback is
 # classed once, every accepted report was consumed, nothing refused.
