@@ -118,14 +118,18 @@ MODULE_PARM_DESC(unmapped_addr, "a workload address in no region (0: none)");
 /* What a record was: how the module must account for it. */
 enum tp_kind { K_HIT, K_NO_ADDR, K_FOREIGN, K_GONE, K_UNMAPPED, K_OTHER,
 	       NR_KINDS };
+
 static const char * const kind_names[NR_KINDS] = {
 	"hit", "no_addr", "foreign", "gone", "unmapped", "other",
 };
+
 /* outcome columns: credited, then enum damon_perf_miss_reason + 1 */
 #define NR_OUTCOMES	(DAMON_PERF_MISS_NOMEM + 2)
+
 static const char * const outcome_names[NR_OUTCOMES] = {
 	"credited", "tgid", "region", "boundary", "stale", "filter", "nomem",
 };
+
 static atomic_long_t outcomes[NR_KINDS][NR_OUTCOMES];
 
 /* PMSIDR_EL1.MaxSize and PMBIDR_EL1.Align of the imitated hardware */
@@ -227,9 +231,9 @@ static enum tp_kind report_kind(const struct damon_perf_report *r)
 		return K_UNMAPPED;
 	/* reports carry the page of the address */
 	if (in_span(r->vaddr, hot_start & PAGE_MASK,
-		     hot_start + hot_len - (hot_start & PAGE_MASK)) ||
+		    hot_start + hot_len - (hot_start & PAGE_MASK)) ||
 	    in_span(r->vaddr, cold_start & PAGE_MASK,
-		     cold_start + cold_len - (cold_start & PAGE_MASK)))
+		    cold_start + cold_len - (cold_start & PAGE_MASK)))
 		return K_HIT;
 	return K_OTHER;
 }

@@ -218,7 +218,7 @@ echo 1 > $TP/paused
 # until offered = accounted a second apart (every CPU's tick has seen the
 # pause), or nothing changed for 3 s (a module that loses records never
 # gets there), 60 s at most
-i=0 last= still=0
+i=0 last='' still=0
 while [ $i -lt 120 ]; do
 	# shellcheck disable=SC2046 # written W collided C truncated T pad_bytes P
 	set -- $(cat $TP/stats)
