@@ -89,7 +89,7 @@ EOF
 mig0=$(vmstat pgmigrate_success)
 numa0=$(vmstat numa_pages_migrated)
 traced=0
-migrations_traced && traced=1
+migrations_traced && traced=1 && aggregations_traced
 # one engine process for every aggregation of the test
 damonctl schemes -c /tmp/thp.json $CTX --json -n "$AGGRS" \
 	> /tmp/thp.out 2> /tmp/thp.err &
@@ -99,8 +99,10 @@ while kill -0 $engine_pid 2>/dev/null; do
 	sleep 5
 	t=$((t + 5))
 	# shellcheck disable=SC2046
-	set -- $(nodes "$WORKLOAD_PID" $hs $he)
-	diag "after ${t} s: ${1:-0} of $hot_pages hot pages on node 0"
+	set -- $(nodes "$WORKLOAD_PID" $hs $he) \
+		$(nodes "$WORKLOAD_PID" $ms $hs) $(nodes "$WORKLOAD_PID" $he $me)
+	diag "after ${t} s: ${1:-0} of $hot_pages hot pages," \
+		"$((${5:-0} + ${9:-0})) of $cold_pages cold pages on node 0"
 done
 wait $engine_pid
 rc=$?
@@ -113,7 +115,8 @@ cold0=$((${1:-0} + ${5:-0}))
 migrations_counted "$mig0" "$numa0" $traced
 engine=$MIG_ENGINE numa=$MIG_NUMA
 applied=$(jsum sz_applied /tmp/thp.out)
-aggrs=$(jsum nr_aggregations /tmp/thp.out)
+aggrs=$(jsum aggregations /tmp/thp.out)
+below=$(jsum nr_below_floor /tmp/thp.out)
 ebusy=$(jsum EBUSY /tmp/thp.out)
 huge_end=$(anon_huge)
 diag "THP aggregations=$aggrs hot_on_node0=$hot0/$hot_pages" \
@@ -121,8 +124,13 @@ diag "THP aggregations=$aggrs hot_on_node0=$hot0/$hot_pages" \
 	-v m="$engine" -v h="$hot_pages" 'BEGIN { printf "%.2f", m / h }')" \
 	"of hot) numa_balancing_migrated=$numa" \
 	"sz_applied_pages=$((applied / 4096)) ebusy=$ebusy" \
+	"below_floor=$below" \
 	"AnonHugePages_end=${huge_end:-0}kB"
 while read -r l; do diag "stderr: $l"; done < /tmp/thp.err
+# the regions over the mapping (MiB from its start), the first 20
+# aggregations: why what moved moved
+[ "$traced" = 1 ] && aggregations_of $ms $me | head -n 20 |
+	while read -r l; do diag "regions: $l"; done
 if [ "$rc" = 0 ] && [ "$aggrs" -ge "$AGGRS" ]; then
 	ok "one engine process for $aggrs aggregations"
 else
