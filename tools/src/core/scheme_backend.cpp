@@ -14,6 +14,7 @@
 #include <string>
 #include <system_error>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -38,7 +39,13 @@ namespace damonctl {
 
 namespace {
 
-const uint64_t PAGE = 4096;
+// /proc/kpageflags (include/uapi/linux/kernel-page-flags.h)
+const int KPF_COMPOUND_HEAD = 15;
+const int KPF_THP = 22;
+// /proc/PID/pagemap: present, and the frame number (0 without
+// CAP_SYS_ADMIN)
+const uint64_t PM_PRESENT = uint64_t{1} << 63;
+const uint64_t PM_PFN = (uint64_t{1} << 55) - 1;
 
 int advice_of(SchemeAction a)
 {
@@ -63,7 +70,7 @@ uint64_t hpage_pmd_size()
 	std::ifstream in("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
 	uint64_t v = 0;
 
-	if (in >> v && v >= PAGE && !(v & (v - 1)))
+	if (in >> v && v >= system_page_size() && !(v & (v - 1)))
 		return v;
 	return uint64_t{2} << 20;
 }
@@ -103,6 +110,14 @@ public:
 	{
 	}
 
+	~SystemBackend() override
+	{
+		if (kpf_ >= 0)
+			close(kpf_);
+	}
+	SystemBackend(const SystemBackend &) = delete;
+	SystemBackend &operator=(const SystemBackend &) = delete;
+
 	// Keeps @procs for as long as the backend.
 	void own(std::unique_ptr<TargetProcs> procs)
 	{
@@ -136,7 +151,50 @@ public:
 			return SchemeBackend::apply_paddr(ctx_id, action, start,
 							  end);
 		return lru_prio_paddr(*paddr_, ctx_id, start, end,
-				      uint64_t(sysconf(_SC_PAGESIZE)));
+				      system_page_size());
+	}
+
+	// One pagemap entry per PMD-aligned block of [start, end): a block
+	// whose first page's frame is the head of a transparent huge page
+	// (kpageflags' THP and compound head bits) is one. Without the
+	// frame numbers (no CAP_SYS_ADMIN) or /proc/kpageflags: none known,
+	// base pages.
+	std::vector<HugePage> huge_pages(uint32_t pid, uint64_t start,
+					 uint64_t end) override
+	{
+		std::vector<HugePage> out;
+		const uint64_t page = system_page_size();
+		const uint64_t b0 = (start + pmd_ - 1) & ~(pmd_ - 1);
+
+		if (b0 < start || b0 >= end || end - b0 < pmd_)
+			return out;
+		int pm = open(
+			("/proc/" + std::to_string(pid) + "/pagemap").c_str(),
+			O_RDONLY | O_CLOEXEC);
+		if (pm < 0)
+			return out;
+		if (kpf_ < 0 && !kpf_failed_) {
+			kpf_ = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+			kpf_failed_ = kpf_ < 0;
+		}
+		for (uint64_t b = b0; kpf_ >= 0 && b <= end - pmd_; b += pmd_) {
+			uint64_t e = 0, f = 0;
+			if (pread(pm, &e, sizeof(e), off_t(b / page * 8)) !=
+			    sizeof(e))
+				break;
+			if (!(e & PM_PRESENT))
+				continue;
+			uint64_t pfn = e & PM_PFN;
+			if (!pfn) // no CAP_SYS_ADMIN: where is not known
+				break;
+			if (pread(kpf_, &f, sizeof(f), off_t(pfn * 8)) !=
+			    sizeof(f))
+				continue;
+			if ((f >> KPF_THP & 1) && (f >> KPF_COMPOUND_HEAD & 1))
+				out.push_back({b, b + pmd_});
+		}
+		close(pm);
+		return out;
 	}
 
 	uint32_t free_mem_permil() override
@@ -234,7 +292,7 @@ private:
 		int fd = procs_.pidfd(pid);
 
 		if (fd < 0) {
-			res.failed[-fd] += (end - start) / PAGE;
+			res.failed[-fd] += (end - start) / system_page_size();
 			return res;
 		}
 		while (start < end) {
@@ -247,7 +305,8 @@ private:
 					 advice, 0U);
 			if (n <= 0) {
 				int err = n < 0 ? errno : EAGAIN;
-				res.failed[err] += (end - start) / PAGE;
+				res.failed[err] +=
+					(end - start) / system_page_size();
 				break;
 			}
 			res.sz_applied += uint64_t(n);
@@ -259,6 +318,8 @@ private:
 	TargetProcs &procs_;
 	Transport *paddr_;
 	uint64_t pmd_;
+	int kpf_ = -1; // /proc/kpageflags, opened on first use
+	bool kpf_failed_ = false;
 	std::unique_ptr<TargetProcs> own_;
 };
 

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <set>
 #include <system_error>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -13,7 +16,6 @@ namespace damonctl {
 
 namespace {
 
-const uint64_t PAGE = 4096;
 // DAMON's constants (mm/damon/ops-common.c, include/linux/damon.h)
 const int MAX_SUBSCORE = 100;
 const int MAX_AGE_IN_LOG = 32;
@@ -38,12 +40,14 @@ uint64_t age_bound(uint64_t v, AgeUnit unit, uint64_t aggr_us)
 	return v / (aggr_us ? aggr_us : 1);
 }
 
-// A piece of a region: in one mapping and on one side of every address
-// filter's bounds.
+// A piece of a region: in one mapping (@mstart, @mend) and on one side of
+// every address filter's bounds.
 struct Piece {
 	uint64_t start;
 	uint64_t end;
 	bool anon;
+	uint64_t mstart = 0;
+	uint64_t mend = 0;
 };
 
 bool filter_matches(const SchemeFilter &f, const Piece &p, uint32_t target)
@@ -76,7 +80,7 @@ bool filters_pass(const std::vector<SchemeFilter> &fs, const Piece &p,
 }
 
 // [start, end) cut at the address filters' bounds.
-void cut_at_filters(const std::vector<SchemeFilter> &fs, Piece p,
+void cut_at_filters(const std::vector<SchemeFilter> &fs, Piece p, uint64_t page,
 		    std::vector<Piece> &out)
 {
 	std::vector<uint64_t> cuts;
@@ -84,14 +88,14 @@ void cut_at_filters(const std::vector<SchemeFilter> &fs, Piece p,
 	for (const auto &f : fs) {
 		if (f.type != SchemeFilterType::addr)
 			continue;
-		for (uint64_t a : {f.start & ~(PAGE - 1), f.end & ~(PAGE - 1)})
+		for (uint64_t a : {f.start & ~(page - 1), f.end & ~(page - 1)})
 			if (a > p.start && a < p.end)
 				cuts.push_back(a);
 	}
 	std::sort(cuts.begin(), cuts.end());
 	cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
 	for (uint64_t a : cuts) {
-		out.push_back({p.start, a, p.anon});
+		out.push_back({p.start, a, p.anon, p.mstart, p.mend});
 		p.start = a;
 	}
 	out.push_back(p);
@@ -104,10 +108,64 @@ void add_failed(std::map<int, uint64_t> &to,
 		to[err] += n;
 }
 
+// The huge page of @hps (in address order) that holds @a, or null.
+const HugePage *huge_page_at(const std::vector<HugePage> &hps, uint64_t a)
+{
+	auto it = std::upper_bound(
+		hps.begin(), hps.end(), a,
+		[](uint64_t x, const HugePage &h) { return x < h.start; });
+
+	if (it == hps.begin())
+		return nullptr;
+	--it;
+	return a < it->end ? &*it : nullptr;
+}
+
+// The regions of @target over [@start, @end) as one region: nr_accesses,
+// age and size weighted by the bytes each overlaps, nullopt when none
+// does.
+std::optional<Region> weighted_region(const std::vector<Region> &regions,
+				      uint32_t target, uint64_t start,
+				      uint64_t end)
+{
+	unsigned __int128 nr = 0, age = 0, size = 0;
+	uint64_t covered = 0;
+
+	for (const auto &r : regions) {
+		if (r.target_id != target || r.end <= start || r.start >= end)
+			continue;
+		uint64_t o = std::min(r.end, end) - std::max(r.start, start);
+		nr += (unsigned __int128)r.nr_accesses * o;
+		age += (unsigned __int128)r.age * o;
+		size += (unsigned __int128)r.size() * o;
+		covered += o;
+	}
+	if (!covered)
+		return std::nullopt;
+	Region w;
+	w.target_id = target;
+	w.start = 0;
+	w.end = uint64_t(size / covered);
+	w.nr_accesses = uint32_t(nr / covered);
+	w.age = uint32_t(age / covered);
+	return w;
+}
+
 } // namespace
+
+uint64_t system_page_size()
+{
+	static const uint64_t page = [] {
+		long v = sysconf(_SC_PAGESIZE);
+		return v > 0 ? uint64_t(v) : uint64_t{4096};
+	}();
+
+	return page;
+}
 
 SchemeEngine::SchemeEngine(std::vector<Scheme> schemes, SchemeBackend &backend)
 	: backend_(backend)
+	, page_(backend.page_size())
 {
 	for (auto &s : schemes) {
 		State st;
@@ -377,8 +435,8 @@ void SchemeEngine::adjust_quota(State &st, Run &run, uint64_t now)
 				? uint64_t((unsigned __int128)
 						   run.total_charged_sz *
 					   1000000 / run.total_charged_ns)
-				: PAGE * 1024; // bytes per ms
-		esz = std::min(std::max<uint64_t>(throughput * q.ms, PAGE),
+				: page_ * 1024; // bytes per ms
+		esz = std::min(std::max<uint64_t>(throughput * q.ms, page_),
 			       esz);
 	}
 	if (q.sz && q.sz < esz)
@@ -398,6 +456,7 @@ void SchemeEngine::apply(const Aggregation &agg)
 	}
 	maps_.clear();
 	maps_err_.clear();
+	hps_.clear();
 	for (auto &st : states_) {
 		uint64_t now = agg.time_ns;
 		Run &run = run_of(st, agg);
@@ -466,10 +525,23 @@ SchemeEngine::quota_order(const State &st, Run &run,
 	return top;
 }
 
+const std::vector<HugePage> &
+SchemeEngine::huge_pages(uint32_t pid, uint64_t mstart, uint64_t mend)
+{
+	auto key = std::make_pair(pid, mstart);
+	auto it = hps_.find(key);
+
+	if (it == hps_.end())
+		it = hps_.emplace(key, backend_.huge_pages(pid, mstart, mend))
+			     .first;
+	return it->second;
+}
+
 void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 				uint32_t max_nr)
 {
 	const Scheme &s = st.scheme;
+	const uint64_t page = page_;
 	std::vector<const Region *> cands;
 	std::map<uint32_t, std::optional<uint32_t>> pids;
 
@@ -477,9 +549,9 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 		pids[t.id] = t.pid;
 	// less than a page of quota left: nothing more charged, as DAMOS
 	// skips a region cut to 0 bytes
-	auto spent = [&run] {
+	auto spent = [&run, page] {
 		return run.esz && (run.charged_sz >= run.esz ||
-				   run.esz - run.charged_sz < PAGE);
+				   run.esz - run.charged_sz < page);
 	};
 	// (the resume point kept for the next window)
 	if (spent())
@@ -500,8 +572,12 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 			from = run.resume_addr;
 		run.resume = false;
 	}
+	// the huge pages (pid, start) this application took whole, so that
+	// two pieces grown over the same one apply it once
+	std::set<std::pair<uint32_t, uint64_t>> taken;
+	bool halted = false;
 	for (const Region *r : cands) {
-		if (spent())
+		if (spent() || halted)
 			break;
 		uint64_t r_start = std::max(r->start, from);
 		from = 0;
@@ -526,29 +602,92 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 				st.stats.nr_tried++;
 				st.stats.sz_tried += r->size();
 				st.stats.failed[eit->second] +=
-					r->size() / PAGE;
+					r->size() / page;
 				continue;
 			}
 			for (const auto &m : maps_[*pid]) {
 				uint64_t a = std::max(m.start, r_start);
 				uint64_t b = std::min(m.end, r->end);
 				if (a < b)
-					mapped.push_back({a, b, m.anon});
+					mapped.push_back(
+						{a, b, m.anon, m.start, m.end});
 			}
 		}
 		std::vector<Piece> pieces;
 		for (const auto &p : mapped)
-			cut_at_filters(s.filters, p, pieces);
-		for (auto p : pieces) {
+			cut_at_filters(s.filters, p, page, pieces);
+		for (size_t i = 0; i < pieces.size(); i++) {
+			Piece p = pieces[i];
 			if (!filters_pass(s.filters, p, r->target_id))
+				continue;
+			static const std::vector<HugePage> none;
+			const std::vector<HugePage> &hps =
+				pid ? huge_pages(*pid, p.mstart, p.mend) : none;
+			// A huge page across the piece's edge moves whole or
+			// not at all: decided once, by its own hotness (the
+			// regions over it, weighted by bytes), so a huge page
+			// across a hot/cold edge matches one of a hot and a
+			// cold scheme, never both.
+			auto takes = [&](const HugePage &h) {
+				if (taken.count({*pid, h.start}))
+					return false;
+				Piece hp = {h.start, h.end, p.anon, p.mstart,
+					    p.mend};
+				if (!filters_pass(s.filters, hp, r->target_id))
+					return false;
+				auto w = weighted_region(agg.regions,
+							 r->target_id, h.start,
+							 h.end);
+				return w && matches(s, *w, max_nr, agg.aggr_us);
+			};
+			if (const HugePage *h = huge_page_at(hps, p.start);
+			    h && h->start < p.start)
+				p.start = takes(*h) ? h->start : h->end;
+			if (p.start < p.end) {
+				const HugePage *h =
+					huge_page_at(hps, p.end - 1);
+				if (h && h->end > p.end)
+					p.end = takes(*h) ? h->end : h->start;
+			}
+			if (p.start >= p.end)
 				continue;
 			if (run.esz) {
 				if (spent())
 					break;
 				uint64_t left = (run.esz - run.charged_sz) &
-						~(PAGE - 1);
-				if (p.end - p.start > left)
-					p.end = p.start + left;
+						~(page - 1);
+				if (p.end - p.start > left) {
+					// DAMOS does not split a huge page:
+					// stop before one the quota would cut
+					uint64_t cut = p.start + left;
+					const HugePage *h =
+						huge_page_at(hps, cut);
+					if (h && h->start < cut &&
+					    h->end - h->start > run.esz) {
+						// never fits a window: passed
+						pieces.insert(
+							pieces.begin() +
+								long(i + 1),
+							{h->end, p.end, p.anon,
+							 p.mstart, p.mend});
+						cut = h->start;
+					} else if (h && h->start < cut) {
+						// the next window starts
+						// at the huge page
+						cut = h->start;
+						halted = true;
+						run.resume = true;
+						run.resume_target =
+							r->target_id;
+						run.resume_addr = cut;
+					}
+					if (cut <= p.start) {
+						if (halted)
+							break;
+						continue;
+					}
+					p.end = cut;
+				}
 			}
 			uint64_t sz = p.end - p.start;
 			st.stats.nr_tried++;
@@ -562,12 +701,19 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 							   p.start, p.end);
 			} else if (s.action == SchemeAction::lru_prio) {
 				// a process's memory: DAMOS's vaddr has none
-				res.failed[EOPNOTSUPP] = sz / PAGE;
+				res.failed[EOPNOTSUPP] = sz / page;
 			} else {
 				res = backend_.apply(*pid, s.action,
 						     s.node.value_or(-1),
 						     p.start, p.end);
 			}
+			for (auto h = std::lower_bound(
+				     hps.begin(), hps.end(), p.start,
+				     [](const HugePage &x, uint64_t a) {
+					     return x.end <= a;
+				     });
+			     h != hps.end() && h->start < p.end; ++h)
+				taken.insert({*pid, h->start});
 			uint64_t t1 = backend_.now_ns();
 			run.charged_ns += t1 > t0 ? t1 - t0 : 0;
 			run.charged_sz += sz;
@@ -580,6 +726,8 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 				st.stats.nr_applied++;
 			st.stats.sz_applied += res.sz_applied;
 			add_failed(st.stats.failed, res.failed);
+			if (halted)
+				break;
 		}
 	}
 }

@@ -30,6 +30,16 @@ struct Mapping {
 	bool anon = false;
 };
 
+// The base page size (sysconf(_SC_PAGESIZE), read once): 4 KiB on x86,
+// 4, 16 or 64 KiB on arm64.
+uint64_t system_page_size();
+
+// [start, end) of one mapped transparent huge page.
+struct HugePage {
+	uint64_t start = 0;
+	uint64_t end = 0;
+};
+
 // What one action on one range did.
 struct ApplyResult {
 	uint64_t sz_applied = 0;        // bytes the action took effect on
@@ -58,6 +68,20 @@ public:
 	{
 		return std::nullopt;
 	}
+	// The base page size the actions step in and failures count in.
+	virtual uint64_t page_size() { return system_page_size(); }
+	// The transparent huge pages mapped in [@start, @end) of @pid (one
+	// mapping), in address order. Empty when there are none, or when
+	// where they are cannot be known (no frame numbers in the pagemap
+	// without CAP_SYS_ADMIN): the engine then steps in base pages.
+	virtual std::vector<HugePage> huge_pages(uint32_t pid, uint64_t start,
+						 uint64_t end)
+	{
+		(void)pid;
+		(void)start;
+		(void)end;
+		return {};
+	}
 	// The mappings of @pid in address order; throws std::system_error
 	// (the errno) when they cannot be read (ESRCH/ENOENT: it exited).
 	virtual std::vector<Mapping> mappings(uint32_t pid) = 0;
@@ -73,7 +97,9 @@ public:
 		(void)ctx_id;
 		(void)action;
 		ApplyResult r;
-		r.failed[EOPNOTSUPP] = (end - start + 4095) / 4096;
+		const uint64_t page = page_size();
+
+		r.failed[EOPNOTSUPP] = (end - start + page - 1) / page;
 		return r;
 	}
 	// Free memory of the system in permil of its total (MemFree).
@@ -218,8 +244,17 @@ private:
 						uint32_t max_nr_accesses,
 						uint64_t aggr_us);
 
+	// The huge pages of the mapping [@mstart, @mend) of @pid, read once
+	// per aggregation.
+	const std::vector<HugePage> &huge_pages(uint32_t pid, uint64_t mstart,
+						uint64_t mend);
+
 	std::vector<State> states_;
 	SchemeBackend &backend_;
+	const uint64_t page_; // the backend's base page size
+	// the huge pages of each (pid, mapping start), read once per
+	// aggregation, when a piece first needs them
+	std::map<std::pair<uint32_t, uint64_t>, std::vector<HugePage>> hps_;
 	// the mappings of each pid, read once per aggregation
 	std::map<uint32_t, std::vector<Mapping>> maps_;
 	std::map<uint32_t, int> maps_err_;

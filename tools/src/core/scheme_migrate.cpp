@@ -14,7 +14,6 @@ namespace damonctl {
 
 namespace {
 
-const uint64_t PAGE = 4096;
 // pages per move_pages() call
 const size_t BATCH = 4096;
 // a status the kernel never writes (it writes a node or -errno): the
@@ -44,6 +43,7 @@ bool absent(int st)
 void move_off_node(PageMover &m, int node, std::vector<void *> todo,
 		   ApplyResult &res)
 {
+	const uint64_t page = m.page_size();
 	std::vector<void *> ask, next;
 	std::vector<int> nodes, status;
 
@@ -86,7 +86,7 @@ void move_off_node(PageMover &m, int node, std::vector<void *> todo,
 			else if (st == UNSET || st == -EBUSY)
 				ask.push_back(todo[i]);
 			else if (st == node)
-				res.sz_applied += PAGE;
+				res.sz_applied += page;
 			else if (st >= 0)
 				res.failed[EAGAIN]++;
 			else if (!absent(st))
@@ -99,7 +99,7 @@ void move_off_node(PageMover &m, int node, std::vector<void *> todo,
 			for (size_t i = 0; i < ask.size(); i++) {
 				int st = q < 0 ? UNSET : status[i];
 				if (st == node)
-					res.sz_applied += PAGE;
+					res.sz_applied += page;
 				else if (st >= 0 || st == UNSET)
 					res.failed[EBUSY]++;
 				// else gone since: absent
@@ -116,17 +116,18 @@ ApplyResult migrate_range(PageMover &m, int node, uint64_t start, uint64_t end)
 	ApplyResult res;
 	std::vector<void *> pages, off_node;
 	std::vector<int> status;
+	const uint64_t page = m.page_size();
 
-	for (uint64_t a = start; a < end; a += BATCH * PAGE) {
-		uint64_t b = std::min(end, a + BATCH * PAGE);
+	for (uint64_t a = start; a < end; a += BATCH * page) {
+		uint64_t b = std::min(end, a + BATCH * page);
 		// move_pages(2) takes a number: only while it is still the
 		// process first seen (checked again after)
 		if (!m.alive()) {
-			res.failed[ESRCH] += (end - a) / PAGE;
+			res.failed[ESRCH] += (end - a) / page;
 			break;
 		}
 		pages.clear();
-		for (uint64_t p = a; p < b; p += PAGE)
+		for (uint64_t p = a; p < b; p += page)
 			// the target's addresses, never dereferenced
 			// NOLINTNEXTLINE(performance-no-int-to-ptr)
 			pages.push_back(reinterpret_cast<void *>(p));

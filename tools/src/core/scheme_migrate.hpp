@@ -22,6 +22,8 @@ public:
 				const int *nodes, int *status, int flags) = 0;
 	// Whether the target is still the process first seen.
 	virtual bool alive() = 0;
+	// The base page size the range is stepped in.
+	virtual uint64_t page_size() { return system_page_size(); }
 };
 
 // Moves the present pages of [@start, @end) that are off @node to @node:

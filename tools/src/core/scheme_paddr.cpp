@@ -13,18 +13,6 @@
 
 namespace damonctl {
 
-namespace {
-
-// the engine's unit of failed pages
-const uint64_t FAILED_PAGE = 4096;
-
-uint64_t failed_pages(uint64_t bytes)
-{
-	return (bytes + FAILED_PAGE - 1) / FAILED_PAGE;
-}
-
-} // namespace
-
 ApplyResult lru_prio_paddr(Transport &t, uint32_t ctx_id, uint64_t start,
 			   uint64_t end, uint64_t page)
 {
@@ -47,7 +35,7 @@ ApplyResult lru_prio_paddr(Transport &t, uint32_t ctx_id, uint64_t start,
 			err = EPROTO;
 		}
 		if (err) {
-			res.failed[err] += failed_pages(end - a);
+			res.failed[err] += (end - a + page - 1) / page;
 			break;
 		}
 		a = b;
