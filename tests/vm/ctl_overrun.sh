@@ -12,7 +12,8 @@
 # the end (SIGINT) says "missed N aggregations of context work (receive
 # buffer overran)"; N is the sum of the seq gaps in what it received, and
 # record's lines carry each gap as "missed"; the two N together are the
-# drops the module counted.
+# drops the module counted, but for those after a reader's last line (a
+# gap it never sees: at most two a reader allowed).
 . /tests/lib.sh
 
 need_damonctl "aggregations missed for a full receive buffer"
@@ -82,6 +83,9 @@ kill -CONT $REC $MON
 rec_more() { echo $(($(rec_lines) - r0)); }
 mon_more() { echo $(($(mon_lines) - m0)); }
 wait_for rec_more 5 && wait_for mon_more 5
+# no aggregation after the stop's: no drop after the count is read (the
+# subscriptions, and their counts, live until the readers exit)
+check "stop the context" damonctl stop work
 d_end=$(dropped)
 kill -INT $REC $MON
 wait $REC
@@ -106,15 +110,16 @@ check "monitor's count is its seq gap ($mon_said = $mon_gaps)" \
 	test "${mon_said:-x}" = "$mon_gaps"
 check "record's lines carry the gap (\"missed\": $(missed /tmp/rec.jsonl))" \
 	test "$(missed /tmp/rec.jsonl)" = "$rec_gaps"
-check "the seq gaps are the drops the module counted ($rec_gaps + $mon_gaps = $d_end)" \
-	test $((rec_gaps + mon_gaps)) -eq "$d_end"
+# a reader sees a drop as a gap only when a later aggregation reaches it:
+# the module may count up to two more per reader, lost after its last line
+check "the seq gaps are the drops the module counted, but for the last ones ($rec_gaps + $mon_gaps <= $d_end <= $rec_gaps + $mon_gaps + 4)" \
+	test $((rec_gaps + mon_gaps)) -le "$d_end" -a "$d_end" -le $((rec_gaps + mon_gaps + 4))
 has "the gap was said when it came" \
 	"missed [0-9]* aggregations* of context work (seq [0-9]* to [0-9]*; receive buffer overran)" \
 	cat /tmp/rec.err
 check "the subscriptions ended with their sockets" \
 	test "$(wc -l < $SUBS)" -eq 1
 
-check "stop the context" damonctl stop work
 stop_workload
 unload_module damon_perf
 finish
