@@ -9,10 +9,10 @@
  * routed to its target (vaddr: by thread group id) and binary searched.
  * In samples split mode the drain also keeps the target, page, sample
  * interval and probe of every credited sample in ctx->samples for the
- * split at aggregation: the
- * buffer grows here, before a pass, while it holds every sample of the
- * aggregation; once full, reservoir sampling keeps a uniform subset, so
- * the inner loop never allocates.
+ * split at aggregation: the buffer grows here, before a pass, to hold the
+ * reports the rings hold, while it holds every sample of the aggregation;
+ * once full, reservoir sampling keeps a uniform subset, so the inner loop
+ * never allocates.
  *
  * Everything here runs in the kdamond, or in KUnit with the context
  * stopped. Test builds hand every report drained to a hook first, which
@@ -85,18 +85,26 @@ static int samples_grow(struct damon_perf_samples *s, u32 cap)
 }
 
 /*
- * Grow at the high-water mark: half full and still holding every sample of
- * the aggregation. A failure keeps the old buffer (a smaller subset).
+ * Grow before a pass, while the buffer still holds every sample of the
+ * aggregation, so that it is at most half full once the pass added the
+ * @backlog reports the rings hold: a burst (a NUMA scan's hinting faults
+ * on a whole range at once) would otherwise pass the buffer within one
+ * pass, and the uniform subset kept from there on can lose the only
+ * sample of a sparse region, which its counters still count: the cut
+ * then leaves whole a wide region that one page made hot. Up to
+ * DAMON_PERF_MAX_SPLIT_SAMPLES; a failure keeps the old buffer (a
+ * smaller subset).
  */
-static void samples_reserve(struct damon_perf_samples *s)
+static void samples_reserve(struct damon_perf_samples *s, u64 backlog)
 {
-	if (!s->cap) {
-		samples_grow(s, DAMON_PERF_SPLIT_SAMPLES_MIN);
-		return;
-	}
-	if (s->seen == s->nr && s->nr >= s->cap / 2 &&
-	    s->cap < DAMON_PERF_MAX_SPLIT_SAMPLES)
-		samples_grow(s, s->cap * 2);
+	u32 cap = s->cap ? s->cap : DAMON_PERF_SPLIT_SAMPLES_MIN;
+
+	if (s->cap && s->seen != s->nr)
+		return;		/* subsampling started: keep it uniform */
+	while (cap < DAMON_PERF_MAX_SPLIT_SAMPLES && s->nr + backlog >= cap / 2)
+		cap *= 2;
+	if (cap != s->cap)
+		samples_grow(s, cap);
 }
 
 /* Keep a sample: append while there is room, then reservoir sampling. */
@@ -184,7 +192,8 @@ int damon_perf_drain_prepare(struct damon_perf_ctx *ctx,
 	if (ctx->attrs.split == DAMON_PERF_SPLIT_SAMPLES) {
 		BUILD_BUG_ON(DAMON_PERF_MAX_TARGETS >
 			     1ULL << (64 - DAMON_PERF_SAMPLE_POS_SHIFT));
-		samples_reserve(&ctx->samples);
+		samples_reserve(&ctx->samples,
+				damon_perf_rings_backlog(&ctx->rings));
 		d->keep = true;
 	}
 	d->stale_before = ctx->last_drain_ns > window ?

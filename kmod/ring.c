@@ -583,6 +583,31 @@ bool damon_perf_rings_pending(struct damon_perf_rings *rings)
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_pending);
 
 /**
+ * damon_perf_rings_backlog() - How many reports the pending rings hold.
+ * @rings:	the context's rings, after damon_perf_rings_pending().
+ *
+ * A snapshot for sizing a drain pass: producers may add more meanwhile.
+ *
+ * Context: process (the context's only consumer).
+ * Return: the reports, each ring counting at most its size.
+ */
+u64 damon_perf_rings_backlog(struct damon_perf_rings *rings)
+{
+	u64 n = 0;
+	int cpu;
+
+	if (!rings->ring)
+		return 0;
+	for_each_cpu(cpu, &rings->pending) {
+		struct damon_perf_ring *r = per_cpu_ptr(rings->ring, cpu);
+
+		n += min(READ_ONCE(r->head) - r->tail, r->mask + 1);
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_rings_backlog);
+
+/**
  * damon_perf_rings_recheck_all() - Make the next drain look at every ring.
  * @rings:	the context's rings.
  *

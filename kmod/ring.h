@@ -199,6 +199,7 @@ unsigned int damon_perf_ring_drain(struct damon_perf_rings *rings, int cpu,
 unsigned int damon_perf_rings_drain_pending(struct damon_perf_rings *rings,
 					    damon_perf_report_fn fn, void *arg);
 bool damon_perf_rings_pending(struct damon_perf_rings *rings);
+u64 damon_perf_rings_backlog(struct damon_perf_rings *rings);
 void damon_perf_rings_recheck_all(struct damon_perf_rings *rings);
 
 /* Held while rings->ring is set or cleared; readers of counters take it. */

@@ -931,6 +931,59 @@ drain_should_bound_samples_and_grow_at_high_water_mark(struct kunit *test)
 }
 
 /*
+ * Defect: the buffer grew before a pass only at half full, so a burst in
+ * one pass (a NUMA scan's hinting faults on a whole range at once) passed
+ * it, and the uniform subset kept from there on lost the lone sample of
+ * a wide region three times in four, which its nr_accesses still
+ * counted: the cut left the region whole, hot for one page (7.2: 4,096
+ * cold pages promoted with 2,048 hot). Before a pass the buffer grows to
+ * hold what the rings hold, and the lone page is cut out.
+ */
+static void drain_should_keep_every_sample_of_a_burst(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_samples *s = &ctx->samples;
+	const u32 burst = 4 * DAMON_PERF_SPLIT_SAMPLES_MIN;
+	struct damon_perf_report report = rep(BASE, 8);
+	struct damon_perf_target *t;
+	u32 i;
+
+	use_private_stats(test);
+	t = target_add(test, ctx, 0, BASE, 1);
+	damon_perf_regions_free(t);
+	KUNIT_ASSERT_EQ(test, 0,
+			damon_perf_regions_split_evenly(t, BASE,
+							BASE + 16384 * PG, 2));
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_rings_alloc(&ctx->rings,
+							2 * burst, NULL,
+							NULL));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 rings_res_free,
+							 GFP_KERNEL,
+							 &ctx->rings));
+	preempt_disable();
+	report.cpu = smp_processor_id();
+	for (i = 0; i < burst; i++) {
+		/* all on 256 pages of the first region, one on the second */
+		report.paddr = BASE + (i + 1 < burst ? i % 256 : 8192) * PG;
+		KUNIT_EXPECT_TRUE(test, damon_perf_report_access(&ctx->rings,
+								 &report));
+	}
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, damon_perf_drain_rings(ctx), burst);
+	KUNIT_EXPECT_EQ(test, s->seen, burst);
+	KUNIT_EXPECT_EQ(test, s->nr, burst);
+	KUNIT_EXPECT_GE(test, s->cap, 2 * burst);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->nr_accesses, 1U);
+	damon_perf_regions_cut_ctx(ctx);
+	/* the second region's lone page is cut out: the rest is not hot */
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 8192 * PG)->nr_accesses, 1U);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->nr_accesses, 0U);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->end,
+			BASE + 16384 * PG);
+}
+
+/*
  * The kept samples in random order come out of the cut sorted by key,
  * the same samples (the radix sort through the buffer's scratch).
  */
@@ -1352,6 +1405,7 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_not_keep_samples_in_random_mode),
 	KUNIT_CASE(drain_should_key_vaddr_samples_by_target_position),
 	KUNIT_CASE(drain_should_bound_samples_and_grow_at_high_water_mark),
+	KUNIT_CASE(drain_should_keep_every_sample_of_a_burst),
 	KUNIT_CASE(drain_then_split_should_sort_the_samples),
 	KUNIT_CASE(drain_then_split_should_isolate_hot_range),
 	KUNIT_CASE(drain_then_aggregate_should_carry_a_bursty_stream),
