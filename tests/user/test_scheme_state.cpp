@@ -242,9 +242,10 @@ namespace {
 json sample_state(bool running, uint32_t pid)
 {
 	EngineCounters c;
-	c.aggregations = 10;
+	c.aggregations = 12;
 	c.passes = 7;
 	c.deferred = 3;
+	c.skipped = 2;
 	c.process_cpu_ns = 2 * SEC;
 	c.wall_ns = 100 * SEC;
 	c.module_reloads = 1;
@@ -294,8 +295,9 @@ TEST(SchemeState, StatusRendersEveryCounter)
 	EXPECT_NE(s.find("schemes engine tiering (pid 1, running)"),
 		  std::string::npos)
 		<< s;
-	EXPECT_NE(s.find("10 aggregations, 7 applied, 3 deferred (cpu "
-			 "budget 0.50%); cpu 2.000 s (2.000% of one CPU)"),
+	EXPECT_NE(s.find("12 aggregations, 7 applied, 3 deferred (cpu "
+			 "budget 0.50%), 2 skipped; cpu 2.000 s (2.000% of one "
+			 "CPU)"),
 		  std::string::npos)
 		<< s;
 	EXPECT_NE(s.find("module reloads 1 (gone 1 times, 1.500 s"),
@@ -320,6 +322,9 @@ TEST(SchemeState, TextfileMetrics)
 		<< s;
 	EXPECT_NE(s.find("damon_perf_schemes_engine_deferred_total{engine="
 			 "\"tiering\"} 3\n"),
+		  std::string::npos);
+	EXPECT_NE(s.find("damon_perf_schemes_engine_skipped_total{engine="
+			 "\"tiering\"} 2\n"),
 		  std::string::npos);
 	EXPECT_NE(s.find("damon_perf_schemes_engine_cpu_seconds_total{"
 			 "engine=\"tiering\"} 2.000000000\n"),

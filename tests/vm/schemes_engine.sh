@@ -202,11 +202,15 @@ else
 fi
 sed 's/^/# engine: /' /tmp/eng.err
 check_fail "the context it started is deleted" damonctl status eng
+# an aggregation taken while the module went away (the reload above) is
+# skipped, not applied: passes + skipped is every aggregation
+skipped=$(jget skipped /tmp/eng.out)
 if [ "$(jget deferred /tmp/eng.out)" -eq 0 ] &&
-	[ "$(jget passes /tmp/eng.out)" -eq "$out_n" ]; then
-	ok "no CPU budget: nothing deferred"
+	[ "$(($(jget passes /tmp/eng.out) + skipped))" -eq "$out_n" ] &&
+	[ "$skipped" -le 2 ]; then
+	ok "no CPU budget: nothing deferred ($skipped skipped around the reload)"
 else
-	not_ok "no CPU budget: deferred $(jget deferred /tmp/eng.out)"
+	not_ok "no CPU budget: deferred $(jget deferred /tmp/eng.out), passes $(jget passes /tmp/eng.out) + skipped $skipped of $out_n"
 fi
 stop_workload
 kill "$X" 2>/dev/null

@@ -123,8 +123,15 @@ public:
 			return;
 		}
 		uint64_t c0 = cpu_ns();
-		complete(agg);
-		engine_.apply(agg);
+		try {
+			complete(agg);
+			engine_.apply(agg);
+		} catch (...) {
+			// the module or the context went away meanwhile
+			counters_.engine_cpu_ns += cpu_ns() - c0;
+			counters_.skipped++;
+			throw;
+		}
 		counters_.engine_cpu_ns += cpu_ns() - c0;
 		counters_.passes++;
 		for (const auto &m : procs_.take_messages())

@@ -138,6 +138,7 @@ json engine_state_json(const std::string &name, uint32_t pid,
 		{"aggregations", c.aggregations},
 		{"passes", c.passes},
 		{"deferred", c.deferred},
+		{"skipped", c.skipped},
 		{"engine_cpu_ns", c.engine_cpu_ns},
 		{"process_cpu_ns", c.process_cpu_ns},
 		{"wall_ns", c.wall_ns},
@@ -223,10 +224,11 @@ std::string render_engine_status(const std::vector<json> &states)
 			ctxs.empty() ? "all" : ctxs);
 		out += fmt::format(
 			"  {} aggregations, {} applied, {} deferred (cpu "
-			"budget {}); cpu {:.3f} s ({:.3f}% of one CPU), "
-			"passes {:.3f} s\n",
+			"budget {}), {} skipped; cpu {:.3f} s ({:.3f}% of one "
+			"CPU), passes {:.3f} s\n",
 			u64(s, "aggregations"), u64(s, "passes"),
 			u64(s, "deferred"), budget_string(u64(s, "cpu_budget")),
+			u64(s, "skipped"),
 			double(u64(s, "process_cpu_ns")) / 1e9,
 			s.value("cpu_percent", 0.0),
 			double(u64(s, "engine_cpu_ns")) / 1e9);
@@ -278,6 +280,8 @@ std::string render_engine_textfile(const std::vector<json> &states)
 		 "aggregations the engine took"},
 		{"damon_perf_schemes_engine_deferred_total", "counter",
 		 "aggregations deferred by the engine's CPU budget"},
+		{"damon_perf_schemes_engine_skipped_total", "counter",
+		 "aggregations lost: the module or the context went away"},
 		{"damon_perf_schemes_engine_cpu_seconds_total", "counter",
 		 "CPU time of the engine's process"},
 		{"damon_perf_schemes_engine_cpu_budget_percent", "gauge",
@@ -321,6 +325,8 @@ std::string render_engine_textfile(const std::vector<json> &states)
 		    num(u64(s, "aggregations")));
 		add("damon_perf_schemes_engine_deferred_total", e,
 		    num(u64(s, "deferred")));
+		add("damon_perf_schemes_engine_skipped_total", e,
+		    num(u64(s, "skipped")));
 		add("damon_perf_schemes_engine_cpu_seconds_total", e,
 		    fmt::format("{:.9f}",
 				double(u64(s, "process_cpu_ns")) / 1e9));

@@ -55,6 +55,7 @@ struct EngineCounters {
 	uint64_t aggregations = 0;   // aggregations taken
 	uint64_t passes = 0;         // ... the schemes were applied to
 	uint64_t deferred = 0;       // ... deferred by the CPU budget
+	uint64_t skipped = 0;        // ... lost: module or context gone
 	uint64_t engine_cpu_ns = 0;  // CPU time in the passes
 	uint64_t process_cpu_ns = 0; // CPU time of the process (getrusage)
 	uint64_t wall_ns = 0;        // since the start
