@@ -1056,6 +1056,9 @@ int damon_perf_ctx_start(struct damon_perf_ctx *ctx,
 		rings_alloc_error(ctx, ret, extack);
 		goto err_module;
 	}
+	if (ctx->attrs.split == DAMON_PERF_SPLIT_SAMPLES)
+		damon_perf_drain_samples_presize(ctx, ctx->attrs.ring_size ?:
+						 DAMON_PERF_RING_DEF_SIZE);
 	if (has_probes(ctx)) {
 		ret = damon_perf_source_arm(ctx, extack);
 		if (ret)

@@ -20,6 +20,7 @@
  * interval and per pass.
  */
 #include <linux/bsearch.h>
+#include <linux/cpumask.h>
 #include <linux/overflow.h>
 #include <linux/mm.h>
 #include <linux/random.h>
@@ -131,6 +132,38 @@ static void samples_keep(struct damon_perf_samples *s, unsigned int pos,
 		s->buf[j].tag = tag;
 	}
 }
+
+/**
+ * damon_perf_drain_samples_presize() - Size the sample buffer at a start.
+ * @ctx:	the context, starting, in samples split mode.
+ * @ring_size:	entries of each CPU's ring.
+ *
+ * For what one drain pass can bring (every online CPU's ring full), twice
+ * over, up to DAMON_PERF_MAX_SPLIT_SAMPLES (16 bytes a sample, and as
+ * much scratch for the sort: at most 2 MiB), so that the kdamond rarely
+ * allocates while it monitors: each allocation may sleep, and a
+ * kdamond woken only at the end of its aggregations
+ * (tests/vm/kdamond_passes.sh) would sleep more than it waits. A buffer
+ * already as large stays; a failure keeps the buffer there is (the
+ * drain grows it, damon_perf_drain_prepare()).
+ *
+ * Context: process context, the context not running.
+ */
+void damon_perf_drain_samples_presize(struct damon_perf_ctx *ctx,
+				      unsigned int ring_size)
+{
+	struct damon_perf_samples *s = &ctx->samples;
+	u64 want = 2ULL * num_online_cpus() * ring_size;
+	u32 cap = s->cap ? s->cap : DAMON_PERF_SPLIT_SAMPLES_MIN;
+
+	while (cap < DAMON_PERF_MAX_SPLIT_SAMPLES && cap < want)
+		cap *= 2;
+	if (cap != s->cap) {
+		s->nr = 0;
+		samples_grow(s, cap);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_drain_samples_presize);
 
 /**
  * damon_perf_drain_samples_reset() - Start the next aggregation's samples.

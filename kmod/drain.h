@@ -114,6 +114,8 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 unsigned int damon_perf_drain_rings(struct damon_perf_ctx *ctx);
 void damon_perf_drain_free(struct damon_perf_ctx *ctx);
 void damon_perf_drain_samples_reset(struct damon_perf_ctx *ctx);
+void damon_perf_drain_samples_presize(struct damon_perf_ctx *ctx,
+				      unsigned int ring_size);
 bool damon_perf_filters_reject(const struct damon_perf_filter *filters,
 			       unsigned int nr,
 			       const struct damon_perf_report *report);

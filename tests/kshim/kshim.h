@@ -310,6 +310,7 @@ static inline int shim_next_cpu(int cpu, const cpumask_t *m)
 	for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
 #define cpu_possible(cpu) ((unsigned int)(cpu) < nr_cpu_ids)
 #define num_possible_cpus() nr_cpu_ids
+#define num_online_cpus() nr_cpu_ids
 #define for_each_online_cpu(cpu) for_each_possible_cpu (cpu)
 /* no CPU hotplug here */
 #define cpus_read_lock() barrier()

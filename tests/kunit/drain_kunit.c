@@ -984,6 +984,36 @@ static void drain_should_keep_every_sample_of_a_burst(struct kunit *test)
 }
 
 /*
+ * A start sizes the buffer for two passes of full rings, so that the
+ * kdamond rarely allocates (each allocation may sleep): defect, a
+ * kdamond woken once an aggregation slept 2.09 and 2.61 times an
+ * aggregation where it had slept 1.77, growing the buffer itself.
+ */
+static void drain_should_presize_samples_for_the_rings(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_samples *s = &ctx->samples;
+	u64 want = 2ULL * num_online_cpus() * 256;
+	struct damon_perf_drain d;
+	u32 cap = DAMON_PERF_SPLIT_SAMPLES_MIN;
+
+	while (cap < want && cap < DAMON_PERF_MAX_SPLIT_SAMPLES)
+		cap *= 2;
+	damon_perf_drain_samples_presize(ctx, 256);
+	KUNIT_EXPECT_EQ(test, s->cap, cap);
+	KUNIT_EXPECT_NOT_NULL(test, s->buf);
+	KUNIT_EXPECT_NOT_NULL(test, s->tmp);
+	/* kept by the next pass and a smaller ring, never shrunk */
+	target_add(test, ctx, 0, BASE, 4);
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	damon_perf_drain_samples_presize(ctx, 16);
+	KUNIT_EXPECT_EQ(test, s->cap, cap);
+	/* huge rings: at most the budget */
+	damon_perf_drain_samples_presize(ctx, 1U << 20);
+	KUNIT_EXPECT_EQ(test, s->cap, DAMON_PERF_MAX_SPLIT_SAMPLES);
+}
+
+/*
  * The kept samples in random order come out of the cut sorted by key,
  * the same samples (the radix sort through the buffer's scratch).
  */
@@ -1406,6 +1436,7 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_key_vaddr_samples_by_target_position),
 	KUNIT_CASE(drain_should_bound_samples_and_grow_at_high_water_mark),
 	KUNIT_CASE(drain_should_keep_every_sample_of_a_burst),
+	KUNIT_CASE(drain_should_presize_samples_for_the_rings),
 	KUNIT_CASE(drain_then_split_should_sort_the_samples),
 	KUNIT_CASE(drain_then_split_should_isolate_hot_range),
 	KUNIT_CASE(drain_then_aggregate_should_carry_a_bursty_stream),
