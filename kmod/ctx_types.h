@@ -72,6 +72,13 @@ struct damon_perf_hint {
  * @hint:		samples split mode: where the region's few samples of
  *			the latest aggregations with any lay, while on one
  *			or two pages (split.c); kdamond only.
+ * @sampled_start:	first page of the samples credited to the region in
+ *			this aggregation; 0 with @sampled_end 0: none.
+ * @sampled_end:	one past the last page of them: [@sampled_start,
+ *			@sampled_end) is the span they cover (the pieces of
+ *			a cut clip it, a merge joins it, so it may hold
+ *			pages no sample touched, never a sampled page
+ *			outside it).
  * @list:		in &damon_perf_target.regions, sorted by @start.
  */
 struct damon_perf_region {
@@ -85,6 +92,8 @@ struct damon_perf_region {
 	u64 pass_seq;
 	u64 pass_seen;
 	struct damon_perf_hint hint;
+	unsigned long sampled_start;
+	unsigned long sampled_end;
 	struct list_head list;
 };
 
@@ -202,6 +211,10 @@ struct damon_perf_filter {
  * @end:		one past the last address.
  * @probe_hits:		raw samples per probe.
  * @rate:		estimated accesses per second.
+ * @sampled_start:	first page of its samples' span (see
+ *			&struct damon_perf_region); 0 with @sampled_end 0:
+ *			no sample.
+ * @sampled_end:	one past the last page of that span.
  */
 struct damon_perf_snap_region {
 	u32 target_id;
@@ -211,6 +224,8 @@ struct damon_perf_snap_region {
 	u64 end;
 	u64 probe_hits[DAMON_PERF_MAX_PROBES];
 	u64 rate;		/* estimated accesses per second */
+	u64 sampled_start;
+	u64 sampled_end;
 };
 
 /**

@@ -388,14 +388,25 @@ static u64 report_seq(const struct damon_perf_drain *d,
  * count mode must not wrap.
  */
 static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
-		   const struct damon_perf_report *report, u64 seq)
+		   const struct damon_perf_report *report, unsigned long addr,
+		   u64 seq)
 {
 	unsigned int probe = report->probe_idx - 1;
 	u32 w = max_t(u32, d->ctx->probes[probe].attr.weight, 1);
+	unsigned long page = addr & PAGE_MASK;
 	u64 events;
 
 	if (r->probe_hits[probe] < U64_MAX)
 		r->probe_hits[probe]++;
+	/* every sample widens the span, presence mode's repeats too */
+	if (r->sampled_end <= r->sampled_start) {
+		r->sampled_start = page;
+		r->sampled_end = min(page + PAGE_SIZE, r->end);
+	} else {
+		r->sampled_start = min(r->sampled_start, page);
+		r->sampled_end = max(r->sampled_end,
+				     min(page + PAGE_SIZE, r->end));
+	}
 	if (check_mul_overflow(report_period(d->ctx, report), (u64)w,
 			       &events) ||
 	    check_add_overflow(r->events, events, &r->events))
@@ -496,7 +507,7 @@ bool damon_perf_drain_report(struct damon_perf_drain *d,
 		return false;
 	}
 	seq = report_seq(d, report);
-	credit(d, e->r, report, seq);
+	credit(d, e->r, report, addr, seq);
 	if (d->keep) {
 		seg = seg ?: seg_of(d, e);
 		samples_keep(&ctx->samples, seg->pos,

@@ -128,6 +128,14 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
 			memcpy(s->probe_hits, r->probe_hits,
 			       sizeof(s->probe_hits));
 			s->rate = damon_perf_kdamond_rate(r, elapsed_ns);
+			/* within the region, should an update trim it */
+			if (r->sampled_end > r->sampled_start &&
+			    r->sampled_start < r->end &&
+			    r->sampled_end > r->start) {
+				s->sampled_start = max(r->sampled_start,
+						       r->start);
+				s->sampled_end = min(r->sampled_end, r->end);
+			}
 		}
 	}
 	return snap;

@@ -382,6 +382,12 @@ int damon_perf_nl_fill_region(struct sk_buff *skb,
 	    put_u64(skb, DAMON_PERF_REGION_A_RATE, r->rate,
 		    DAMON_PERF_REGION_A_PAD))
 		goto cancel;
+	if (r->sampled_end > r->sampled_start &&
+	    (put_u64(skb, DAMON_PERF_REGION_A_SAMPLED_START, r->sampled_start,
+		     DAMON_PERF_REGION_A_PAD) ||
+	     put_u64(skb, DAMON_PERF_REGION_A_SAMPLED_END, r->sampled_end,
+		     DAMON_PERF_REGION_A_PAD)))
+		goto cancel;
 	hits = nla_nest_start(skb, DAMON_PERF_REGION_A_PROBE_HITS);
 	if (!hits)
 		goto cancel;

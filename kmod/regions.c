@@ -156,6 +156,17 @@ static void fit_hint(struct damon_perf_region *r)
 		h->nr = 0;
 }
 
+/* Clip the span of the samples of @r (ctx_types.h) to @r; none if empty. */
+static void fit_sampled(struct damon_perf_region *r)
+{
+	r->sampled_start = max(r->sampled_start, r->start);
+	r->sampled_end = min(r->sampled_end, r->end);
+	if (r->sampled_end <= r->sampled_start) {
+		r->sampled_start = 0;
+		r->sampled_end = 0;
+	}
+}
+
 /**
  * damon_perf_region_split_at() - Split a region in two at an address.
  * @t:		its target.
@@ -164,7 +175,7 @@ static void fit_hint(struct damon_perf_region *r)
  *
  * The new right part copies the access counters and the age of @r (not
  * its probe hits or events); the part that holds the pages of the hint of
- * @r keeps it.
+ * @r keeps it; each part keeps the span of the samples of @r within it.
  *
  * Context: target owned by the caller.
  * Return: the new right part, or NULL when out of memory.
@@ -184,13 +195,18 @@ damon_perf_region_split_at(struct damon_perf_target *t,
 	n->pass_seq = r->pass_seq;
 	n->pass_seen = r->pass_seen;
 	n->hint = r->hint;
+	n->sampled_start = r->sampled_start;
+	n->sampled_end = r->sampled_end;
 	r->end = at;
 	fit_hint(r);
 	fit_hint(n);
+	fit_sampled(r);
+	fit_sampled(n);
 	list_add(&n->list, &r->list);
 	WRITE_ONCE(t->nr_regions, t->nr_regions + 1);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_region_split_at);
 
 /* Split the largest regions in halves until @t has @min regions. */
 static int fill_to_min(struct damon_perf_target *t, unsigned int min)
@@ -291,7 +307,8 @@ static bool intersects(const struct damon_perf_region *r,
  * that cross a range edge are cut to it, the first and last region of a
  * range are stretched to its edges and holes inside a range are closed by
  * stretching the region above; a range without regions gets one region.
- * Counters, ages and hints (split.c) of the surviving parts are kept.
+ * Counters, ages, hints (split.c) and the span of the samples of the
+ * surviving parts are kept (the span within the part).
  *
  * Context: process context, target owned by the caller.
  * Return: 0, or -ENOMEM with the regions unchanged.
@@ -327,6 +344,9 @@ int damon_perf_regions_set_ranges(struct damon_perf_target *t,
 			n->events = r->events;
 			n->hint = r->hint;
 			fit_hint(n);
+			n->sampled_start = r->sampled_start;
+			n->sampled_end = r->sampled_end;
+			fit_sampled(n);
 			damon_perf_region_add(&tmp, n);
 			pos = n->end;
 			last = n;
@@ -481,6 +501,12 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 	/* the stronger evidence of few samples on one or two pages */
 	if (r->hint.nr && (!l->hint.nr || r->hint.chance < l->hint.chance))
 		l->hint = r->hint;
+	/* the span of the samples of both */
+	if (r->sampled_end > r->sampled_start) {
+		if (l->sampled_end <= l->sampled_start)
+			l->sampled_start = r->sampled_start;
+		l->sampled_end = r->sampled_end;
+	}
 	l->end = r->end;
 	damon_perf_region_destroy(t, r);
 }
@@ -538,7 +564,8 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_merge);
  * damon_perf_regions_reset() - Start a new aggregation interval.
  * @t:		the target.
  *
- * nr_accesses moves to last_nr_accesses; counters restart at zero.
+ * nr_accesses moves to last_nr_accesses; counters and the span of the
+ * samples restart at zero.
  *
  * Context: target owned by the caller.
  */
@@ -551,6 +578,8 @@ void damon_perf_regions_reset(struct damon_perf_target *t)
 		r->nr_accesses = 0;
 		memset(r->probe_hits, 0, sizeof(r->probe_hits));
 		r->events = 0;
+		r->sampled_start = 0;
+		r->sampled_end = 0;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_reset);

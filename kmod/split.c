@@ -394,7 +394,9 @@ static u32 distinct_intervals(struct damon_perf_sample *smp, u32 a, u32 b)
  * their probe's weight @w (what crediting added for them; drain.c)
  * (exact when the buffer holds every sample), presence-mode nr_accesses
  * from the distinct sample intervals seen in each piece
- * (distinct_intervals()). O(@hi - @lo + pieces): the samples stay in the
+ * (distinct_intervals()); a piece without samples, no span of them (the
+ * others keep theirs, clipped by the cut). O(@hi - @lo + pieces): the
+ * samples stay in the
  * order of the one sort by key.
  */
 static void recount(struct damon_perf_region *first,
@@ -441,6 +443,11 @@ static void recount(struct damon_perf_region *first,
 		else
 			p->nr_accesses = min(distinct_intervals(smp, a, b),
 					     o->nr_accesses);
+		/* counters from no sample: no span either */
+		if (a == b) {
+			p->sampled_start = 0;
+			p->sampled_end = 0;
+		}
 		a = b;
 	}
 }

@@ -981,6 +981,63 @@ static void drain_should_keep_every_sample_of_a_burst(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->nr_accesses, 0U);
 	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->end,
 			BASE + 16384 * PG);
+	/* the piece without samples has no span, the lone page its own */
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->sampled_end, 0UL);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 8192 * PG)->sampled_start,
+			BASE + 8192 * PG);
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 8192 * PG)->sampled_end,
+			BASE + 8193 * PG);
+}
+
+/*
+ * Every credited sample widens its region's span, presence mode's
+ * repeats in one interval too; a cut clips it to each piece (none for a
+ * piece beyond it), a merge joins it, a reset clears it. The span is what
+ * migrate_hot moves (damonctl schemes): no page outside it had a sample.
+ */
+static void drain_should_keep_the_span_of_the_samples(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
+	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 1);
+	struct damon_perf_region *r, *n, *n2;
+	struct damon_perf_drain d;
+
+	damon_perf_regions_free(t);
+	KUNIT_ASSERT_EQ(test, 0,
+			damon_perf_regions_split_evenly(t, BASE, BASE + 64 * PG,
+							1));
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
+	r = region_at(t, BASE);
+	KUNIT_EXPECT_EQ(test, r->sampled_end, 0UL);
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 20 * PG + 100, 8));
+	KUNIT_EXPECT_EQ(test, r->sampled_start, BASE + 20 * PG);
+	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 21 * PG);
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 40 * PG, 8));
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 10 * PG + 8, 8));
+	KUNIT_EXPECT_EQ(test, r->sampled_start, BASE + 10 * PG);
+	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 41 * PG);
+	/* the last page's sample ends the span at the region's end */
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 64 * PG - 8, 8));
+	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 64 * PG);
+	n = damon_perf_region_split_at(t, r, BASE + 30 * PG);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	KUNIT_EXPECT_EQ(test, r->sampled_start, BASE + 10 * PG);
+	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 30 * PG);
+	KUNIT_EXPECT_EQ(test, n->sampled_start, BASE + 30 * PG);
+	KUNIT_EXPECT_EQ(test, n->sampled_end, BASE + 64 * PG);
+	n2 = damon_perf_region_split_at(t, r, BASE + 5 * PG);
+	KUNIT_ASSERT_NOT_NULL(test, n2);
+	KUNIT_EXPECT_EQ(test, r->sampled_start, 0UL);
+	KUNIT_EXPECT_EQ(test, r->sampled_end, 0UL);
+	KUNIT_EXPECT_EQ(test, n2->sampled_start, BASE + 10 * PG);
+	damon_perf_regions_merge(t, UINT_MAX, ULONG_MAX);
+	r = region_at(t, BASE);
+	KUNIT_EXPECT_EQ(test, r->end, BASE + 64 * PG);
+	KUNIT_EXPECT_EQ(test, r->sampled_start, BASE + 10 * PG);
+	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 64 * PG);
+	damon_perf_regions_reset(t);
+	KUNIT_EXPECT_EQ(test, r->sampled_start, 0UL);
+	KUNIT_EXPECT_EQ(test, r->sampled_end, 0UL);
 }
 
 /*
@@ -1437,6 +1494,7 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_bound_samples_and_grow_at_high_water_mark),
 	KUNIT_CASE(drain_should_keep_every_sample_of_a_burst),
 	KUNIT_CASE(drain_should_presize_samples_for_the_rings),
+	KUNIT_CASE(drain_should_keep_the_span_of_the_samples),
 	KUNIT_CASE(drain_then_split_should_sort_the_samples),
 	KUNIT_CASE(drain_then_split_should_isolate_hot_range),
 	KUNIT_CASE(drain_then_aggregate_should_carry_a_bursty_stream),

@@ -20,6 +20,7 @@
 
 #include "codec.hpp"
 #include "errors.hpp"
+#include "render.hpp"
 
 using namespace damonctl;
 
@@ -687,4 +688,38 @@ TEST(Errors, KernelErrorCarriesErrnoAndMessage)
 	EXPECT_EQ(errno_name(EPERM), "EPERM");
 	EXPECT_EQ(errno_name(ENOENT), "ENOENT");
 	EXPECT_EQ(nl_category().name(), std::string("libnl"));
+}
+
+TEST(Codec, RegionSpanOfTheSamples)
+{
+	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_AGGREGATION, 0);
+	Aggregation agg;
+
+	nla_put_u32(msg.get(), DAMON_PERF_A_CTX_ID, 4);
+	for (uint64_t i = 0; i < 2; i++) {
+		nlattr *r = nla_nest_start(msg.get(), DAMON_PERF_A_REGION);
+		nla_put_u32(msg.get(), DAMON_PERF_REGION_A_TARGET_ID, 1);
+		nla_put_u64(msg.get(), DAMON_PERF_REGION_A_START,
+			    0x10000 * (i + 1));
+		nla_put_u64(msg.get(), DAMON_PERF_REGION_A_END,
+			    0x10000 * (i + 2));
+		if (i == 0) { // the second, without samples, has no span
+			nla_put_u64(msg.get(),
+				    DAMON_PERF_REGION_A_SAMPLED_START, 0x13000);
+			nla_put_u64(msg.get(), DAMON_PERF_REGION_A_SAMPLED_END,
+				    0x15000);
+		}
+		nla_nest_end(msg.get(), r);
+	}
+	parse_aggregation(msg_hdr(msg), agg);
+	ASSERT_EQ(agg.regions.size(), 2u);
+	EXPECT_EQ(agg.regions[0].sampled_start, 0x13000u);
+	EXPECT_EQ(agg.regions[0].sampled_end, 0x15000u);
+	EXPECT_TRUE(agg.regions[0].sampled());
+	EXPECT_FALSE(agg.regions[1].sampled());
+	// the JSON (monitor, record) carries it and reads it back
+	nlohmann::json j = to_json(agg);
+	EXPECT_EQ(j["regions"][0]["sampled_start"], 0x13000u);
+	EXPECT_FALSE(j["regions"][1].contains("sampled_start"));
+	EXPECT_EQ(aggregation_from_json(j), agg);
 }

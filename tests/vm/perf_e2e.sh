@@ -50,6 +50,45 @@ diag "$(col sample_valid) valid samples after ${waited} s"
 # Aggregations with probe hits on the mapping, each read once (by its
 # sequence number), until MIN_AGGRS of them: the hottest region on the
 # mapping of each, and every region of all of them for the share below.
+# spans_check FILE: the regions of a report --json, the spans of their
+# samples (sampled_start .. sampled_end) added to the totals: regions,
+# spans, spans outside their region or on a region without probe hits
+nr_regions=0 nr_spans=0 bad_spans=0 nr_hit=0
+spans_check() {
+	# shellcheck disable=SC2046 # into $1..$4
+	set -- $(awk '
+		/"regions": \[/ { in_r = 1; next }
+		!in_r { next }
+		/"probe_hits": \[/ {
+			in_h = ($0 !~ /\]/); hits = 0
+			if (!in_h) {
+				t = $0; sub(/.*\[/, "", t); gsub(/[^0-9,]/, "", t)
+				n = split(t, a, ",")
+				for (i = 1; i <= n; i++) hits += a[i]
+			}
+			next
+		}
+		in_h && /\]/ { in_h = 0; next }
+		in_h { gsub(/[^0-9]/, ""); hits += $0; next }
+		/"sampled_end":/ { gsub(/[^0-9]/, ""); se = $0 }
+		/"sampled_start":/ { gsub(/[^0-9]/, ""); ss = $0 }
+		/"start":/ { gsub(/[^0-9]/, ""); s = $0 }
+		/"end":/ { gsub(/[^0-9]/, ""); e = $0 }
+		/"target_id":/ {
+			nr++
+			hit += hits > 0
+			if (se != "") {
+				spans++
+				if (!(ss + 0 >= s + 0 && se + 0 <= e + 0 &&
+				      ss + 0 < se + 0 && hits > 0))
+					bad++
+			}
+			s = e = ss = se = ""; hits = 0
+		}
+		END { print nr + 0, spans + 0, bad + 0, hit + 0 }' "$1")
+	nr_regions=$((nr_regions + $1)) nr_spans=$((nr_spans + $2))
+	bad_spans=$((bad_spans + $3)) nr_hit=$((nr_hit + $4))
+}
 : > /tmp/all.tsv
 top='' last='' got=0 seen=0 tops_hot=0
 while [ $got -lt "$MIN_AGGRS" ] && [ $waited -lt "$SAFETY" ]; do
@@ -59,6 +98,7 @@ while [ $got -lt "$MIN_AGGRS" ] && [ $waited -lt "$SAFETY" ]; do
 			last=$seq
 			seen=$((seen + 1))
 			regions /tmp/all.json > /tmp/one.tsv
+			spans_check /tmp/all.json
 			# the regions on the mapping (the ends share
 			# regions with the neighbouring VMAs)
 			regions_on /tmp/one.tsv "$ms" "$me" > /tmp/on.tsv
@@ -87,6 +127,13 @@ while [ $got -lt "$MIN_AGGRS" ] && [ $waited -lt "$SAFETY" ]; do
 	waited=$((waited + 1))
 done
 diag "$got of $seen aggregations read had probe hits on the mapping"
+# the span of a region's samples lies in it, on a region with probe hits
+if [ "$nr_spans" -gt 0 ] && [ "$bad_spans" -eq 0 ] &&
+	[ "$nr_spans" -le "$nr_hit" ]; then
+	ok "sampled spans: $nr_spans in their regions, each with probe hits ($nr_hit regions with hits, $nr_regions in all)"
+else
+	not_ok "sampled spans: $nr_spans, $bad_spans outside their region or without probe hits ($nr_hit regions with hits, $nr_regions in all)"
+fi
 damonctl report $CTX 2>&1 | head -n 20 | while read -r l; do diag "$l"; done
 
 valid=$(col sample_valid)

@@ -361,6 +361,12 @@ Region parse_region(const nlattr *nest)
 		case DAMON_PERF_REGION_A_RATE:
 			r.rate = get_u64(a, "region rate");
 			break;
+		case DAMON_PERF_REGION_A_SAMPLED_START:
+			r.sampled_start = get_u64(a, "region sampled_start");
+			break;
+		case DAMON_PERF_REGION_A_SAMPLED_END:
+			r.sampled_end = get_u64(a, "region sampled_end");
+			break;
 		case DAMON_PERF_REGION_A_PROBE_HITS:
 			each_nested(a, [&](int idx, const nlattr *h) {
 				// type 0 is padding; indexes are 1-based

@@ -126,7 +126,13 @@ struct Region {
 	uint32_t age = 0;
 	uint64_t rate = 0;
 	std::vector<uint64_t> probe_hits; // index = probe idx - 1
+	// the span its samples of the aggregation cover, [sampled_start,
+	// sampled_end): no page outside it had one; 0 0 when none (or
+	// from a module or a recording without it)
+	uint64_t sampled_start = 0;
+	uint64_t sampled_end = 0;
 	uint64_t size() const { return end - start; }
+	bool sampled() const { return sampled_end > sampled_start; }
 };
 
 // One aggregation: a SNAPSHOT_GET dump or an AGGREGATION notification.

@@ -192,7 +192,7 @@ json to_json(const Aggregation &a)
 	for (const auto &t : a.targets)
 		targets.push_back(target_json(t));
 	json regions = json::array();
-	for (const auto &r : a.regions)
+	for (const auto &r : a.regions) {
 		regions.push_back({{"target_id", r.target_id},
 				   {"start", r.start},
 				   {"end", r.end},
@@ -200,6 +200,11 @@ json to_json(const Aggregation &a)
 				   {"age", r.age},
 				   {"rate", r.rate},
 				   {"probe_hits", r.probe_hits}});
+		if (r.sampled()) {
+			regions.back()["sampled_start"] = r.sampled_start;
+			regions.back()["sampled_end"] = r.sampled_end;
+		}
+	}
 	json j = {{"ctx_id", a.ctx_id},
 		  {"ctx_name", a.ctx_name},
 		  {"seq", a.seq},
@@ -290,6 +295,8 @@ Aggregation aggregation_from_json(const json &j)
 					h.is_number_unsigned()
 						? h.get<uint64_t>()
 						: 0);
+		rr.sampled_start = get_u64(r, "sampled_start", false);
+		rr.sampled_end = get_u64(r, "sampled_end", false);
 		if (rr.end < rr.start)
 			throw UsageError("recording: region end below start");
 		a.regions.push_back(rr);

@@ -556,9 +556,27 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 	// (the resume point kept for the next window)
 	if (spent())
 		return;
-	for (const auto &r : agg.regions)
-		if (matches(s, r, max_nr, agg.aggr_us))
+	// migrate_hot moves the span a region's samples cover, not the
+	// whole region: a page outside it had no sample (a wide region a
+	// few samples made hot holds cold pages); matched and ranked by
+	// the whole region's counters, as DAMOS does
+	std::vector<Region> spans;
+	spans.reserve(agg.regions.size());
+	for (const auto &r : agg.regions) {
+		if (!matches(s, r, max_nr, agg.aggr_us))
+			continue;
+		if (s.action != SchemeAction::migrate_hot || !r.sampled() ||
+		    r.sampled_start >= r.end || r.sampled_end <= r.start) {
 			cands.push_back(&r);
+			continue;
+		}
+		Region n = r;
+		n.start = std::max(r.start, r.sampled_start / page * page);
+		n.end = std::min(r.end,
+				 (r.sampled_end + page - 1) / page * page);
+		spans.push_back(n);
+		cands.push_back(&spans.back());
+	}
 	uint64_t from = 0; // where the first region starts, when resumed
 	if (run.esz) {
 		bool resumed = run.resume;
