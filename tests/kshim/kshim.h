@@ -90,6 +90,7 @@ typedef unsigned int gfp_t;
 	__attribute__((__aligned__(SMP_CACHE_BYTES)))
 #define PAGE_SHIFT 12
 #define PAGE_SIZE (1UL << PAGE_SHIFT)
+#define PAGE_MASK (~(PAGE_SIZE - 1))
 #define NSEC_PER_USEC 1000ULL
 #define UINT_MAX (~0U)
 #define U32_MAX ((u32)~0U)
