@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# kernels: stock
+# kernels: bookworm
 # numa: yes
 # timeout: 600
 # Promotion with transparent huge pages (THP always, as Debian runs it):
