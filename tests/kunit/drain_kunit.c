@@ -760,6 +760,18 @@ static void rings_res_free(struct kunit_resource *res)
 	damon_perf_rings_free(res->data);
 }
 
+/* Rings of @size entries for @ctx, freed with the test. */
+static void ctx_rings(struct kunit *test, struct damon_perf_ctx *ctx,
+		      unsigned int size)
+{
+	KUNIT_ASSERT_EQ(test, 0, damon_perf_rings_alloc(&ctx->rings, size,
+							NULL, NULL));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 rings_res_free,
+							 GFP_KERNEL,
+							 &ctx->rings));
+}
+
 static unsigned long total_stat(enum damon_perf_stat_idx idx)
 {
 	struct damon_perf_stats st;
@@ -785,12 +797,7 @@ drain_should_count_reports_of_a_pass_without_memory(struct kunit *test)
 	int i;
 
 	use_private_stats(test);
-	KUNIT_ASSERT_EQ(test, 0, damon_perf_rings_alloc(&ctx->rings, 16,
-							NULL, NULL));
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
-							 rings_res_free,
-							 GFP_KERNEL,
-							 &ctx->rings));
+	ctx_rings(test, ctx, 16);
 	preempt_disable();
 	report.cpu = smp_processor_id();
 	for (i = 0; i < 5; i++)
@@ -954,13 +961,7 @@ static void drain_should_keep_every_sample_of_a_burst(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0,
 			damon_perf_regions_split_evenly(t, BASE,
 							BASE + 16384 * PG, 2));
-	KUNIT_ASSERT_EQ(test, 0, damon_perf_rings_alloc(&ctx->rings,
-							2 * burst, NULL,
-							NULL));
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
-							 rings_res_free,
-							 GFP_KERNEL,
-							 &ctx->rings));
+	ctx_rings(test, ctx, 2 * burst);
 	preempt_disable();
 	report.cpu = smp_processor_id();
 	for (i = 0; i < burst; i++) {

@@ -46,6 +46,13 @@ std::vector<Scheme> parse(const std::string &schemes)
 
 using Range = std::pair<uint64_t, uint64_t>;
 
+// damo's tiering pair: promote what was accessed, demote what was not
+const char *const TIERING_PAIR = R"(
+	{"action": "migrate_hot", "node": 0,
+	 "pattern": {"nr_accesses": {"min": 1}}},
+	{"action": "migrate_cold", "node": 1,
+	 "pattern": {"nr_accesses": {"max": 0}}})";
+
 // One anonymous 64 MiB mapping of pid 100 at B with huge pages where a
 // test puts them; base pages of page_sz elsewhere. Each page and huge
 // page is on a node (1 to begin with); a migration moves every folio
@@ -281,12 +288,7 @@ TEST(SchemeThp, NoPingPongBetweenHotAndColdSchemes)
 	ThpBackend b;
 	for (uint64_t a = B; a < B + 16 * MiB; a += HP)
 		b.add_huge(a);
-	SchemeEngine e(parse(R"(
-		{"action": "migrate_hot", "node": 0,
-		 "pattern": {"nr_accesses": {"min": 1}}},
-		{"action": "migrate_cold", "node": 1,
-		 "pattern": {"nr_accesses": {"max": 0}}})"),
-		       b);
+	SchemeEngine e(parse(TIERING_PAIR), b);
 
 	for (uint64_t t = 0; t < 20; t++) {
 		// the edges move between aggregations, inside huge pages,
@@ -420,12 +422,7 @@ TEST(SchemeThp, SystemPageSizeIsSysconf)
 TEST(SchemeThp, MigrateHotMovesTheSpanOfTheSamples)
 {
 	ThpBackend b;
-	SchemeEngine e(parse(R"(
-		{"action": "migrate_hot", "node": 0,
-		 "pattern": {"nr_accesses": {"min": 1}}},
-		{"action": "migrate_cold", "node": 1,
-		 "pattern": {"nr_accesses": {"max": 0}}})"),
-		       b);
+	SchemeEngine e(parse(TIERING_PAIR), b);
 	Region hot = region(B + 11 * MiB, B + 38 * MiB, 1, 0);
 	hot.sampled_start = B + 17 * MiB + 200 * KiB;
 	hot.sampled_end = B + 24 * MiB + 600 * KiB;
