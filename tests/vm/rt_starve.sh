@@ -90,7 +90,7 @@ busy0=$(col aux_drain_busy)
 hog=$!
 wait_line /tmp/rthog.out hogging $hog
 diag "$(cat /tmp/rthog.out)"
-check "an RT task spins on CPU 1" grep -q '^hogging CPU 1 ' /tmp/rthog.out
+check "an RT task spins on CPU 1, its ksoftirqd above it" grep -q "^hogging CPU 1 .*ksoftirqd/1 at FIFO" /tmp/rthog.out
 
 # bounded DESC CMD...: CMD completes within BOUND seconds, exit 0 (a
 # bound on a hang, not a measure). Not timeout(1): a task blocked in the
