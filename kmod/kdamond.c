@@ -137,6 +137,8 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
 				s->sampled_end = min(r->sampled_end, r->end);
 			}
 		}
+		/* a target at a time: see damon_perf_regions_merge_ctx() */
+		cond_resched();
 	}
 	return snap;
 }
@@ -240,8 +242,10 @@ bool damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 							    r->age);
 	}
 
-	damon_perf_for_each_target(t, ctx)
+	damon_perf_for_each_target(t, ctx) {
 		damon_perf_regions_reset(t);
+		cond_resched();
+	}
 	damon_perf_regions_split_ctx(ctx);
 	return true;
 }
@@ -261,6 +265,7 @@ static bool update(struct damon_perf_ctx *ctx)
 			WRITE_ONCE(t->dead, true);
 		else
 			alive = true;
+		cond_resched();
 	}
 	damon_perf_observe_update();
 	return alive;

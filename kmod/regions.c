@@ -26,6 +26,7 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "drain.h"
@@ -96,8 +97,11 @@ void damon_perf_regions_free(struct damon_perf_target *t)
 {
 	struct damon_perf_region *r, *next;
 
-	damon_perf_for_each_region_safe(r, next, t)
+	damon_perf_for_each_region_safe(r, next, t) {
 		damon_perf_region_destroy(t, r);
+		/* 10000 frees under KASAN held a CPU 7 s: may sleep */
+		cond_resched();
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_free);
 
@@ -139,6 +143,7 @@ int damon_perf_regions_split_evenly(struct damon_perf_target *t,
 		if (!r)
 			return -ENOMEM;
 		damon_perf_region_add(t, r);
+		cond_resched();
 	}
 	return 0;
 }
@@ -225,6 +230,7 @@ static int fill_to_min(struct damon_perf_target *t, unsigned int min)
 		     ALIGN_DOWN(sz(big) / 2, DAMON_PERF_MIN_REGION);
 		if (!damon_perf_region_split_at(t, big, at))
 			return -ENOMEM;
+		cond_resched();
 	}
 	return 0;
 }
@@ -713,7 +719,14 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_adjust_split);
  * age (with the merge's threshold) and keep their boundaries, instead of
  * all merging because every count is zero.
  *
- * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
+ * A scheduling point follows each target, as in every loop of the
+ * aggregation over all the targets: on a kernel without preemption, 16
+ * targets of 10000 regions each (the largest context) walked by several
+ * merge passes, the cut, the snapshot and the reset held a CPU long
+ * enough for RCU stall reports under a debug kernel on a loaded host.
+ *
+ * Context: the kdamond of @ctx, or a caller owning a stopped @ctx; may
+ * sleep.
  */
 void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 				  unsigned int max_nr_accesses)
@@ -732,6 +745,7 @@ void damon_perf_regions_merge_ctx(struct damon_perf_ctx *ctx,
 		else
 			damon_perf_regions_adjust_merge(t, &ctx->attrs,
 							max_nr_accesses);
+		cond_resched();
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_merge_ctx);
@@ -750,9 +764,11 @@ void damon_perf_regions_split_ctx(struct damon_perf_ctx *ctx)
 	struct damon_perf_target *t;
 
 	if (ctx->attrs.split == DAMON_PERF_SPLIT_RANDOM)
-		damon_perf_for_each_target(t, ctx)
+		damon_perf_for_each_target(t, ctx) {
 			if (!t->dead)
 				damon_perf_regions_adjust_split(t, &ctx->attrs);
+			cond_resched();
+		}
 	damon_perf_drain_samples_reset(ctx);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_split_ctx);

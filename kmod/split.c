@@ -32,6 +32,7 @@
  */
 #include <linux/log2.h>
 #include <linux/math64.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
@@ -614,6 +615,7 @@ void damon_perf_regions_cut_ctx(struct damon_perf_ctx *ctx)
 							 s->buf + lo, hi - lo);
 		lo = hi;
 		pos++;
+		cond_resched();
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_cut_ctx);

@@ -316,6 +316,8 @@ static inline int shim_next_cpu(int cpu, const cpumask_t *m)
 /* no CPU hotplug here */
 #define cpus_read_lock() barrier()
 #define cpus_read_unlock() barrier()
+/* one thread, nothing to yield to */
+#define cond_resched() barrier()
 
 /* ---- time: all CLOCK_MONOTONIC, as the kernel's clocks are monotonic ---- */
 u64 local_clock(void);
