@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # kernels: debug bookworm
-# timeout: 900
+# timeout: 1800
 # Attack tiers around the module (the netlink ones are attack_netlink.sh):
 #  - CPU hotplug torture: cpu1 offlined and onlined ATTACK_HOTPLUG times
 #    (default 200; ATTACK_LONG=1: 1000) while a page-fault probe samples;
