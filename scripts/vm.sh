@@ -144,10 +144,16 @@ if [ $numa -eq 1 ] && [ "$cpus" != 2 ]; then
 	echo "vm: --numa boots 2 vCPUs, one a node; --cpus $cpus cannot go with it" >&2
 	exit 2
 fi
-# the files of a run: NAME-KERNEL, NAME-KERNEL-prod for the production build
-# (two runs side by side must not share an image or a pid file)
+# the files of a run: NAME-KERNEL, NAME-KERNEL-prod for the production build,
+# or with --log the log's name (two runs side by side must not share an
+# image or a pid file: make check's batches of one kernel, batch-debug and
+# batch-debug-numa, run in two lanes at once and each names its own log)
 run=$name-$kernel$([ "$flavour" = test ] || echo "-$flavour")
-[ -n "$log" ] || log=$top/build/logs/$run.log
+if [ -n "$log" ]; then
+	run=$(basename "$log" .log)
+else
+	log=$top/build/logs/$run.log
+fi
 mkdir -p "$(dirname "$log")" "$top/build/vm"
 
 image=$(kernel_boot_image "$kernel")
