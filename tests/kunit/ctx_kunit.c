@@ -643,6 +643,8 @@ static void walk_should_find_the_pages_gup_finds(struct kunit *test)
 
 	if (!pid)
 		kunit_skip(test, "cannot run /bin/sleep");
+	/* settled: the pages it faults in as it starts race the walk */
+	KUNIT_ASSERT_TRUE(test, test_wait_asleep(pid));
 	spid = find_get_pid(pid);
 	task = get_pid_task(spid, PIDTYPE_PID);
 	put_pid(spid);

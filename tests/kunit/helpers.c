@@ -4,7 +4,10 @@
  */
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/umh.h>
 
 #include "helpers.h"
@@ -180,4 +183,38 @@ pid_t test_spawn_sleep(const char *secs)
 	argv[1] = (char *)secs;
 	argv[2] = NULL;
 	return test_spawn(argv);
+}
+
+/**
+ * test_wait_asleep() - Wait until a process sleeps interruptibly.
+ * @pid:	the process (its main thread), as test_spawn() gave it.
+ *
+ * test_spawn() returns once the exec began: the program still faults its
+ * pages in, and a test reading its page tables races with that. Two
+ * looks 20 ms apart finding it in an interruptible sleep (/bin/sleep's
+ * nanosleep) mean it settled. At most 500 looks: a bound on a hang.
+ *
+ * Context: process context, may sleep.
+ * Return: true when it sleeps, false when it is gone or never slept.
+ */
+bool test_wait_asleep(pid_t pid)
+{
+	struct task_struct *task;
+	unsigned int i, asleep = 0;
+	struct pid *p;
+
+	p = find_get_pid(pid);
+	task = p ? get_pid_task(p, PIDTYPE_PID) : NULL;
+	put_pid(p);
+	if (!task)
+		return false;
+	for (i = 0; i < 500 && asleep < 2; i++) {
+		msleep(20);
+		if (READ_ONCE(task->__state) == TASK_INTERRUPTIBLE)
+			asleep++;
+		else
+			asleep = 0;
+	}
+	put_task_struct(task);
+	return asleep == 2;
 }

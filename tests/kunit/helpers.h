@@ -31,5 +31,6 @@ void test_ctx_set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
 		       u64 sample_us, u64 aggr_us);
 pid_t test_spawn(char **argv);
 pid_t test_spawn_sleep(const char *secs);
+bool test_wait_asleep(pid_t pid);
 
 #endif /* _DAMON_PERF_KUNIT_HELPERS_H */
