@@ -99,7 +99,7 @@ void damon_perf_regions_free(struct damon_perf_target *t)
 
 	damon_perf_for_each_region_safe(r, next, t) {
 		damon_perf_region_destroy(t, r);
-		/* 10000 frees under KASAN held a CPU 7 s: may sleep */
+		/* 160000 frees under KASAN held a CPU 7 s: may sleep */
 		cond_resched();
 	}
 }

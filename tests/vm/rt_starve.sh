@@ -143,6 +143,11 @@ bounded "the attaching process's socket is released while CPU 1 starves" \
 	sh -c "kill $apid; while kill -0 $apid 2>/dev/null; do sleep 0.1; done"
 kill $hog 2>/dev/null
 wait $hog 2>/dev/null
+# rthog gives its ksoftirqd back at SIGTERM: policy (stat field 41) 0
+ks=$(grep -lx 'ksoftirqd/1' /proc/[0-9]*/comm | head -n 1)
+ks=${ks%/comm}
+check "ksoftirqd/1 back to SCHED_OTHER after the hog" \
+	test "$(awk '{ print $41 }' "$ks/stat" 2>/dev/null)" = 0
 echo "$rt" > /proc/sys/kernel/sched_rt_runtime_us
 kill $apid 2>/dev/null
 wait $apid 2>/dev/null

@@ -13,8 +13,9 @@
  * that says nothing of the code under test. Only the kworkers starve.
  *
  * Prints "hogging CPU N at FIFO P (ksoftirqd/N at FIFO P+1)" once it
- * runs there, then spins until it is killed. Exit 1 when the CPU or a
- * policy cannot be set.
+ * runs there, then spins until it is killed: SIGTERM (kill's default)
+ * gives the ksoftirqd back its normal policy first. Exit 1 when the CPU
+ * or a policy cannot be set.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -23,6 +24,21 @@
 #include <string.h>
 #include <errno.h>
 #include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+/* the ksoftirqd raised above the hog, given back at SIGTERM */
+static volatile pid_t raised = -1;
+
+static void give_back(int sig)
+{
+	struct sched_param normal = { .sched_priority = 0 };
+
+	(void)sig;
+	if (raised > 0)
+		sched_setscheduler(raised, SCHED_OTHER, &normal);
+	_exit(0);
+}
 
 /* The pid of ksoftirqd/@cpu, from /proc/PID/comm; -1 when none. */
 static int ksoftirqd_pid(int cpu)
@@ -70,14 +86,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rthog: PRIO %s: not in 1..98\n", argv[2]);
 		return 2;
 	}
-	pid = ksoftirqd_pid(cpu);
-	soft.sched_priority = sp.sched_priority + 1;
-	if (pid < 0 || sched_setscheduler(pid, SCHED_FIFO, &soft)) {
-		fprintf(stderr, "rthog: ksoftirqd/%d at FIFO %d: %s\n", cpu,
-			soft.sched_priority,
-			pid < 0 ? "no such thread" : strerror(errno));
-		return 1;
-	}
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set)) {
@@ -89,6 +97,17 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	/* raised before the spin starts */
+	pid = ksoftirqd_pid(cpu);
+	soft.sched_priority = sp.sched_priority + 1;
+	if (pid < 0 || sched_setscheduler(pid, SCHED_FIFO, &soft)) {
+		fprintf(stderr, "rthog: ksoftirqd/%d at FIFO %d: %s\n", cpu,
+			soft.sched_priority,
+			pid < 0 ? "no such thread" : strerror(errno));
+		return 1;
+	}
+	raised = pid;
+	signal(SIGTERM, give_back);
 	printf("hogging CPU %d at FIFO %d (ksoftirqd/%d at FIFO %d)\n",
 	       sched_getcpu(), sp.sched_priority, cpu, soft.sched_priority);
 	fflush(stdout);
