@@ -37,7 +37,8 @@
 #              vCPU; the default on arm64); see the comment at -accel below
 #   --log      console log (default build/logs/NAME-KERNEL.log, or
 #              batch-KERNEL.log for several scripts; NAME-KERNEL-prod.log
-#              with --prod)
+#              with --prod); the run's image and pid file in build/vm
+#              take its name, so runs side by side need their own logs
 #   --ko       directory with the .ko files (default: scripts/kbuild.sh of
 #              the flavour)
 #   --quiet    do not echo the console; print only the verdict
