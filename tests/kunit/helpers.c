@@ -186,13 +186,30 @@ pid_t test_spawn_sleep(const char *secs)
 }
 
 /**
+ * test_kill() - End a process test_spawn() started.
+ * @pid:	its pid; it may have exited already.
+ *
+ * Context: process context.
+ */
+void test_kill(pid_t pid)
+{
+	struct pid *p = find_get_pid(pid);
+
+	if (p) {
+		kill_pid(p, SIGKILL, 1);
+		put_pid(p);
+	}
+}
+
+/**
  * test_wait_asleep() - Wait until a process sleeps interruptibly.
  * @pid:	the process (its main thread), as test_spawn() gave it.
  *
  * test_spawn() returns once the exec began: the program still faults its
  * pages in, and a test reading its page tables races with that. Two
  * looks 20 ms apart finding it in an interruptible sleep (/bin/sleep's
- * nanosleep) mean it settled. At most 500 looks: a bound on a hang.
+ * nanosleep, TASK_INTERRUPTIBLE with TASK_FREEZABLE since 6.1) mean it
+ * settled. At most 500 looks: a bound on a hang.
  *
  * Context: process context, may sleep.
  * Return: true when it sleeps, false when it is gone or never slept.
@@ -210,7 +227,7 @@ bool test_wait_asleep(pid_t pid)
 		return false;
 	for (i = 0; i < 500 && asleep < 2; i++) {
 		msleep(20);
-		if (READ_ONCE(task->__state) == TASK_INTERRUPTIBLE)
+		if (READ_ONCE(task->__state) & TASK_INTERRUPTIBLE)
 			asleep++;
 		else
 			asleep = 0;

@@ -32,5 +32,6 @@ void test_ctx_set_fast(struct kunit *test, struct damon_perf_ctx *ctx,
 pid_t test_spawn(char **argv);
 pid_t test_spawn_sleep(const char *secs);
 bool test_wait_asleep(pid_t pid);
+void test_kill(pid_t pid);
 
 #endif /* _DAMON_PERF_KUNIT_HELPERS_H */

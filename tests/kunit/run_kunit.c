@@ -234,17 +234,6 @@ static int first_range(pid_t pid, struct damon_perf_range *range)
 	return n;
 }
 
-/* End a process test_spawn() started (it may have exited already). */
-static void kill_spawned(pid_t pid)
-{
-	struct pid *p = find_get_pid(pid);
-
-	if (p) {
-		kill_pid(p, SIGKILL, 1);
-		put_pid(p);
-	}
-}
-
 /*
  * The target lives until the case kills it, and the injections go on
  * until two aggregations were published after start (the second covers
@@ -265,7 +254,7 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 		kunit_skip(test, "cannot run /bin/sleep");
 	if (first_range(pid, &range) <= 0 ||
 	    range.end - range.start < 8 * PG) {
-		kill_spawned(pid);
+		test_kill(pid);
 		KUNIT_FAIL(test, "no mapping of at least 8 pages in the task");
 		return;
 	}
@@ -279,7 +268,7 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 	id = damon_perf_target_add_pid(ctx, pid, true, NULL);
 	mutex_unlock(&damon_perf_lock);
 	if (id <= 0 || test_ctx_start(ctx)) {
-		kill_spawned(pid);
+		test_kill(pid);
 		KUNIT_FAIL(test, "target add %d or start failed", id);
 		return;
 	}
@@ -305,7 +294,7 @@ static void vaddr_run_should_find_the_hot_range_of_a_process(struct kunit *test)
 	}
 
 	KUNIT_EXPECT_EQ(test, test_ctx_stop(ctx), 0);
-	kill_spawned(pid);
+	test_kill(pid);
 }
 
 /*

@@ -4,7 +4,8 @@
 # kernels: debug
 # Runs every KUnit suite: loading damon_perf_kunit.ko runs them, and their
 # KTAP goes to the console, where the host counts each case
-# (scripts/logcheck ktap). The TAP below only covers loading/unloading.
+# (scripts/logcheck ktap). The TAP below covers loading, unloading and
+# each suite's verdict from debugfs, so that a run alone tells a failure.
 . /tests/lib.sh
 
 if [ ! -d /sys/kernel/debug/kunit ]; then
@@ -19,6 +20,16 @@ for m in "$DAMON_PERF_MODDIR"/*.ko; do
 done
 load_module damon_perf_kunit
 kunit_results
+# each suite's verdict too, so that a run of this script alone says it
+for _r in /sys/kernel/debug/kunit/damon_perf*/results; do
+	[ -f "$_r" ] || continue
+	_s=$(basename "$(dirname "$_r")")
+	_v=$(grep -E '^(not )?ok [0-9]+ ' "$_r" | tail -n 1)
+	case "$_v" in
+	"ok "*) ok "suite $_s" ;;
+	*) not_ok "suite $_s: ${_v:-no verdict}" ;;
+	esac
+done
 for m in "$DAMON_PERF_MODDIR"/*.ko; do
 	n=$(basename "$m" .ko)
 	[ "$n" = damon_perf ] && continue
