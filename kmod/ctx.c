@@ -60,7 +60,8 @@ static DECLARE_WORK(reap_work, reap_fn);
  *
  * Sample 5 ms, aggregation 100 ms, update 1 s, 10 to 1000 regions,
  * presence mode, DAMON_PERF_RING_DEF_SIZE ring entries, regions split
- * where the sample density changes.
+ * where the sample density changes, a fixed aggregation interval (no
+ * samples goal; 3 aggregations per tuning step once one is set).
  *
  * Context: any.
  */
@@ -75,6 +76,10 @@ void damon_perf_attrs_default(struct damon_perf_attrs *attrs)
 	attrs->ring_size = DAMON_PERF_RING_DEF_SIZE;
 	attrs->split = DAMON_PERF_SPLIT_SAMPLES;
 	attrs->cpu_budget = 0;
+	attrs->samples_goal = 0;
+	attrs->goal_aggrs = 3;
+	attrs->min_aggr_us = 0;
+	attrs->max_aggr_us = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_attrs_default);
 
@@ -144,6 +149,32 @@ int damon_perf_attrs_validate(const struct damon_perf_attrs *attrs,
 		NL_SET_ERR_MSG(extack, "cpu budget above "
 			       __stringify(DAMON_PERF_CPU_BUDGET_MAX)
 			       " (100% of one CPU, in 1/100 %)");
+		return -EINVAL;
+	}
+	if (attrs->samples_goal > DAMON_PERF_SAMPLES_GOAL_MAX) {
+		NL_SET_ERR_MSG(extack, "samples goal above "
+			       __stringify(DAMON_PERF_SAMPLES_GOAL_MAX));
+		return -EINVAL;
+	}
+	if (!attrs->goal_aggrs ||
+	    attrs->goal_aggrs > DAMON_PERF_GOAL_AGGRS_MAX) {
+		NL_SET_ERR_MSG(extack, "goal aggregations must be within 1.."
+			       __stringify(DAMON_PERF_GOAL_AGGRS_MAX));
+		return -EINVAL;
+	}
+	if (attrs->min_aggr_us > MAX_AGGR_US ||
+	    attrs->max_aggr_us > MAX_AGGR_US) {
+		NL_SET_ERR_MSG(extack, "tuned aggregation bound above 1 h");
+		return -EINVAL;
+	}
+	if (attrs->min_aggr_us && attrs->max_aggr_us &&
+	    attrs->min_aggr_us > attrs->max_aggr_us) {
+		NL_SET_ERR_MSG(extack, "min_aggr_us above max_aggr_us");
+		return -EINVAL;
+	}
+	if (attrs->max_aggr_us && attrs->max_aggr_us < attrs->sample_us) {
+		NL_SET_ERR_MSG(extack,
+			       "max_aggr_us below the sample interval");
 		return -EINVAL;
 	}
 	if (!damon_perf_rings_valid_size(attrs->ring_size)) {
@@ -461,9 +492,9 @@ EXPORT_SYMBOL_IF_KUNIT(damon_perf_ctx_get_attrs);
  * @attrs:	new attributes.
  * @extack:	receives the reason of a rejection, may be NULL.
  *
- * While the context runs, only the intervals, the access mode and the CPU
- * budget may change; the kdamond, woken, applies them at once, closing the
- * pass and the aggregation in progress.
+ * While the context runs, only the intervals (their tuning included), the
+ * access mode and the CPU budget may change; the kdamond, woken, applies
+ * them at once, closing the pass and the aggregation in progress.
  *
  * Context: process context, damon_perf_lock held.
  * Return: 0, -EINVAL for invalid attributes, -EBUSY for a change that needs

@@ -23,6 +23,7 @@
 #include <linux/damon_perf.h>	/* uapi: modes, limits shared with userspace */
 
 #include "budget.h"
+#include "tune.h"
 #include "density.h"
 #include "ring.h"
 
@@ -137,6 +138,11 @@ struct damon_perf_target {
  * @split:		&enum damon_perf_split_mode (uapi): how regions split.
  * @cpu_budget:		CPU budget in 1/DAMON_PERF_CPU_BUDGET_SCALE percent
  *			of one CPU, 0 for none (budget.c).
+ * @samples_goal:	samples an aggregation should hold, 0 for a fixed
+ *			@aggr_us (tune.c).
+ * @goal_aggrs:		aggregations one tuning step observes (>= 1).
+ * @min_aggr_us:	shortest tuned aggregation interval, 0: derived.
+ * @max_aggr_us:	longest tuned aggregation interval, 0: derived.
  */
 struct damon_perf_attrs {
 	u64 sample_us;
@@ -148,6 +154,10 @@ struct damon_perf_attrs {
 	u32 ring_size;
 	u32 split;
 	u32 cpu_budget;
+	u32 samples_goal;
+	u32 goal_aggrs;
+	u64 min_aggr_us;
+	u64 max_aggr_us;
 };
 
 /**
@@ -408,6 +418,9 @@ struct damon_perf_owner {
  *			context (handler and drain time, the last measured
  *			cost, the period raises and lowers); written by the
  *			kdamond only, read by netlink and debugfs (budget.c).
+ * @tune:		intervals tuning state: the aggregation interval in
+ *			force and the last step's observation; written by the
+ *			kdamond only, read by netlink (tune.c).
  *
  * Created by damon_perf_ctx_new() and freed by damon_perf_ctx_destroy(),
  * both under damon_perf_lock; Documentation/design.rst describes the
@@ -468,6 +481,7 @@ struct damon_perf_ctx {
 	bool kdamond_done;		/* kdamond left its loop on its own */
 	bool source_armed;		/* damon_perf_source_arm() succeeded */
 	struct damon_perf_budget budget;	/* CPU budget, budget.c */
+	struct damon_perf_tune tune;		/* intervals, tune.c */
 };
 
 #define damon_perf_for_each_target(t, ctx) \

@@ -194,7 +194,8 @@ static void publish(struct damon_perf_ctx *ctx,
  * interval. Otherwise, in samples split mode first cuts the regions where
  * the measurement's samples change density; ages and merges the regions,
  * publishes the snapshot (listeners, trace), resets the counters and, in
- * random split mode, splits the regions.
+ * random split mode, splits the regions; the intervals tuning observes
+ * the ended measurement (tune.c).
  *
  * Context: the kdamond of @ctx, or a caller owning a stopped @ctx.
  * Return: true when the measurement ended (the next one starts now), false
@@ -247,6 +248,8 @@ bool damon_perf_kdamond_aggregate(struct damon_perf_ctx *ctx, u64 elapsed_ns)
 		cond_resched();
 	}
 	damon_perf_regions_split_ctx(ctx);
+	/* a measurement ended: the intervals tuning observes it */
+	damon_perf_tune_measured(ctx, nr_samples, elapsed_ns);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_kdamond_aggregate);
@@ -274,6 +277,8 @@ static bool update(struct damon_perf_ctx *ctx)
 /* The safe point: tuned intervals and mode take effect here. */
 static void apply_pending(struct damon_perf_ctx *ctx)
 {
+	bool tuned = false;
+
 	spin_lock(&ctx->pending_lock);
 	if (ctx->attrs_pending) {
 		ctx->attrs.sample_us = ctx->pending_attrs.sample_us;
@@ -281,9 +286,17 @@ static void apply_pending(struct damon_perf_ctx *ctx)
 		ctx->attrs.update_us = ctx->pending_attrs.update_us;
 		ctx->attrs.mode = ctx->pending_attrs.mode;
 		ctx->attrs.cpu_budget = ctx->pending_attrs.cpu_budget;
+		ctx->attrs.samples_goal = ctx->pending_attrs.samples_goal;
+		ctx->attrs.goal_aggrs = ctx->pending_attrs.goal_aggrs;
+		ctx->attrs.min_aggr_us = ctx->pending_attrs.min_aggr_us;
+		ctx->attrs.max_aggr_us = ctx->pending_attrs.max_aggr_us;
 		ctx->attrs_pending = false;
+		tuned = true;
 	}
 	spin_unlock(&ctx->pending_lock);
+	/* new intervals or goal: the tuning starts again from aggr_us */
+	if (tuned)
+		damon_perf_tune_start(ctx);
 }
 
 static bool should_wake(struct damon_perf_ctx *ctx)
@@ -421,7 +434,7 @@ static bool sample_end(struct damon_perf_ctx *ctx, struct kdamond_clock *c,
 		/* the aggregation's cost against the budget in force */
 		damon_perf_budget_step(ctx, now);
 		apply_pending(ctx);
-		c->next_aggr = now + ns(ctx->attrs.aggr_us);
+		c->next_aggr = now + ns(damon_perf_tune_aggr_us(ctx));
 		c->next_update = min(c->next_update,
 				     now + ns(ctx->attrs.update_us));
 		/*
@@ -449,7 +462,7 @@ static int kdamond_fn(void *data)
 	bool early;
 	struct kdamond_clock c = {
 		.next_sample = now,
-		.next_aggr = now + ns(ctx->attrs.aggr_us),
+		.next_aggr = now + ns(damon_perf_tune_aggr_us(ctx)),
 		.next_update = now + ns(ctx->attrs.update_us),
 	};
 
@@ -500,6 +513,7 @@ int damon_perf_kdamond_start(struct damon_perf_ctx *ctx,
 	ctx->sample_wakeups = READ_ONCE(sample_wakeups);
 	ctx->max_carried = READ_ONCE(max_carried);
 	memset(&ctx->floor, 0, sizeof(ctx->floor));
+	damon_perf_tune_start(ctx);
 	task = kthread_create(kdamond_fn, ctx, "kdamond.%u", ctx->id);
 	if (IS_ERR(task))
 		return PTR_ERR(task);

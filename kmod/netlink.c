@@ -198,6 +198,15 @@ int damon_perf_nl_set_attrs_doit(struct sk_buff *skb, struct genl_info *info)
 		a.split = nla_get_u32(tb[DAMON_PERF_ATTRS_A_SPLIT]);
 	if (tb[DAMON_PERF_ATTRS_A_CPU_BUDGET])
 		a.cpu_budget = nla_get_u32(tb[DAMON_PERF_ATTRS_A_CPU_BUDGET]);
+	if (tb[DAMON_PERF_ATTRS_A_SAMPLES_GOAL])
+		a.samples_goal =
+			nla_get_u32(tb[DAMON_PERF_ATTRS_A_SAMPLES_GOAL]);
+	if (tb[DAMON_PERF_ATTRS_A_GOAL_AGGRS])
+		a.goal_aggrs = nla_get_u32(tb[DAMON_PERF_ATTRS_A_GOAL_AGGRS]);
+	if (tb[DAMON_PERF_ATTRS_A_MIN_AGGR_US])
+		a.min_aggr_us = nla_get_u64(tb[DAMON_PERF_ATTRS_A_MIN_AGGR_US]);
+	if (tb[DAMON_PERF_ATTRS_A_MAX_AGGR_US])
+		a.max_aggr_us = nla_get_u64(tb[DAMON_PERF_ATTRS_A_MAX_AGGR_US]);
 	if (tb[DAMON_PERF_ATTRS_A_RING_SIZE]) {
 		a.ring_size = nla_get_u32(tb[DAMON_PERF_ATTRS_A_RING_SIZE]);
 		if (!is_power_of_2(a.ring_size)) {

@@ -31,6 +31,18 @@ static const struct netlink_range_validation damon_perf_attrs_a_ring_size_range 
 	.max	= DAMON_PERF_RING_SIZE_MAX,
 };
 
+static const struct netlink_range_validation damon_perf_attrs_a_samples_goal_range = {
+	.max	= DAMON_PERF_SAMPLES_GOAL_MAX,
+};
+
+static const struct netlink_range_validation damon_perf_attrs_a_min_aggr_us_range = {
+	.max	= DAMON_PERF_INTERVAL_US_MAX,
+};
+
+static const struct netlink_range_validation damon_perf_attrs_a_max_aggr_us_range = {
+	.max	= DAMON_PERF_INTERVAL_US_MAX,
+};
+
 static const struct netlink_range_validation damon_perf_target_a_pid_range = {
 	.min	= 1ULL,
 	.max	= DAMON_PERF_PID_MAX,
@@ -52,7 +64,7 @@ static const struct netlink_range_validation damon_perf_aux_a_pid_range = {
 };
 
 /* Common nested types */
-const struct nla_policy damon_perf_attrs_nl_policy[DAMON_PERF_ATTRS_A_CPU_BUDGET + 1] = {
+const struct nla_policy damon_perf_attrs_nl_policy[DAMON_PERF_ATTRS_A_MAX_AGGR_US + 1] = {
 	[DAMON_PERF_ATTRS_A_SAMPLE_US] = NLA_POLICY_FULL_RANGE(NLA_U64, &damon_perf_attrs_a_sample_us_range),
 	[DAMON_PERF_ATTRS_A_AGGR_US] = NLA_POLICY_FULL_RANGE(NLA_U64, &damon_perf_attrs_a_aggr_us_range),
 	[DAMON_PERF_ATTRS_A_UPDATE_US] = NLA_POLICY_FULL_RANGE(NLA_U64, &damon_perf_attrs_a_update_us_range),
@@ -62,6 +74,10 @@ const struct nla_policy damon_perf_attrs_nl_policy[DAMON_PERF_ATTRS_A_CPU_BUDGET
 	[DAMON_PERF_ATTRS_A_RING_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32, &damon_perf_attrs_a_ring_size_range),
 	[DAMON_PERF_ATTRS_A_SPLIT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[DAMON_PERF_ATTRS_A_CPU_BUDGET] = NLA_POLICY_MAX(NLA_U32, DAMON_PERF_CPU_BUDGET_MAX),
+	[DAMON_PERF_ATTRS_A_SAMPLES_GOAL] = NLA_POLICY_FULL_RANGE(NLA_U32, &damon_perf_attrs_a_samples_goal_range),
+	[DAMON_PERF_ATTRS_A_GOAL_AGGRS] = NLA_POLICY_RANGE(NLA_U32, 1, DAMON_PERF_GOAL_AGGRS_MAX),
+	[DAMON_PERF_ATTRS_A_MIN_AGGR_US] = NLA_POLICY_FULL_RANGE(NLA_U64, &damon_perf_attrs_a_min_aggr_us_range),
+	[DAMON_PERF_ATTRS_A_MAX_AGGR_US] = NLA_POLICY_FULL_RANGE(NLA_U64, &damon_perf_attrs_a_max_aggr_us_range),
 };
 
 const struct nla_policy damon_perf_aux_nl_policy[DAMON_PERF_AUX_A_PROBE_IDX + 1] = {

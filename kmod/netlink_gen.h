@@ -12,7 +12,7 @@
 #include <uapi/linux/damon_perf.h>
 
 /* Common nested types */
-extern const struct nla_policy damon_perf_attrs_nl_policy[DAMON_PERF_ATTRS_A_CPU_BUDGET + 1];
+extern const struct nla_policy damon_perf_attrs_nl_policy[DAMON_PERF_ATTRS_A_MAX_AGGR_US + 1];
 extern const struct nla_policy damon_perf_aux_nl_policy[DAMON_PERF_AUX_A_PROBE_IDX + 1];
 extern const struct nla_policy damon_perf_filter_nl_policy[DAMON_PERF_FILTER_A_TID + 1];
 extern const struct nla_policy damon_perf_filters_nl_policy[DAMON_PERF_FILTERS_A_FILTER + 1];

@@ -123,7 +123,14 @@ static int fill_attrs(struct sk_buff *skb, const struct damon_perf_attrs *a)
 	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_MODE, a->mode) ||
 	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_RING_SIZE, a->ring_size) ||
 	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_SPLIT, a->split) ||
-	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_CPU_BUDGET, a->cpu_budget))
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_CPU_BUDGET, a->cpu_budget) ||
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_SAMPLES_GOAL,
+			a->samples_goal) ||
+	    nla_put_u32(skb, DAMON_PERF_ATTRS_A_GOAL_AGGRS, a->goal_aggrs) ||
+	    put_u64(skb, DAMON_PERF_ATTRS_A_MIN_AGGR_US, a->min_aggr_us,
+		    DAMON_PERF_ATTRS_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_ATTRS_A_MAX_AGGR_US, a->max_aggr_us,
+		    DAMON_PERF_ATTRS_A_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -254,6 +261,38 @@ static int fill_budget(struct sk_buff *skb, const struct damon_perf_budget *b)
 	return 0;
 }
 
+/*
+ * What the intervals tuning chose and saw, once a context with a samples
+ * goal started; the kdamond writes it with WRITE_ONCE.
+ */
+static int fill_tuning(struct sk_buff *skb, const struct damon_perf_tune *t)
+{
+	u64 aggr_us = READ_ONCE(t->aggr_us);
+	struct nlattr *nest;
+
+	if (!aggr_us)
+		return 0;
+	nest = nla_nest_start(skb, DAMON_PERF_A_TUNING);
+	if (!nest ||
+	    put_u64(skb, DAMON_PERF_TUNING_A_AGGR_US, aggr_us,
+		    DAMON_PERF_TUNING_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_TUNING_A_MIN_AGGR_US, READ_ONCE(t->min_us),
+		    DAMON_PERF_TUNING_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_TUNING_A_MAX_AGGR_US, READ_ONCE(t->max_us),
+		    DAMON_PERF_TUNING_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_TUNING_A_SAMPLES, READ_ONCE(t->last),
+		    DAMON_PERF_TUNING_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_TUNING_A_STEPS, READ_ONCE(t->steps),
+		    DAMON_PERF_TUNING_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_TUNING_A_UPS, READ_ONCE(t->ups),
+		    DAMON_PERF_TUNING_A_PAD) ||
+	    put_u64(skb, DAMON_PERF_TUNING_A_DOWNS, READ_ONCE(t->downs),
+		    DAMON_PERF_TUNING_A_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /**
  * damon_perf_nl_current_attrs() - The attributes in effect, or about to be.
  * @ctx:	the context.
@@ -318,7 +357,9 @@ int damon_perf_nl_fill_ctx(struct sk_buff *skb, struct damon_perf_ctx *ctx)
 	    put_u64(skb, DAMON_PERF_A_STALE_DROPS, READ_ONCE(ctx->stale_drops),
 		    DAMON_PERF_A_PAD))
 		return -EMSGSIZE;
-	return fill_budget(skb, &ctx->budget);
+	if (fill_budget(skb, &ctx->budget))
+		return -EMSGSIZE;
+	return fill_tuning(skb, &ctx->tune);
 }
 
 /**

@@ -110,6 +110,11 @@ public:
 		merge(a.mode, attrs.mode);
 		merge(a.ring_size, attrs.ring_size);
 		merge(a.split, attrs.split);
+		merge(a.cpu_budget, attrs.cpu_budget);
+		merge(a.samples_goal, attrs.samples_goal);
+		merge(a.goal_aggrs, attrs.goal_aggrs);
+		merge(a.min_aggr_us, attrs.min_aggr_us);
+		merge(a.max_aggr_us, attrs.max_aggr_us);
 	}
 
 	void target_add(const CtxRef &ref, const Target &target) override

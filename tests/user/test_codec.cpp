@@ -588,6 +588,81 @@ TEST(Codec, CpuBudgetIsAU32AttributeOfTheAttrsNestAndZeroIsSent)
 	}
 }
 
+TEST(Codec, IntervalsGoalAttributesHaveTheSpecsTypesAndZeroIsSent)
+{
+	for (uint32_t goal : {0u, 1u, uint32_t(DAMON_PERF_SAMPLES_GOAL_MAX)}) {
+		Attrs a;
+		a.samples_goal = goal;
+		a.goal_aggrs = uint32_t(DAMON_PERF_GOAL_AGGRS_MAX);
+		a.min_aggr_us = 0;
+		a.max_aggr_us = uint64_t(DAMON_PERF_INTERVAL_US_MAX);
+
+		auto req = attrs_request(a);
+		const auto &tb = req.tb;
+		ASSERT_NE(tb[DAMON_PERF_ATTRS_A_SAMPLES_GOAL], nullptr);
+		EXPECT_EQ(nla_len(tb[DAMON_PERF_ATTRS_A_SAMPLES_GOAL]), 4);
+		EXPECT_EQ(nla_get_u32(tb[DAMON_PERF_ATTRS_A_SAMPLES_GOAL]),
+			  goal);
+		ASSERT_NE(tb[DAMON_PERF_ATTRS_A_GOAL_AGGRS], nullptr);
+		EXPECT_EQ(nla_len(tb[DAMON_PERF_ATTRS_A_GOAL_AGGRS]), 4);
+		EXPECT_EQ(nla_get_u32(tb[DAMON_PERF_ATTRS_A_GOAL_AGGRS]),
+			  uint32_t(DAMON_PERF_GOAL_AGGRS_MAX));
+		ASSERT_NE(tb[DAMON_PERF_ATTRS_A_MIN_AGGR_US], nullptr);
+		EXPECT_EQ(nla_len(tb[DAMON_PERF_ATTRS_A_MIN_AGGR_US]), 8);
+		EXPECT_EQ(nla_get_u64(tb[DAMON_PERF_ATTRS_A_MIN_AGGR_US]), 0u);
+		ASSERT_NE(tb[DAMON_PERF_ATTRS_A_MAX_AGGR_US], nullptr);
+		EXPECT_EQ(nla_get_u64(tb[DAMON_PERF_ATTRS_A_MAX_AGGR_US]),
+			  uint64_t(DAMON_PERF_INTERVAL_US_MAX));
+		EXPECT_EQ(tb[DAMON_PERF_ATTRS_A_AGGR_US], nullptr);
+	}
+}
+
+TEST(Codec, CtxReplyCarriesTheTuningAndTheGoal)
+{
+	NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_CTX_GET, 0);
+
+	nla_put_u32(msg.get(), DAMON_PERF_A_CTX_ID, 4);
+	nlattr *an = nla_nest_start(msg.get(), DAMON_PERF_A_ATTRS);
+	nla_put_u32(msg.get(), DAMON_PERF_ATTRS_A_SAMPLES_GOAL, 200);
+	nla_put_u32(msg.get(), DAMON_PERF_ATTRS_A_GOAL_AGGRS, 5);
+	nla_put_u64(msg.get(), DAMON_PERF_ATTRS_A_MIN_AGGR_US, 50000);
+	nla_put_u64(msg.get(), DAMON_PERF_ATTRS_A_MAX_AGGR_US, 1ULL << 33);
+	nla_nest_end(msg.get(), an);
+	nlattr *tn = nla_nest_start(msg.get(), DAMON_PERF_A_TUNING);
+	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_AGGR_US, 400000);
+	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_MIN_AGGR_US, 50000);
+	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_MAX_AGGR_US, 1ULL << 33);
+	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_SAMPLES, 1ULL << 40);
+	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_STEPS, 9);
+	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_UPS, 3);
+	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_DOWNS, 1);
+	nla_nest_end(msg.get(), tn);
+
+	CtxInfo c = parse_ctx_info(msg_hdr(msg));
+	EXPECT_EQ(c.attrs.samples_goal, 200u);
+	EXPECT_EQ(c.attrs.goal_aggrs, 5u);
+	EXPECT_EQ(c.attrs.min_aggr_us, 50000u);
+	EXPECT_EQ(c.attrs.max_aggr_us, 1ULL << 33);
+	ASSERT_TRUE(c.tuning);
+	TuningInfo want;
+	want.aggr_us = 400000;
+	want.min_aggr_us = 50000;
+	want.max_aggr_us = 1ULL << 33;
+	want.samples = 1ULL << 40;
+	want.steps = 9;
+	want.ups = 3;
+	want.downs = 1;
+	EXPECT_TRUE(*c.tuning == want);
+
+	// a u32 where the spec says u64 is malformed
+	NlMsg bad = new_msg(FAMILY, DAMON_PERF_CMD_CTX_GET, 0);
+	nla_put_u32(bad.get(), DAMON_PERF_A_CTX_ID, 4);
+	nlattr *bn = nla_nest_start(bad.get(), DAMON_PERF_A_TUNING);
+	nla_put_u32(bad.get(), DAMON_PERF_TUNING_A_AGGR_US, 1);
+	nla_nest_end(bad.get(), bn);
+	EXPECT_THROW(parse_ctx_info(msg_hdr(bad)), ProtocolError);
+}
+
 TEST(Codec, SplitModeIsAU32AttributeOfTheAttrsNest)
 {
 	for (Split s : {Split::samples, Split::random}) {

@@ -280,6 +280,43 @@ TEST(Tune, NothingToTuneSendsNothing)
 	EXPECT_TRUE(t.calls.empty());
 }
 
+TEST(Tune, IntervalsGoalOptionsAndTheirBounds)
+{
+	FakeTransport t;
+	CtxInfo &c = t.add_ctx("db");
+	auto r = run_damonctl({"tune", "db", "--samples-goal", "200",
+			       "--goal-aggrs", "2", "--min-aggr-us", "0",
+			       "--max-aggr-us", "3600000000"},
+			      t);
+
+	EXPECT_EQ(r.exit_code, EXIT_OK) << r.err;
+	EXPECT_EQ(c.attrs.samples_goal, 200u);
+	EXPECT_EQ(c.attrs.goal_aggrs, 2u);
+	EXPECT_EQ(c.attrs.min_aggr_us, 0u);
+	EXPECT_EQ(c.attrs.max_aggr_us, 3600000000u);
+	// 0 turns the goal off: it is sent
+	r = run_damonctl({"tune", "db", "--samples-goal", "0"}, t);
+	EXPECT_EQ(r.exit_code, EXIT_OK) << r.err;
+	EXPECT_EQ(c.attrs.samples_goal, 0u);
+
+	t.calls.clear();
+	for (auto bad : {std::vector<std::string>{"--samples-goal", "16777217"},
+			 {"--samples-goal", "-1"},
+			 {"--goal-aggrs", "0"},
+			 {"--goal-aggrs", "101"},
+			 {"--max-aggr-us", "3600000001"},
+			 {"--min-aggr-us", "x"}}) {
+		std::vector<std::string> args{"tune", "db"};
+		args.insert(args.end(), bad.begin(), bad.end());
+		r = run_damonctl(args, t);
+		EXPECT_EQ(r.exit_code, EXIT_USAGE) << bad[0] << " " << bad[1];
+		EXPECT_NE(r.err.find("is not an integer from"),
+			  std::string::npos)
+			<< r.err;
+	}
+	EXPECT_TRUE(t.calls.empty());
+}
+
 TEST(Tune, RefusalCarriesTheExtackMessage)
 {
 	FakeTransport t;

@@ -115,6 +115,47 @@ TEST(Config, CpuBudgetIsAPercentageNumberOrString)
 	}
 }
 
+TEST(Config, IntervalsGoalIsDamonsIntervalsGoalInSamples)
+{
+	auto cfgs = parse_config(base(), intel());
+	EXPECT_FALSE(cfgs[0].attrs.samples_goal.has_value());
+
+	json j = base();
+	j["contexts"][0]["intervals"] = {{"sample_us", 5000},
+					 {"intervals_goal",
+					  {{"samples", 200},
+					   {"aggrs", 4},
+					   {"min_aggr_us", 50000},
+					   {"max_aggr_us", 2000000}}}};
+	cfgs = parse_config(j, intel());
+	EXPECT_EQ(cfgs[0].attrs.samples_goal, 200u);
+	EXPECT_EQ(cfgs[0].attrs.goal_aggrs, 4u);
+	EXPECT_EQ(cfgs[0].attrs.min_aggr_us, 50000u);
+	EXPECT_EQ(cfgs[0].attrs.max_aggr_us, 2000000u);
+
+	// the bounds, and 0 = off or derived
+	j["contexts"][0]["intervals"]["intervals_goal"] = {
+		{"samples", DAMON_PERF_SAMPLES_GOAL_MAX},
+		{"aggrs", DAMON_PERF_GOAL_AGGRS_MAX},
+		{"min_aggr_us", 0},
+		{"max_aggr_us", DAMON_PERF_INTERVAL_US_MAX}};
+	EXPECT_NO_THROW(parse_config(j, intel()));
+
+	for (json bad : {json{{"samples", DAMON_PERF_SAMPLES_GOAL_MAX + 1}},
+			 json{{"aggrs", 0}},
+			 json{{"aggrs", DAMON_PERF_GOAL_AGGRS_MAX + 1}},
+			 json{{"max_aggr_us", DAMON_PERF_INTERVAL_US_MAX + 1}},
+			 json{{"min_aggr_us", 300000}, {"max_aggr_us", 200000}},
+			 json{{"max_aggr_us", 1000}}, json{{"access_bp", 400}},
+			 json{{"samples", -1}}}) {
+		json k = base();
+		k["contexts"][0]["intervals"] = {{"sample_us", 5000},
+						 {"intervals_goal", bad}};
+		EXPECT_THROW(parse_config(k, intel()), UsageError)
+			<< bad.dump();
+	}
+}
+
 TEST(Model, CpuBudgetStrings)
 {
 	EXPECT_EQ(cpu_budget_from_string("0"), 0u);

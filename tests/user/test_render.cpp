@@ -122,6 +122,57 @@ TEST(Render, RegionsTableShowsEveryRegionWithoutHot)
 	EXPECT_EQ(count(out, "4.0 KiB"), 3u);
 }
 
+TEST(Render, StatusSaysWhatTheTuningChoseAndWhy)
+{
+	CtxInfo c;
+	c.id = 1;
+	c.name = "t";
+	c.state = CtxState::running;
+	c.attrs.samples_goal = 100;
+	c.attrs.goal_aggrs = 3;
+	TuningInfo t;
+	t.aggr_us = 400000;
+	t.min_aggr_us = 10000;
+	t.max_aggr_us = 1000000;
+	c.tuning = t;
+
+	EXPECT_NE(render_status({c}).find("no step yet (one per 3 "
+					  "aggregations)"),
+		  std::string::npos);
+	c.tuning->steps = 4;
+	c.tuning->ups = 2;
+	c.tuning->samples = 40;
+	std::string out = render_status({c});
+	EXPECT_NE(out.find("intervals goal: 100 samples per aggregation; "
+			   "aggregation 400000 us (bounds 10000..1000000 us); "
+			   "last step saw 40 samples per aggregation, below "
+			   "the goal, so lengthened; 4 steps, lengthened 2x, "
+			   "shortened 0x"),
+		  std::string::npos)
+		<< out;
+	c.tuning->aggr_us = 1000000;
+	EXPECT_NE(render_status({c}).find("below the goal at the longest"),
+		  std::string::npos);
+	c.tuning->samples = 150;
+	EXPECT_NE(render_status({c}).find("within the goal"),
+		  std::string::npos);
+	c.tuning->samples = 200;
+	EXPECT_NE(render_status({c}).find("above twice the goal, so shortened"),
+		  std::string::npos);
+	c.tuning->aggr_us = 10000;
+	EXPECT_NE(render_status({c}).find("at the shortest interval"),
+		  std::string::npos);
+
+	auto j = to_json(c);
+	EXPECT_EQ(j["tuning"]["aggr_us"], 10000);
+	EXPECT_EQ(j["tuning"]["samples"], 200);
+	EXPECT_EQ(j["tuning"]["steps"], 4);
+	EXPECT_EQ(j["attrs"]["samples_goal"], 100);
+	c.tuning.reset();
+	EXPECT_EQ(render_status({c}).find("intervals goal"), std::string::npos);
+	EXPECT_FALSE(to_json(c).contains("tuning"));
+}
+
 TEST(Render, StatusShowsTargetsProbesAndArmFailures)
 {
 	CtxInfo c;

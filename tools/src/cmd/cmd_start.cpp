@@ -28,6 +28,8 @@ struct StartOptions {
 	bool phys_addr = false;
 	bool exclude_kernel = false;
 	std::optional<uint64_t> sample_us, aggr_us, update_us;
+	std::optional<uint32_t> samples_goal, goal_aggrs;
+	std::optional<uint64_t> min_aggr_us, max_aggr_us;
 	std::optional<uint32_t> min_nr_regions, max_nr_regions, ring_size;
 	std::string mode;
 	std::string split;
@@ -82,6 +84,10 @@ CtxConfig config_from_flags(const StartOptions &o)
 	cfg.attrs.min_nr_regions = o.min_nr_regions;
 	cfg.attrs.max_nr_regions = o.max_nr_regions;
 	cfg.attrs.ring_size = o.ring_size;
+	cfg.attrs.samples_goal = o.samples_goal;
+	cfg.attrs.goal_aggrs = o.goal_aggrs;
+	cfg.attrs.min_aggr_us = o.min_aggr_us;
+	cfg.attrs.max_aggr_us = o.max_aggr_us;
 	if (!o.mode.empty()) {
 		auto mode = mode_from_string(o.mode);
 		if (!mode)
@@ -214,6 +220,8 @@ void setup_start(CLI::App &app, Transport &t)
 					"Aggregation interval in us"));
 	flags.push_back(sub->add_option("--update-us", o->update_us,
 					"Target update interval in us"));
+	add_goal_options(sub, o->samples_goal, o->goal_aggrs, o->min_aggr_us,
+			 o->max_aggr_us, flags);
 	flags.push_back(sub->add_option("--min-nr-regions", o->min_nr_regions,
 					"Lower bound of regions per target"));
 	flags.push_back(sub->add_option("--max-nr-regions", o->max_nr_regions,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // damonctl tune: change the monitoring attributes of a context, also
-// while it runs (only the intervals, the mode and the CPU budget may
-// change then).
+// while it runs (only the intervals and their goal, the mode and the CPU
+// budget may change then).
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -37,7 +37,9 @@ void run_tune(const TuneOptions &o, Transport &t)
 		throw UsageError("nothing to tune: give at least one of "
 				 "--sample-us, --aggr-us, --update-us, "
 				 "--min-nr-regions, --max-nr-regions, --mode, "
-				 "--split, --ring-size, --cpu-budget");
+				 "--split, --ring-size, --cpu-budget, "
+				 "--samples-goal, --goal-aggrs, "
+				 "--min-aggr-us, --max-aggr-us");
 	t.set_attrs(CtxRef::by_name(o.name), a);
 	CtxInfo c = t.ctx_get(CtxRef::by_name(o.name));
 	fmt::print("context {} \"{}\": sample {} us, aggr {} us, update {} "
@@ -74,10 +76,14 @@ void setup_tune(CLI::App &app, Transport &t)
 			"Report ring entries per CPU (stopped only)");
 	sub->add_option("--cpu-budget", o->cpu_budget,
 			"CPU budget, percent of one CPU (e.g. 0.5; 0: none)");
+	std::vector<CLI::Option *> goal;
+	add_goal_options(sub, o->attrs.samples_goal, o->attrs.goal_aggrs,
+			 o->attrs.min_aggr_us, o->attrs.max_aggr_us, goal);
 	sub->footer(
 		"Example:\n"
 		"  damonctl tune default --sample-us 5000 --aggr-us 200000\n"
-		"  damonctl tune default --cpu-budget 0.5\n");
+		"  damonctl tune default --cpu-budget 0.5\n"
+		"  damonctl tune default --samples-goal 200\n");
 	sub->callback([o, &t] { run_tune(*o, t); });
 }
 

@@ -3,10 +3,13 @@
 // contexts by name, and the options start and tune both parse.
 #include "commands.hpp"
 
+#include <linux/damon_perf.h>
+
 #include <algorithm>
 #include <csignal>
 
 #include "errors.hpp"
+#include "validators.hpp"
 
 namespace damonctl {
 
@@ -54,6 +57,35 @@ uint32_t parse_cpu_budget_option(const std::string &s)
 			"0 .. 100 with at most two decimals (0 = no "
 			"budget)");
 	return *budget;
+}
+
+void add_goal_options(CLI::App *sub, std::optional<uint32_t> &samples_goal,
+		      std::optional<uint32_t> &goal_aggrs,
+		      std::optional<uint64_t> &min_aggr_us,
+		      std::optional<uint64_t> &max_aggr_us,
+		      std::vector<CLI::Option *> &added)
+{
+	added.push_back(
+		sub->add_option("--samples-goal", samples_goal,
+				"Samples each aggregation should hold: the "
+				"aggregation interval adapts to it (0: a "
+				"fixed --aggr-us, the default)")
+			->check(integer_range(0, DAMON_PERF_SAMPLES_GOAL_MAX)));
+	added.push_back(
+		sub->add_option("--goal-aggrs", goal_aggrs,
+				"Aggregations each tuning step observes "
+				"(default 3)")
+			->check(positive_integer(DAMON_PERF_GOAL_AGGRS_MAX)));
+	added.push_back(
+		sub->add_option("--min-aggr-us", min_aggr_us,
+				"Shortest tuned aggregation interval in us "
+				"(0: a tenth of --aggr-us)")
+			->check(integer_range(0, DAMON_PERF_INTERVAL_US_MAX)));
+	added.push_back(
+		sub->add_option("--max-aggr-us", max_aggr_us,
+				"Longest tuned aggregation interval in us "
+				"(0: ten times --aggr-us)")
+			->check(integer_range(0, DAMON_PERF_INTERVAL_US_MAX)));
 }
 
 bool wanted(const std::vector<std::string> &names, const std::string &name)

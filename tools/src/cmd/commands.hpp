@@ -6,6 +6,7 @@
 // netlink clients and tests a fake.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,15 @@ void install_interrupt_handler();
 // --split and --cpu-budget of start and tune; UsageError when malformed.
 Split parse_split_option(const std::string &s);
 uint32_t parse_cpu_budget_option(const std::string &s);
+
+// --samples-goal, --goal-aggrs, --min-aggr-us and --max-aggr-us of start
+// and tune (DAMON's intervals_goal for a sampled source), appended to
+// @added.
+void add_goal_options(CLI::App *sub, std::optional<uint32_t> &samples_goal,
+		      std::optional<uint32_t> &goal_aggrs,
+		      std::optional<uint64_t> &min_aggr_us,
+		      std::optional<uint64_t> &max_aggr_us,
+		      std::vector<CLI::Option *> &added);
 
 // Whether the context @name is one of @names (empty: every one is).
 bool wanted(const std::vector<std::string> &names, const std::string &name);

@@ -12,11 +12,11 @@
 
 namespace damonctl {
 
-// An integer from 1 to @max, decimal or 0x-prefixed hexadecimal.
-inline CLI::Validator positive_integer(uint64_t max = UINT64_MAX)
+// An integer from @min to @max, decimal or 0x-prefixed hexadecimal.
+inline CLI::Validator integer_range(uint64_t min, uint64_t max)
 {
 	return CLI::Validator(
-		[max](std::string &s) -> std::string {
+		[min, max](std::string &s) -> std::string {
 			const char *p = s.c_str();
 			char *end = nullptr;
 
@@ -24,13 +24,21 @@ inline CLI::Validator positive_integer(uint64_t max = UINT64_MAX)
 			uint64_t v = (*p >= '0' && *p <= '9')
 					     ? std::strtoull(p, &end, 0)
 					     : 0;
-			if (end && *end == '\0' && errno == 0 && v >= 1 &&
+			if (end && *end == '\0' && errno == 0 && v >= min &&
 			    v <= max)
 				return {};
-			return "'" + s + "' is not an integer from 1 to " +
+			return "'" + s + "' is not an integer from " +
+			       std::to_string(min) + " to " +
 			       std::to_string(max);
 		},
-		"INT in [1 - " + std::to_string(max) + "]");
+		"INT in [" + std::to_string(min) + " - " + std::to_string(max) +
+			"]");
+}
+
+// An integer from 1 to @max, decimal or 0x-prefixed hexadecimal.
+inline CLI::Validator positive_integer(uint64_t max = UINT64_MAX)
+{
+	return integer_range(1, max);
 }
 
 } // namespace damonctl

@@ -178,6 +178,18 @@ Attrs parse_attrs(const nlattr *nest)
 		case DAMON_PERF_ATTRS_A_CPU_BUDGET:
 			a.cpu_budget = get_u32(at, "cpu_budget");
 			break;
+		case DAMON_PERF_ATTRS_A_SAMPLES_GOAL:
+			a.samples_goal = get_u32(at, "samples_goal");
+			break;
+		case DAMON_PERF_ATTRS_A_GOAL_AGGRS:
+			a.goal_aggrs = get_u32(at, "goal_aggrs");
+			break;
+		case DAMON_PERF_ATTRS_A_MIN_AGGR_US:
+			a.min_aggr_us = get_u64(at, "min_aggr_us");
+			break;
+		case DAMON_PERF_ATTRS_A_MAX_AGGR_US:
+			a.max_aggr_us = get_u64(at, "max_aggr_us");
+			break;
 		default:
 			break;
 		}
@@ -277,6 +289,40 @@ Probe parse_probe(const nlattr *nest)
 		}
 	});
 	return p;
+}
+
+TuningInfo parse_tuning(const nlattr *nest)
+{
+	TuningInfo t;
+
+	each_nested(nest, [&](int type, const nlattr *a) {
+		switch (type) {
+		case DAMON_PERF_TUNING_A_AGGR_US:
+			t.aggr_us = get_u64(a, "tuning aggr_us");
+			break;
+		case DAMON_PERF_TUNING_A_MIN_AGGR_US:
+			t.min_aggr_us = get_u64(a, "tuning min_aggr_us");
+			break;
+		case DAMON_PERF_TUNING_A_MAX_AGGR_US:
+			t.max_aggr_us = get_u64(a, "tuning max_aggr_us");
+			break;
+		case DAMON_PERF_TUNING_A_SAMPLES:
+			t.samples = get_u64(a, "tuning samples");
+			break;
+		case DAMON_PERF_TUNING_A_STEPS:
+			t.steps = get_u64(a, "tuning steps");
+			break;
+		case DAMON_PERF_TUNING_A_UPS:
+			t.ups = get_u64(a, "tuning ups");
+			break;
+		case DAMON_PERF_TUNING_A_DOWNS:
+			t.downs = get_u64(a, "tuning downs");
+			break;
+		default:
+			break;
+		}
+	});
+	return t;
 }
 
 BudgetInfo parse_budget(const nlattr *nest)
@@ -451,6 +497,14 @@ void put_attrs(nl_msg *msg, const Attrs &a)
 			static_cast<uint32_t>(*a.split));
 	if (a.cpu_budget)
 		put_u32(msg, DAMON_PERF_ATTRS_A_CPU_BUDGET, *a.cpu_budget);
+	if (a.samples_goal)
+		put_u32(msg, DAMON_PERF_ATTRS_A_SAMPLES_GOAL, *a.samples_goal);
+	if (a.goal_aggrs)
+		put_u32(msg, DAMON_PERF_ATTRS_A_GOAL_AGGRS, *a.goal_aggrs);
+	if (a.min_aggr_us)
+		put_u64(msg, DAMON_PERF_ATTRS_A_MIN_AGGR_US, *a.min_aggr_us);
+	if (a.max_aggr_us)
+		put_u64(msg, DAMON_PERF_ATTRS_A_MAX_AGGR_US, *a.max_aggr_us);
 	nest_end(msg, nest);
 }
 
@@ -595,6 +649,9 @@ CtxInfo parse_ctx_info(const nlmsghdr *nlh)
 			break;
 		case DAMON_PERF_A_BUDGET:
 			c.budget = parse_budget(a);
+			break;
+		case DAMON_PERF_A_TUNING:
+			c.tuning = parse_tuning(a);
 			break;
 		default:
 			break;

@@ -64,7 +64,11 @@ uint64_t get_uint(const json &v, const std::string &where,
 	if (v.is_number_unsigned()) {
 		n = v.get<uint64_t>();
 	} else if (v.is_number_integer()) {
-		fail(where, "must not be negative");
+		// a JSON text's positive number is unsigned; one built in
+		// code from an int is signed
+		if (v.get<int64_t>() < 0)
+			fail(where, "must not be negative");
+		n = uint64_t(v.get<int64_t>());
 	} else if (v.is_string()) {
 		const std::string s = v.get<std::string>();
 		char *end = nullptr;
@@ -207,6 +211,29 @@ Filter parse_filter_json(const json &f, const std::string &where)
 	return filter;
 }
 
+// DAMON's intervals/intervals_goal, for a sampled source: a count of
+// samples per aggregation instead of a share of observed accesses.
+void parse_intervals_goal(const json &g, const std::string &w, Attrs &a)
+{
+	only_keys(g, w, {"samples", "aggrs", "min_aggr_us", "max_aggr_us"});
+	if (g.contains("samples"))
+		a.samples_goal =
+			uint32_t(get_uint(g["samples"], w + ".samples",
+					  DAMON_PERF_SAMPLES_GOAL_MAX));
+	if (g.contains("aggrs")) {
+		a.goal_aggrs = uint32_t(get_uint(g["aggrs"], w + ".aggrs",
+						 DAMON_PERF_GOAL_AGGRS_MAX));
+		if (!*a.goal_aggrs)
+			fail(w + ".aggrs", "must be at least 1");
+	}
+	if (g.contains("min_aggr_us"))
+		a.min_aggr_us = get_uint(g["min_aggr_us"], w + ".min_aggr_us",
+					 DAMON_PERF_INTERVAL_US_MAX);
+	if (g.contains("max_aggr_us"))
+		a.max_aggr_us = get_uint(g["max_aggr_us"], w + ".max_aggr_us",
+					 DAMON_PERF_INTERVAL_US_MAX);
+}
+
 CtxConfig parse_context(const json &c, const std::string &where,
 			const std::string &root)
 {
@@ -228,7 +255,9 @@ CtxConfig parse_context(const json &c, const std::string &where,
 	if (c.contains("intervals")) {
 		const json &iv = c["intervals"];
 		std::string w = where + ".intervals";
-		only_keys(iv, w, {"sample_us", "aggr_us", "update_us"});
+		only_keys(iv, w,
+			  {"sample_us", "aggr_us", "update_us",
+			   "intervals_goal"});
 		if (iv.contains("sample_us"))
 			cfg.attrs.sample_us =
 				get_uint(iv["sample_us"], w + ".sample_us");
@@ -238,6 +267,9 @@ CtxConfig parse_context(const json &c, const std::string &where,
 		if (iv.contains("update_us"))
 			cfg.attrs.update_us =
 				get_uint(iv["update_us"], w + ".update_us");
+		if (iv.contains("intervals_goal"))
+			parse_intervals_goal(iv["intervals_goal"],
+					     w + ".intervals_goal", cfg.attrs);
 	}
 	if (c.contains("nr_regions")) {
 		const json &nr = c["nr_regions"];
@@ -502,6 +534,23 @@ void validate(const CtxConfig &cfg, const std::string &where)
 	if (a.min_nr_regions && a.max_nr_regions &&
 	    *a.min_nr_regions > *a.max_nr_regions)
 		fail(where, "nr_regions.min is above nr_regions.max");
+	if (a.samples_goal && *a.samples_goal > DAMON_PERF_SAMPLES_GOAL_MAX)
+		fail(where, "intervals_goal.samples must be " +
+				    range(0, DAMON_PERF_SAMPLES_GOAL_MAX));
+	if (a.goal_aggrs &&
+	    (*a.goal_aggrs < 1 || *a.goal_aggrs > DAMON_PERF_GOAL_AGGRS_MAX))
+		fail(where, "intervals_goal.aggrs must be " +
+				    range(1, DAMON_PERF_GOAL_AGGRS_MAX));
+	if ((a.min_aggr_us && *a.min_aggr_us > DAMON_PERF_INTERVAL_US_MAX) ||
+	    (a.max_aggr_us && *a.max_aggr_us > DAMON_PERF_INTERVAL_US_MAX))
+		fail(where, "intervals_goal.min_aggr_us and max_aggr_us must "
+			    "be " + range(0, DAMON_PERF_INTERVAL_US_MAX));
+	if (a.min_aggr_us && a.max_aggr_us && *a.min_aggr_us &&
+	    *a.max_aggr_us && *a.min_aggr_us > *a.max_aggr_us)
+		fail(where, "intervals_goal.min_aggr_us is above max_aggr_us");
+	if (a.max_aggr_us && *a.max_aggr_us && a.sample_us &&
+	    *a.max_aggr_us < *a.sample_us)
+		fail(where, "intervals_goal.max_aggr_us is below sample_us");
 	if (a.ring_size && (*a.ring_size < DAMON_PERF_RING_SIZE_MIN ||
 			    *a.ring_size > DAMON_PERF_RING_SIZE_MAX ||
 			    (*a.ring_size & (*a.ring_size - 1))))

@@ -180,10 +180,12 @@ bool operator==(const Attrs &a, const Attrs &b)
 {
 	return std::tie(a.sample_us, a.aggr_us, a.update_us, a.min_nr_regions,
 			a.max_nr_regions, a.mode, a.ring_size, a.split,
-			a.cpu_budget) ==
+			a.cpu_budget, a.samples_goal, a.goal_aggrs,
+			a.min_aggr_us, a.max_aggr_us) ==
 	       std::tie(b.sample_us, b.aggr_us, b.update_us, b.min_nr_regions,
 			b.max_nr_regions, b.mode, b.ring_size, b.split,
-			b.cpu_budget);
+			b.cpu_budget, b.samples_goal, b.goal_aggrs,
+			b.min_aggr_us, b.max_aggr_us);
 }
 
 bool operator==(const Target &a, const Target &b)
@@ -219,14 +221,22 @@ bool operator==(const BudgetInfo &a, const BudgetInfo &b)
 					       b.raises, b.lowers, b.refused);
 }
 
+bool operator==(const TuningInfo &a, const TuningInfo &b)
+{
+	return std::tie(a.aggr_us, a.min_aggr_us, a.max_aggr_us, a.samples,
+			a.steps, a.ups, a.downs) ==
+	       std::tie(b.aggr_us, b.min_aggr_us, b.max_aggr_us, b.samples,
+			b.steps, b.ups, b.downs);
+}
+
 bool operator==(const CtxInfo &a, const CtxInfo &b)
 {
 	return std::tie(a.id, a.name, a.ops, a.state, a.attrs, a.targets,
 			a.probes, a.filters, a.arm_failures, a.stale_drops,
-			a.budget) == std::tie(b.id, b.name, b.ops, b.state,
-					      b.attrs, b.targets, b.probes,
-					      b.filters, b.arm_failures,
-					      b.stale_drops, b.budget);
+			a.budget, a.tuning) ==
+	       std::tie(b.id, b.name, b.ops, b.state, b.attrs, b.targets,
+			b.probes, b.filters, b.arm_failures, b.stale_drops,
+			b.budget, b.tuning);
 }
 
 bool operator==(const Region &a, const Region &b)

@@ -48,12 +48,19 @@ struct Attrs {
 	std::optional<Split> split;
 	// CPU budget in 1/100 % of one CPU (0 = none), see parse_cpu_budget
 	std::optional<uint32_t> cpu_budget;
+	// intervals tuning: samples per aggregation (0 = a fixed aggr_us),
+	// aggregations per step, bounds of the tuned interval (0 = derived)
+	std::optional<uint32_t> samples_goal;
+	std::optional<uint32_t> goal_aggrs;
+	std::optional<uint64_t> min_aggr_us;
+	std::optional<uint64_t> max_aggr_us;
 
 	bool empty() const
 	{
 		return !sample_us && !aggr_us && !update_us &&
 		       !min_nr_regions && !max_nr_regions && !mode &&
-		       !ring_size && !split && !cpu_budget;
+		       !ring_size && !split && !cpu_budget && !samples_goal &&
+		       !goal_aggrs && !min_aggr_us && !max_aggr_us;
 	}
 };
 
@@ -104,6 +111,17 @@ struct BudgetInfo {
 	uint64_t refused = 0; // periods the PMU refused
 };
 
+// What the intervals tuning chose and saw (CTX_GET reply, with a goal).
+struct TuningInfo {
+	uint64_t aggr_us = 0; // the interval in force
+	uint64_t min_aggr_us = 0;
+	uint64_t max_aggr_us = 0;
+	uint64_t samples = 0; // per aggregation at the last step
+	uint64_t steps = 0;
+	uint64_t ups = 0;
+	uint64_t downs = 0;
+};
+
 struct CtxInfo {
 	uint32_t id = 0;
 	std::string name;
@@ -116,6 +134,7 @@ struct CtxInfo {
 	uint32_t arm_failures = 0;
 	uint64_t stale_drops = 0;
 	std::optional<BudgetInfo> budget;
+	std::optional<TuningInfo> tuning;
 };
 
 struct Region {
@@ -208,6 +227,7 @@ bool operator==(const Target &a, const Target &b);
 bool operator==(const Probe &a, const Probe &b);
 bool operator==(const Filter &a, const Filter &b);
 bool operator==(const BudgetInfo &a, const BudgetInfo &b);
+bool operator==(const TuningInfo &a, const TuningInfo &b);
 bool operator==(const CtxInfo &a, const CtxInfo &b);
 bool operator==(const Region &a, const Region &b);
 bool operator==(const Aggregation &a, const Aggregation &b);

@@ -100,6 +100,34 @@ uint64_t get_u64(const json &j, const char *key, bool required = true)
 	return j[key].get<uint64_t>();
 }
 
+// What the intervals tuning chose and why, for status.
+std::string tuning_desc(const CtxInfo &c)
+{
+	const TuningInfo &t = *c.tuning;
+	uint64_t goal = c.attrs.samples_goal.value_or(0);
+	std::string why;
+
+	if (!t.steps)
+		why = fmt::format("no step yet (one per {} aggregations)",
+				  c.attrs.goal_aggrs.value_or(0));
+	else if (t.samples < goal)
+		why = t.aggr_us >= t.max_aggr_us
+			      ? "below the goal at the longest interval"
+			      : "below the goal, so lengthened";
+	else if (t.samples >= 2 * goal)
+		why = t.aggr_us <= t.min_aggr_us
+			      ? "above twice the goal at the shortest interval"
+			      : "above twice the goal, so shortened";
+	else
+		why = "within the goal";
+	return fmt::format(
+		"  intervals goal: {} samples per aggregation; aggregation "
+		"{} us (bounds {}..{} us); last step saw {} samples per "
+		"aggregation, {}; {} steps, lengthened {}x, shortened {}x\n",
+		goal, t.aggr_us, t.min_aggr_us, t.max_aggr_us, t.samples, why,
+		t.steps, t.ups, t.downs);
+}
+
 } // namespace
 
 std::string human_size(uint64_t bytes)
@@ -132,6 +160,10 @@ json to_json(const CtxInfo &c)
 		attrs["split"] = to_string(*c.attrs.split);
 	if (c.attrs.cpu_budget)
 		attrs["cpu_budget"] = cpu_budget_to_string(*c.attrs.cpu_budget);
+	put_opt(attrs, "samples_goal", c.attrs.samples_goal);
+	put_opt(attrs, "goal_aggrs", c.attrs.goal_aggrs);
+	put_opt(attrs, "min_aggr_us", c.attrs.min_aggr_us);
+	put_opt(attrs, "max_aggr_us", c.attrs.max_aggr_us);
 
 	json targets = json::array();
 	for (const auto &t : c.targets)
@@ -183,6 +215,14 @@ json to_json(const CtxInfo &c)
 			       {"raises", c.budget->raises},
 			       {"lowers", c.budget->lowers},
 			       {"refused", c.budget->refused}};
+	if (c.tuning)
+		j["tuning"] = {{"aggr_us", c.tuning->aggr_us},
+			       {"min_aggr_us", c.tuning->min_aggr_us},
+			       {"max_aggr_us", c.tuning->max_aggr_us},
+			       {"samples", c.tuning->samples},
+			       {"steps", c.tuning->steps},
+			       {"ups", c.tuning->ups},
+			       {"downs", c.tuning->downs}};
 	return j;
 }
 
@@ -410,6 +450,8 @@ std::string render_status(const std::vector<CtxInfo> &ctxs)
 				c.budget->handler_ns, c.budget->drain_ns,
 				c.budget->raises, c.budget->lowers,
 				c.budget->refused);
+		if (c.tuning)
+			out += tuning_desc(c);
 	}
 	return out;
 }

@@ -1,0 +1,172 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kernels: bookworm trixie sid
+# timeout: 420
+# Intervals tuning (Documentation/access-semantics.rst, "Intervals
+# tuning") on steady.sh's bursty live source: the page-fault probe at
+# period 1 on a workload whose 2 MiB hot range (of 64 MiB) is touched in 5
+# of every 10 slots of 100 ms, faulting on every touch: 500 ms of dense
+# samples, then 500 ms without one. The floor is off (max_carried=0), so
+# the answer can come only from the tuning.
+#   1. aggregation 200 ms fixed: some aggregations after the second
+#      publish an empty hot set (the gaps are real), and the samples per
+#      second give the rate;
+#   2. the same with --samples-goal = the samples of one second at that
+#      rate, 2 aggregations a step: the interval lengthens past the gaps'
+#      500 ms (status says so, the recording's aggr_us too: at least
+#      600 ms; a window that holds the goal is 0.5 to 2 s of this source),
+#      and every aggregation after the first of 600 ms or more has P and
+#      R >= 0.9, none empty;
+#   3. a goal 20 times lower while it runs: the tuning restarts from
+#      aggr_us and shortens the interval, not below its lower bound.
+# P and R as in steady.sh, over each aggregation's regions with accesses.
+. /tests/lib.sh
+
+CTX=goal
+PARAM=/sys/module/damon_perf/parameters/max_carried
+
+need_damonctl "intervals tuning"
+load_module damon_perf || finish
+saved=$(cat $PARAM)
+echo 0 > $PARAM
+workload_started -s 64 -r 16384,2048,5 -f -t 0 -n 2
+
+base=$((WORKLOAD_BASE))
+end=$((WORKLOAD_BASE + WORKLOAD_SIZE))
+hs=$((WORKLOAD_HOT_START))
+he=$((WORKLOAD_HOT_END))
+
+# score RECORDING: "SEQ P R NR_SAMPLES AGGR_US"
+score() {
+	awk -v ms="$base" -v me="$end" -v hs="$hs" -v he="$he" '
+	function max(a, b) { return a > b ? a : b }
+	function min(a, b) { return a < b ? a : b }
+	function num(o, key,   v) {
+		if (!match(o, "\"" key "\":[0-9]+")) return 0
+		v = substr(o, RSTART, RLENGTH); sub(/.*:/, "", v); return v + 0
+	}
+	BEGIN { ms += 0; me += 0; hs += 0; he += 0 }
+	{
+		line = $0
+		sel = 0; hit = 0; rest = line
+		while (match(rest, /"end":[0-9]+,"nr_accesses":[0-9]+,[^}]*"start":[0-9]+/)) {
+			obj = substr(rest, RSTART, RLENGTH)
+			rest = substr(rest, RSTART + RLENGTH)
+			if (num(obj, "nr_accesses") < 1) continue
+			cs = max(num(obj, "start"), ms); ce = min(num(obj, "end"), me)
+			if (ce <= cs) continue
+			sel += ce - cs
+			os = max(cs, hs); oe = min(ce, he)
+			if (oe > os) hit += oe - os
+		}
+		printf "%d %.3f %.3f %d %d\n", num(line, "seq"),
+		       sel ? hit / sel : 0, hit / (he - hs),
+		       num(line, "nr_samples"), num(line, "aggr_us")
+	}' "$1"
+}
+
+# run NAME AGGRS START-OPTIONS...: record AGGRS aggregations of a fresh
+# context; the scores in /tmp/goal-NAME.score.
+run() {
+	_n=$1 _a=$2
+	shift 2
+	damonctl record -o "/tmp/goal-$_n.jsonl" -n "$_a" $CTX \
+		> "/tmp/goal-$_n.log" 2>&1 &
+	_rec=$!
+	sleep 0.3	# subscribed before the first aggregation
+	if ! workload_paused damonctl start -n $CTX -p "$WORKLOAD_PID" \
+		-e page-faults --period 1 --exclude-kernel --sample-us 10000 \
+		--aggr-us 200000 --ring-size 4096 --replace "$@" \
+		> /tmp/goal-start.log 2>&1; then
+		diag "$(cat /tmp/goal-start.log)"
+		kill $_rec 2>/dev/null
+		return 1
+	fi
+	wait $_rec
+	_rc=$?
+	score "/tmp/goal-$_n.jsonl" > "/tmp/goal-$_n.score"
+	diag "$_n: seq P R nr_samples aggr_us"
+	while read -r _l; do echo "# GOAL $_n $_l"; done < "/tmp/goal-$_n.score"
+	return $_rc
+}
+
+# 1. fixed
+check "recorded 20 aggregations of 200 ms" run fixed 20
+damonctl status --json $CTX > /tmp/goal-fixed.json 2>&1
+if grep -q '"aggr_us"' /tmp/goal-fixed.json &&
+   ! grep -q '"tuning"' /tmp/goal-fixed.json; then
+	ok "no goal: status shows no tuning"
+else
+	not_ok "no goal: status shows no tuning ($(head -c 300 /tmp/goal-fixed.json))"
+fi
+workload_paused damonctl stop $CTX > /dev/null 2>&1
+empty=$(awk '$1 > 2 && $2 + $3 == 0' /tmp/goal-fixed.score | wc -l)
+if [ "$empty" -ge 1 ]; then
+	ok "fixed 200 ms: $empty aggregations after the second publish an empty hot set"
+else
+	not_ok "fixed 200 ms: some aggregation after the second publishes an empty hot set (the workload made no gap)"
+fi
+# samples of one second at the rate of aggregations 3..20
+goal=$(awk '$1 > 2 { n += $4; us += $5 }
+	END { if (us) printf "%d", n * 1000000 / us; else print 0 }' \
+	/tmp/goal-fixed.score)
+diag "rate: $goal samples per second"
+if [ "$goal" -lt 20 ]; then
+	not_ok "the source gives at least 20 samples per second ($goal)"
+	echo "$saved" > $PARAM
+	stop_workload
+	finish
+fi
+
+# 2. the goal: one second's samples
+check "recorded 24 aggregations with --samples-goal $goal" \
+	run goal 24 --samples-goal "$goal" --goal-aggrs 2
+damonctl status --json $CTX > /tmp/goal-status.json 2>&1
+damonctl status $CTX > /tmp/goal-status.txt 2>&1
+grep "intervals goal" /tmp/goal-status.txt | sed 's/^/# /'
+tuned=$(tr ',' '\n' < /tmp/goal-status.json | awk -F: '
+	/"tuning"/ { t = 1 } t && /"aggr_us"/ { gsub(/[^0-9]/, "", $NF); print $NF; exit }')
+ups=$(tr ',' '\n' < /tmp/goal-status.json | awk -F: '
+	/"ups"/ { gsub(/[^0-9]/, "", $NF); print $NF; exit }')
+if [ "${tuned:-0}" -ge 600000 ] && [ "${ups:-0}" -ge 2 ]; then
+	ok "status: tuned to $tuned us from 200000 ($ups steps lengthened it)"
+else
+	not_ok "status: tuned to at least 600000 us from 200000 in 2 steps or more (aggr_us ${tuned:-none}, ups ${ups:-none})"
+fi
+check "status says the goal and what it chose" \
+	grep -q "intervals goal: $goal samples per aggregation" /tmp/goal-status.txt
+# after the first aggregation longer than the gaps
+first=$(awk '$5 >= 600000 { print $1; exit }' /tmp/goal-goal.score)
+n=$(awk -v f="${first:-999}" '$1 > f' /tmp/goal-goal.score | wc -l)
+bad=$(awk -v f="${first:-999}" '$1 > f && ($2 < 0.9 || $3 < 0.9) { printf "%s ", $1 }' /tmp/goal-goal.score)
+if [ -n "$first" ] && [ "$first" -le 12 ] && [ "$n" -ge 8 ] && [ -z "$bad" ]; then
+	ok "tuned: P and R >= 0.9 in all $n aggregations after the first of 600 ms or more (aggregation $first)"
+else
+	not_ok "tuned: P and R >= 0.9 in every aggregation after the first of 600 ms or more (first ${first:-none}, $n scored; below: ${bad:-none})"
+fi
+
+# 3. a lower goal while it runs: the interval shortens
+low=$((goal / 20))
+[ "$low" -ge 1 ] || low=1
+check "tune --samples-goal $low while running" \
+	workload_paused damonctl tune $CTX --samples-goal "$low"
+damonctl record -o /tmp/goal-low.jsonl -n 16 $CTX > /dev/null 2>&1
+damonctl status --json $CTX > /tmp/goal-low.json 2>&1
+downs=$(tr ',' '\n' < /tmp/goal-low.json | awk -F: '
+	/"downs"/ { gsub(/[^0-9]/, "", $NF); print $NF; exit }')
+lo=$(tr ',' '\n' < /tmp/goal-low.json | awk -F: '
+	/"tuning"/ { t = 1 } t && /"min_aggr_us"/ { gsub(/[^0-9]/, "", $NF); print $NF; exit }')
+now=$(tr ',' '\n' < /tmp/goal-low.json | awk -F: '
+	/"tuning"/ { t = 1 } t && /"aggr_us"/ { gsub(/[^0-9]/, "", $NF); print $NF; exit }')
+# short windows fall into the gaps and lengthen again: the steps count
+if [ "${downs:-0}" -ge 1 ] && [ "${now:-0}" -ge "${lo:-1}" ]; then
+	ok "a 20x lower goal: $downs steps shortened the interval since the change (now $now us, bound $lo)"
+else
+	not_ok "a 20x lower goal shortens the interval within its bound (downs ${downs:-none}, now ${now:-none}, bound ${lo:-none})"
+fi
+
+workload_paused damonctl stop $CTX > /dev/null 2>&1
+echo "$saved" > $PARAM
+stop_workload
+unload_module damon_perf
+finish
