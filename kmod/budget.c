@@ -10,7 +10,8 @@
  * over the wall-clock time between two control steps. Once per
  * aggregation the kdamond compares it with the budget and moves the
  * sample period of every fixed-period probe: doubled when the cost is
- * above the budget, halved (not below the configured period) when even
+ * above the budget, halved (not below the configured period, or the
+ * lower one the intervals tuning allows, tune.c) when even
  * twice the cost would stay under three quarters of it, unchanged in
  * between. Halving the period at most doubles the cost, so a lowered
  * period does not at once cross the budget again: the gap is the
@@ -66,6 +67,25 @@ u32 damon_perf_budget_cost(u64 cost_ns, u64 elapsed_ns)
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_budget_cost);
 
 /**
+ * damon_perf_budget_room() - Whether a halved period fits the budget.
+ * @cost:	measured cost, as damon_perf_budget_cost() returns it.
+ * @budget:	the budget in 1/DAMON_PERF_CPU_BUDGET_SCALE percent, 0 for
+ *		none.
+ *
+ * Halving a period at most doubles the cost: there is room when twice
+ * @cost stays below three quarters of @budget.
+ *
+ * Context: any.
+ * Return: true when there is room, false without a budget.
+ */
+bool damon_perf_budget_room(u32 cost, u32 budget)
+{
+	return budget && (u64)cost * 2 * LOWER_DEN <
+			 (u64)budget * COST_PER_BUDGET * LOWER_NUM;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_budget_room);
+
+/**
  * damon_perf_budget_next_period() - One step of the controller.
  * @cost:	measured cost, as damon_perf_budget_cost() returns it.
  * @budget:	the budget in 1/DAMON_PERF_CPU_BUDGET_SCALE percent, 0 for
@@ -88,8 +108,7 @@ u64 damon_perf_budget_next_period(u32 cost, u32 budget, u64 period,
 	period = clamp(period, base, top);
 	if (cost > (u64)budget * COST_PER_BUDGET)
 		return period > top / 2 ? top : period * 2;
-	if ((u64)cost * 2 * LOWER_DEN <
-	    (u64)budget * COST_PER_BUDGET * LOWER_NUM)
+	if (damon_perf_budget_room(cost, budget))
 		return max(period / 2, base);
 	return period;
 }
@@ -170,7 +189,7 @@ void damon_perf_budget_step(struct damon_perf_ctx *ctx, u64 now)
 	for (i = 0; i < DAMON_PERF_MAX_PROBES; i++) {
 		struct damon_perf_probe *probe = &ctx->probes[i];
 		const struct damon_perf_probe_attr *pa = &probe->attr;
-		u64 cur, next;
+		u64 cur, next, base;
 		int err;
 
 		if (!probe->used || pa->freq)
@@ -178,8 +197,11 @@ void damon_perf_budget_step(struct damon_perf_ctx *ctx, u64 now)
 		cur = damon_perf_source_period(ctx, i + 1);
 		if (!cur)
 			continue;
-		next = damon_perf_budget_next_period(cost, budget, cur,
-						     pa->sample_period, top);
+		/* the intervals tuning may ask for more samples (tune.c) */
+		base = max_t(u64, pa->sample_period >>
+				  READ_ONCE(ctx->tune.period_shift), 1);
+		next = damon_perf_budget_next_period(cost, budget, cur, base,
+						     top);
 		/*
 		 * A period the PMU refused stays refused (its rules do not
 		 * change while the counters live): asking again would only

@@ -3,7 +3,8 @@
  * CPU budget: the control loop that holds a context's measured cost (its
  * overflow handlers and its drain) under the budget by raising the sample
  * period of its fixed-period probes, and lowers it again, down to the
- * configured period, when the cost falls well below.
+ * configured period (or below, as far as the intervals tuning asks), when
+ * the cost falls well below.
  */
 #ifndef _DAMON_PERF_BUDGET_H
 #define _DAMON_PERF_BUDGET_H
@@ -42,6 +43,7 @@ struct damon_perf_budget {
 };
 
 u32 damon_perf_budget_cost(u64 cost_ns, u64 elapsed_ns);
+bool damon_perf_budget_room(u32 cost, u32 budget);
 u64 damon_perf_budget_next_period(u32 cost, u32 budget, u64 period,
 				  u64 base, u64 top);
 void damon_perf_budget_start(struct damon_perf_ctx *ctx, u64 now);

@@ -287,7 +287,9 @@ static int fill_tuning(struct sk_buff *skb, const struct damon_perf_tune *t)
 	    put_u64(skb, DAMON_PERF_TUNING_A_UPS, READ_ONCE(t->ups),
 		    DAMON_PERF_TUNING_A_PAD) ||
 	    put_u64(skb, DAMON_PERF_TUNING_A_DOWNS, READ_ONCE(t->downs),
-		    DAMON_PERF_TUNING_A_PAD))
+		    DAMON_PERF_TUNING_A_PAD) ||
+	    nla_put_u32(skb, DAMON_PERF_TUNING_A_PERIOD_DIV,
+			1U << READ_ONCE(t->period_shift)))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -18,6 +18,16 @@
  * the goal is a count of them and the aggregation interval is what moves
  * (the sample interval is only the drain's).
  *
+ * When even the longest interval holds less than the goal, and the CPU
+ * budget has room (budget.c), each step lets the budget lower the
+ * fixed-period probes' periods one more halving below their configured
+ * periods (at most 2^16 times); when the shortest interval holds twice
+ * the goal, each step takes one halving back. In between the periods stay:
+ * the interval adapts first, the periods only past its bounds, so the two
+ * do not chase each other. Without a budget the periods are never lowered
+ * below the configured ones (the configured period is the rate the user
+ * chose for the PMU; the budget is what bounds its cost).
+ *
  * Ages are counted in aggregations: a step rescales them to the new
  * interval, as DAMON's damon_update_monitoring_results() does, so that a
  * region's age in seconds survives it.
@@ -26,11 +36,14 @@
 #include <linux/minmax.h>
 #include <linux/sched.h>
 
+#include "budget.h"
 #include "ctx_types.h"
 #include "tune.h"
 
 /* Default bounds: a tenth of aggr_us and ten times it. */
 #define DEF_RANGE	10
+/* Periods lowered at most 2^PERIOD_SHIFT_MAX times below the configured. */
+#define PERIOD_SHIFT_MAX	16
 
 /*
  * @a * @b / @c, saturating at U64_MAX: x86's mul_u64_u64_div_u64() traps
@@ -141,6 +154,7 @@ void damon_perf_tune_start(struct damon_perf_ctx *ctx)
 	WRITE_ONCE(t->steps, 0);
 	WRITE_ONCE(t->ups, 0);
 	WRITE_ONCE(t->downs, 0);
+	WRITE_ONCE(t->period_shift, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_tune_start);
 
@@ -187,7 +201,7 @@ void damon_perf_tune_measured(struct damon_perf_ctx *ctx, u64 nr_samples,
 {
 	struct damon_perf_tune *t = &ctx->tune;
 	const struct damon_perf_attrs *a = &ctx->attrs;
-	u64 cur = t->aggr_us, next;
+	u64 cur = t->aggr_us, next, per;
 
 	if (!a->samples_goal)
 		return;
@@ -208,6 +222,17 @@ void damon_perf_tune_measured(struct damon_perf_ctx *ctx, u64 nr_samples,
 	if (next != cur) {
 		rescale_ages(ctx, cur, next);
 		WRITE_ONCE(t->aggr_us, next);
+	}
+	/* past the interval's bounds, the periods (within the budget) */
+	per = muldiv(t->samples, next * NSEC_PER_USEC, t->elapsed_ns);
+	if (next >= t->max_us && per < a->samples_goal) {
+		if (t->period_shift < PERIOD_SHIFT_MAX &&
+		    damon_perf_budget_room(READ_ONCE(ctx->budget.cost),
+					   a->cpu_budget))
+			WRITE_ONCE(t->period_shift, t->period_shift + 1);
+	} else if (next <= t->min_us && per >= 2ULL * a->samples_goal &&
+		   t->period_shift) {
+		WRITE_ONCE(t->period_shift, t->period_shift - 1);
 	}
 	t->samples = 0;
 	t->elapsed_ns = 0;

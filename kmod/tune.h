@@ -26,10 +26,12 @@ struct damon_perf_attrs;
  * @steps:	steps since start.
  * @ups:	steps that lengthened the interval.
  * @downs:	steps that shortened it.
+ * @period_shift: the CPU budget may lower a fixed-period probe's period
+ *		down to its configured period >> @period_shift (budget.c).
  *
- * Written by the kdamond only; @aggr_us, @min_us, @max_us, @last and the
- * step counts with WRITE_ONCE, for netlink, which reads them with
- * READ_ONCE.
+ * Written by the kdamond only; @aggr_us, @min_us, @max_us, @last, the
+ * step counts and @period_shift with WRITE_ONCE, for netlink and budget.c,
+ * which read them with READ_ONCE.
  */
 struct damon_perf_tune {
 	u64 aggr_us;
@@ -42,6 +44,7 @@ struct damon_perf_tune {
 	u64 steps;
 	u64 ups;
 	u64 downs;
+	u32 period_shift;
 };
 
 void damon_perf_tune_bounds(const struct damon_perf_attrs *a, u64 *min_us,

@@ -10,6 +10,7 @@
 #include <linux/math64.h>
 #include <linux/slab.h>
 
+#include "budget.h"
 #include "ctx.h"
 #include "regions.h"
 #include "tune.h"
@@ -308,12 +309,94 @@ static void measured_should_step_every_goal_aggrs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->ctx->tune.max_us, 3000 * MS);
 }
 
+/*
+ * Past the interval's bounds, and only there, the periods: lowered one
+ * halving a step while the longest interval holds less than the goal and
+ * the budget has room, given back at the shortest with twice the goal.
+ */
+static void measured_should_lower_periods_past_the_bounds(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx),
+						   GFP_KERNEL);
+	struct damon_perf_tune *t;
+	const u64 el = 100 * MS * NSEC_PER_USEC;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	t = &ctx->tune;
+	INIT_LIST_HEAD(&ctx->targets);
+	damon_perf_attrs_default(&ctx->attrs);
+	ctx->attrs.samples_goal = 1000;
+	ctx->attrs.goal_aggrs = 1;
+	ctx->attrs.min_aggr_us = 50 * MS;
+	ctx->attrs.max_aggr_us = 200 * MS;
+	damon_perf_tune_start(ctx);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 0U);
+
+	/* below the goal, below the longest interval: the interval moves */
+	damon_perf_tune_measured(ctx, 10, el);
+	KUNIT_EXPECT_EQ(test, damon_perf_tune_aggr_us(ctx), 200 * MS);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 0U);
+	/* at the longest, still below, no budget: the periods stay */
+	damon_perf_tune_measured(ctx, 20, 2 * el);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 0U);
+	/* a budget with room: one halving a step */
+	ctx->attrs.cpu_budget = 100;	/* 1 % */
+	ctx->budget.cost = 0;
+	damon_perf_tune_measured(ctx, 20, 2 * el);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 1U);
+	damon_perf_tune_measured(ctx, 40, 2 * el);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 2U);
+	/* no room: 2 x 3750 is not below 3/4 of 10000 millionths */
+	ctx->budget.cost = 3750;
+	damon_perf_tune_measured(ctx, 80, 2 * el);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 2U);
+	ctx->budget.cost = 3749;
+	damon_perf_tune_measured(ctx, 80, 2 * el);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 3U);
+	/* the goal met at the longest interval: the periods stay */
+	damon_perf_tune_measured(ctx, 1500, 2 * el);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 3U);
+	KUNIT_EXPECT_EQ(test, damon_perf_tune_aggr_us(ctx), 200 * MS);
+	/* far above: the interval shortens first, the periods stay */
+	damon_perf_tune_measured(ctx, 20000, 2 * el);
+	KUNIT_EXPECT_EQ(test, damon_perf_tune_aggr_us(ctx), 100 * MS);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 3U);
+	damon_perf_tune_measured(ctx, 10000, el);
+	KUNIT_EXPECT_EQ(test, damon_perf_tune_aggr_us(ctx), 50 * MS);
+	/* at the shortest with twice the goal: one halving back a step */
+	KUNIT_EXPECT_EQ(test, t->period_shift, 2U);
+	damon_perf_tune_measured(ctx, 5000, el / 2);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 1U);
+	/* at the shortest within the goal: they stay */
+	damon_perf_tune_measured(ctx, 1500, el / 2);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 1U);
+	/* a restart gives every halving back */
+	damon_perf_tune_start(ctx);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 0U);
+
+	/* the bound: at most 2^16 */
+	ctx->budget.cost = 0;
+	for (int i = 0; i < 40; i++)
+		damon_perf_tune_measured(ctx, 0, 2 * el);
+	KUNIT_EXPECT_EQ(test, t->period_shift, 16U);
+
+	/* the budget's room itself */
+	KUNIT_EXPECT_FALSE(test, damon_perf_budget_room(0, 0));
+	KUNIT_EXPECT_TRUE(test, damon_perf_budget_room(0, 1));
+	KUNIT_EXPECT_TRUE(test, damon_perf_budget_room(37, 1));
+	KUNIT_EXPECT_FALSE(test, damon_perf_budget_room(38, 1));
+	KUNIT_EXPECT_FALSE(test,
+			   damon_perf_budget_room(U32_MAX,
+						  DAMON_PERF_CPU_BUDGET_MAX));
+}
+
 static struct kunit_case tune_cases[] = {
 	KUNIT_CASE_PARAM(next_should_hold_the_goal_band, next_gen_params),
 	KUNIT_CASE(next_should_settle_for_any_rate),
 	KUNIT_CASE(bounds_should_derive_and_round),
 	KUNIT_CASE(attrs_should_bound_the_goal),
 	KUNIT_CASE(measured_should_step_every_goal_aggrs),
+	KUNIT_CASE(measured_should_lower_periods_past_the_bounds),
 	{}
 };
 

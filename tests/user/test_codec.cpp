@@ -636,6 +636,7 @@ TEST(Codec, CtxReplyCarriesTheTuningAndTheGoal)
 	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_STEPS, 9);
 	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_UPS, 3);
 	nla_put_u64(msg.get(), DAMON_PERF_TUNING_A_DOWNS, 1);
+	nla_put_u32(msg.get(), DAMON_PERF_TUNING_A_PERIOD_DIV, 65536);
 	nla_nest_end(msg.get(), tn);
 
 	CtxInfo c = parse_ctx_info(msg_hdr(msg));
@@ -652,6 +653,7 @@ TEST(Codec, CtxReplyCarriesTheTuningAndTheGoal)
 	want.steps = 9;
 	want.ups = 3;
 	want.downs = 1;
+	want.period_div = 65536;
 	EXPECT_TRUE(*c.tuning == want);
 
 	// a u32 where the spec says u64 is malformed

@@ -150,9 +150,16 @@ TEST(Render, StatusSaysWhatTheTuningChoseAndWhy)
 			   "shortened 0x"),
 		  std::string::npos)
 		<< out;
+	EXPECT_EQ(out.find("periods may go down"), std::string::npos);
 	c.tuning->aggr_us = 1000000;
-	EXPECT_NE(render_status({c}).find("below the goal at the longest"),
-		  std::string::npos);
+	c.tuning->period_div = 8;
+	out = render_status({c});
+	EXPECT_NE(out.find("below the goal at the longest"), std::string::npos);
+	EXPECT_NE(out.find("; periods may go down to 1/8 of the configured, "
+			   "within the CPU budget\n"),
+		  std::string::npos)
+		<< out;
+	EXPECT_EQ(to_json(c)["tuning"]["period_div"], 8);
 	c.tuning->samples = 150;
 	EXPECT_NE(render_status({c}).find("within the goal"),
 		  std::string::npos);

@@ -318,6 +318,9 @@ TuningInfo parse_tuning(const nlattr *nest)
 		case DAMON_PERF_TUNING_A_DOWNS:
 			t.downs = get_u64(a, "tuning downs");
 			break;
+		case DAMON_PERF_TUNING_A_PERIOD_DIV:
+			t.period_div = get_u32(a, "tuning period_div");
+			break;
 		default:
 			break;
 		}

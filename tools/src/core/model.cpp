@@ -224,9 +224,9 @@ bool operator==(const BudgetInfo &a, const BudgetInfo &b)
 bool operator==(const TuningInfo &a, const TuningInfo &b)
 {
 	return std::tie(a.aggr_us, a.min_aggr_us, a.max_aggr_us, a.samples,
-			a.steps, a.ups, a.downs) ==
+			a.steps, a.ups, a.downs, a.period_div) ==
 	       std::tie(b.aggr_us, b.min_aggr_us, b.max_aggr_us, b.samples,
-			b.steps, b.ups, b.downs);
+			b.steps, b.ups, b.downs, b.period_div);
 }
 
 bool operator==(const CtxInfo &a, const CtxInfo &b)

@@ -120,6 +120,7 @@ struct TuningInfo {
 	uint64_t steps = 0;
 	uint64_t ups = 0;
 	uint64_t downs = 0;
+	uint32_t period_div = 1; // configured periods / this, at most
 };
 
 struct CtxInfo {

@@ -120,12 +120,17 @@ std::string tuning_desc(const CtxInfo &c)
 			      : "above twice the goal, so shortened";
 	else
 		why = "within the goal";
+	std::string periods;
+	if (t.period_div > 1)
+		periods = fmt::format("; periods may go down to 1/{} of the "
+				      "configured, within the CPU budget",
+				      t.period_div);
 	return fmt::format(
 		"  intervals goal: {} samples per aggregation; aggregation "
 		"{} us (bounds {}..{} us); last step saw {} samples per "
-		"aggregation, {}; {} steps, lengthened {}x, shortened {}x\n",
+		"aggregation, {}; {} steps, lengthened {}x, shortened {}x{}\n",
 		goal, t.aggr_us, t.min_aggr_us, t.max_aggr_us, t.samples, why,
-		t.steps, t.ups, t.downs);
+		t.steps, t.ups, t.downs, periods);
 }
 
 } // namespace
@@ -222,7 +227,8 @@ json to_json(const CtxInfo &c)
 			       {"samples", c.tuning->samples},
 			       {"steps", c.tuning->steps},
 			       {"ups", c.tuning->ups},
-			       {"downs", c.tuning->downs}};
+			       {"downs", c.tuning->downs},
+			       {"period_div", c.tuning->period_div}};
 	return j;
 }
 
