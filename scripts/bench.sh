@@ -12,7 +12,7 @@
 #   BENCH_NATIVE=0 scripts/bench.sh       only the VM part
 #   BENCH_VM=0 scripts/bench.sh           only the native part
 #   BENCH_NMI=0 / BENCH_DAMON=0 / BENCH_ACCURACY=0 / BENCH_SHARE=0 /
-#   BENCH_COST=0 scripts/bench.sh     without that VM part
+#   BENCH_COST=0 / BENCH_TUNING=0 scripts/bench.sh   without that VM part
 #   BENCH_CURVE_CPUS="2 4 8" BENCH_CURVES=rate,regions,targets,cpus
 #   BENCH_MEMORY_SIZES="64 256 1024 4096" scripts/bench.sh
 #                                     the cost curves' vCPU counts, curves
@@ -64,7 +64,13 @@
 # DAMON (10..1000 regions and page granularity) and damon_perf at period
 # 10; scripts/lib/bench_curves.py fits and
 # plots them (section 10; SVGs in build/bench/curves/, raw lines in
-# vm-curves-N.txt and vm-memory.txt).
+# vm-curves-N.txt and vm-memory.txt). Last, tests/vm/bench/tuning.sh
+# (Debian unstable's 7.2, 2 NUMA nodes, booted with nopcid so that DAMON
+# sees): damon_perf with a fixed aggregation and with a samples goal
+# against DAMON's intervals auto-tuning, per aggregation, on a bursty
+# access stream and on bursty hinting faults; scripts/lib/bench_tuning.py
+# tabulates (section 11) and plots them (build/bench/tuning/*.svg, raw
+# lines in vm-tuning.txt). BENCH_TUNING=0 skips it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -570,7 +576,22 @@ set -e
 python3 scripts/lib/bench_curves.py "$out/curves" "${curve_files[@]}" \
 	"$out/vm-memory.txt" "$out/native-curves.txt" >>"$out/results.txt"
 fi
+# --- VM part: intervals tuning against DAMON's --------------------------
+trc=0
+if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_TUNING:-1}" = 1 ]; then
+damonctl_built
+echo "bench: VM: intervals tuning against DAMON's intervals auto-tuning (tests/vm/bench/tuning.sh, sid, nopcid)" >&2
+set +e
+"$top/scripts/vm.sh" --kernel sid --numa --append nopcid --timeout 2400 \
+	--quiet --log "$out/vm-tuning.log" tests/vm/bench/tuning.sh
+trc=$?
+set -e
+sed -n 's/^BENCH //p' "$out/vm-tuning.log" >"$out/vm-tuning.txt" || true
+python3 scripts/lib/bench_tuning.py "$out/tuning" "$out/vm-tuning.txt" \
+	>>"$out/results.txt"
+fi
 cat "$out/results.txt"
+[ $vrc -ne 0 ] || vrc=$trc
 [ $vrc -ne 0 ] || vrc=$nrc
 [ $vrc -ne 0 ] || vrc=$src
 [ $vrc -ne 0 ] || vrc=$crc

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# A small log-log line plot written as SVG, for make bench's cost curves
-# (scripts/lib/bench_curves.py): no plotting library, so the images are
+# Small line plots written as SVG, log-log for make bench's cost curves
+# (scripts/lib/bench_curves.py), linear for the tuning series
+# (scripts/lib/bench_tuning.py): no plotting library, so the images are
 # the same text on every machine and diff well.
 #
 #   svg = loglog("kdamond CPU against the sample rate", "samples/s",
@@ -34,38 +35,82 @@ def _esc(s):
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _ticks(lo, hi):
+    """About five round linear ticks spanning [lo, hi]."""
+    span = (hi - lo) or 1.0
+    step = 10 ** math.floor(math.log10(span / 5))
+    for m in (1, 2, 5, 10):
+        if span / (step * m) <= 6:
+            step *= m
+            break
+    t = math.floor(lo / step) * step
+    out = []
+    while t <= hi + step / 2:
+        out.append(t)
+        t += step
+    return out
+
+
 def loglog(title, xlabel, ylabel, series):
     """SVG text of SERIES [(name, [(x, y)...])] on log-log axes."""
-    pts = [(x, y) for _, s in series for x, y in s if x > 0 and y > 0]
+    return plot(title, xlabel, ylabel, series, log=True)
+
+
+def lines(title, xlabel, ylabel, series, ylo=None, yhi=None):
+    """SVG text of SERIES [(name, [(x, y)...])] on linear axes; the y
+    axis spans YLO..YHI when given (a share: 0, 1)."""
+    return plot(title, xlabel, ylabel, series, log=False, ylo=ylo, yhi=yhi)
+
+
+def plot(title, xlabel, ylabel, series, log, ylo=None, yhi=None):
+    """SVG text of SERIES on log-log (LOG) or linear axes."""
+    if log:
+        pts = [(x, y) for _, s in series for x, y in s if x > 0 and y > 0]
+    else:
+        pts = [(x, y) for _, s in series for x, y in s]
     if not pts:
         return None
-    xa, xb = _decades(min(p[0] for p in pts), max(p[0] for p in pts))
-    ya, yb = _decades(min(p[1] for p in pts), max(p[1] for p in pts))
     pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+    if log:
+        xa, xb = _decades(min(p[0] for p in pts), max(p[0] for p in pts))
+        ya, yb = _decades(min(p[1] for p in pts), max(p[1] for p in pts))
+        xt = [(10 ** e, _fmt(e)) for e in range(xa, xb + 1)]
+        yt = [(10 ** e, _fmt(e)) for e in range(ya, yb + 1)]
+        fx, fy = math.log10, math.log10
+    else:
+        xs = _ticks(min(p[0] for p in pts), max(p[0] for p in pts))
+        ys = _ticks(min(p[1] for p in pts) if ylo is None else ylo,
+                    max(p[1] for p in pts) if yhi is None else yhi)
+        xa, xb, ya, yb = xs[0], xs[-1], ys[0], ys[-1]
+        xt = [(t, "%g" % t) for t in xs]
+        yt = [(t, "%g" % t) for t in ys]
+        fx = fy = float
 
     def px(x):
-        return LEFT + (math.log10(x) - xa) / (xb - xa) * pw
+        return LEFT + (fx(x) - fx(xt[0][0])) / \
+            ((fx(xt[-1][0]) - fx(xt[0][0])) or 1) * pw
 
     def py(y):
-        return TOP + ph - (math.log10(y) - ya) / (yb - ya) * ph
+        return TOP + ph - (fy(y) - fy(yt[0][0])) / \
+            ((fy(yt[-1][0]) - fy(yt[0][0])) or 1) * ph
 
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
            'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">'
            % (W, H, W, H),
            '<rect width="100%" height="100%" fill="white"/>',
            '<text x="%d" y="22" font-size="14">%s</text>' % (LEFT, _esc(title))]
-    for e in range(xa, xb + 1):
-        x = px(10 ** e)
+    for v, label in xt:
+        x = px(v)
         out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>'
                    % (x, TOP, x, TOP + ph))
         out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>'
-                   % (x, TOP + ph + 16, _fmt(e)))
-    for e in range(ya, yb + 1):
-        y = py(10 ** e)
+                   % (x, TOP + ph + 16, label))
+    for v, label in yt:
+        y = py(v)
         out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>'
                    % (LEFT, y, LEFT + pw, y))
         out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>'
-                   % (LEFT - 6, y + 4, _fmt(e)))
+                   % (LEFT - 6, y + 4, label))
     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" '
                'stroke="black"/>' % (LEFT, TOP, pw, ph))
     out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>'
@@ -75,7 +120,7 @@ def loglog(title, xlabel, ylabel, series):
                % (TOP + ph / 2, TOP + ph / 2, _esc(ylabel)))
     for i, (name, s) in enumerate(series):
         c = COLOURS[i % len(COLOURS)]
-        s = sorted((x, y) for x, y in s if x > 0 and y > 0)
+        s = sorted((x, y) for x, y in s if not log or (x > 0 and y > 0))
         if not s:
             continue
         out.append('<polyline fill="none" stroke="%s" stroke-width="2" '
