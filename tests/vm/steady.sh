@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# kernels: bookworm
+# kernels: bookworm trixie sid
 # numa: yes
 # timeout: 300
 # The sample floor (Documentation/access-semantics.rst, "The sample floor")
