@@ -65,10 +65,22 @@ MON=$!
 rec_lines() { lines /tmp/rec.jsonl; }
 mon_lines() { lines /tmp/mon.jsonl; }
 wait_for rec_lines 2 && wait_for mon_lines 2
-check "record and monitor receive aggregations" \
-	test "$(rec_lines)" -ge 2 -a "$(mon_lines)" -ge 2
+if ! check "record and monitor receive aggregations" \
+	test "$(rec_lines)" -ge 2 -a "$(mon_lines)" -ge 2; then
+	# what the one that did not said, and no wait for a dead reader
+	diag "record: $(cat /tmp/rec.err 2>/dev/null)"
+	diag "monitor: $(cat /tmp/mon.err 2>/dev/null)"
+	kill -INT $REC 2>/dev/null
+	kill -INT $MON 2>/dev/null
+	damonctl stop work > /dev/null 2>&1
+	stop_workload
+	unload_module damon_perf
+	finish
+fi
 
-kill -STOP $REC $MON
+# one kill per reader: busybox kill stops at a pid it cannot signal
+kill -STOP $REC
+kill -STOP $MON
 s0=$(seq_now)
 seq_10() { echo $(($(seq_now) - s0)); }
 wait_for seq_10 10
@@ -79,7 +91,8 @@ expect_ge "the module counted drops (2 subscribers, 10 aggregations)" \
 
 r0=$(rec_lines)
 m0=$(mon_lines)
-kill -CONT $REC $MON
+kill -CONT $REC
+kill -CONT $MON
 rec_more() { echo $(($(rec_lines) - r0)); }
 mon_more() { echo $(($(mon_lines) - m0)); }
 wait_for rec_more 5 && wait_for mon_more 5
@@ -87,7 +100,8 @@ wait_for rec_more 5 && wait_for mon_more 5
 # subscriptions, and their counts, live until the readers exit)
 check "stop the context" damonctl stop work
 d_end=$(dropped)
-kill -INT $REC $MON
+kill -INT $REC
+kill -INT $MON
 wait $REC
 rec_rc=$?
 wait $MON

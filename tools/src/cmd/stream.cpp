@@ -98,9 +98,12 @@ uint64_t stream_aggregations(Transport &t, const StreamLimits &limits,
 	using clock = std::chrono::steady_clock;
 	const auto quiet = std::chrono::seconds(10);
 
+	// the subscription's ack comes with the default buffer: a small one
+	// could fill with notifications before it and lose it (ENOBUFS in
+	// place of the ack, which is an error, not an overrun)
+	t.subscribe();
 	if (limits.rcvbuf)
 		t.set_receive_buffer(limits.rcvbuf);
-	t.subscribe();
 	install_interrupt_handler();
 	auto end =
 		clock::now() + std::chrono::duration<double>(limits.duration);
