@@ -44,31 +44,7 @@ he=$((WORKLOAD_HOT_END))
 
 # score RECORDING: "SEQ P R NR_SAMPLES AGGR_US"
 score() {
-	awk -v ms="$base" -v me="$end" -v hs="$hs" -v he="$he" '
-	function max(a, b) { return a > b ? a : b }
-	function min(a, b) { return a < b ? a : b }
-	function num(o, key,   v) {
-		if (!match(o, "\"" key "\":[0-9]+")) return 0
-		v = substr(o, RSTART, RLENGTH); sub(/.*:/, "", v); return v + 0
-	}
-	BEGIN { ms += 0; me += 0; hs += 0; he += 0 }
-	{
-		line = $0
-		sel = 0; hit = 0; rest = line
-		while (match(rest, /"end":[0-9]+,"nr_accesses":[0-9]+,[^}]*"start":[0-9]+/)) {
-			obj = substr(rest, RSTART, RLENGTH)
-			rest = substr(rest, RSTART + RLENGTH)
-			if (num(obj, "nr_accesses") < 1) continue
-			cs = max(num(obj, "start"), ms); ce = min(num(obj, "end"), me)
-			if (ce <= cs) continue
-			sel += ce - cs
-			os = max(cs, hs); oe = min(ce, he)
-			if (oe > os) hit += oe - os
-		}
-		printf "%d %.3f %.3f %d %d\n", num(line, "seq"),
-		       sel ? hit / sel : 0, hit / (he - hs),
-		       num(line, "nr_samples"), num(line, "aggr_us")
-	}' "$1"
+	score_aggregations "$1" "$base" "$end" "$hs" "$he" nr_samples aggr_us
 }
 
 # run NAME AGGRS START-OPTIONS...: record AGGRS aggregations of a fresh

@@ -126,6 +126,44 @@ kunit_results() {
 	done
 }
 
+# score_aggregations FILE MS ME HS HE [KEY...]: per line of a damonctl
+# recording (compact JSON, one aggregation a line), "SEQ P R" and the
+# value of each KEY ("-" when missing). P: of the mapping's [MS, ME) bytes
+# in regions with nr_accesses >= 1, the share inside the hot range
+# [HS, HE) (0 when none: an empty hot set); R: of the hot range's bytes,
+# the share in such regions.
+score_aggregations() {
+	_f=$1 _ms=$2 _me=$3 _hs=$4 _he=$5
+	shift 5
+	awk -v ms="$_ms" -v me="$_me" -v hs="$_hs" -v he="$_he" -v keys="$*" '
+	function max(a, b) { return a > b ? a : b }
+	function min(a, b) { return a < b ? a : b }
+	function val(o, key,   v) {
+		if (!match(o, "\"" key "\":(\"[^\"]*\"|[0-9]+)")) return "-"
+		v = substr(o, RSTART, RLENGTH); sub(/^[^:]*:/, "", v)
+		gsub(/"/, "", v); return v
+	}
+	# + 0: numbers, not strings, in every comparison below
+	BEGIN { ms += 0; me += 0; hs += 0; he += 0; nk = split(keys, k, " ") }
+	{
+		sel = 0; hit = 0; rest = $0
+		while (match(rest, /"end":[0-9]+,"nr_accesses":[0-9]+,[^}]*"start":[0-9]+/)) {
+			obj = substr(rest, RSTART, RLENGTH)
+			rest = substr(rest, RSTART + RLENGTH)
+			if (val(obj, "nr_accesses") + 0 < 1) continue
+			cs = max(val(obj, "start") + 0, ms); ce = min(val(obj, "end") + 0, me)
+			if (ce <= cs) continue
+			sel += ce - cs
+			os = max(cs, hs); oe = min(ce, he)
+			if (oe > os) hit += oe - os
+		}
+		line = sprintf("%d %.3f %.3f", val($0, "seq"), sel ? hit / sel : 0,
+			       hit / (he - hs))
+		for (i = 1; i <= nk; i++) line = line " " val($0, k[i])
+		print line
+	}' "$_f"
+}
+
 # numa_balancing_fast: turn NUMA balancing on with short scan periods, so a
 # multi-threaded workload takes hinting faults within a second.
 numa_balancing_fast() {
