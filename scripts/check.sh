@@ -68,6 +68,7 @@
 #                              every stock kernel: stock trixie sid;
 #                              "bookworm" Debian 12's 6.1 alone)
 #   # numa: yes                (boot with two NUMA nodes)
+#   # numa: tier               (two nodes as two memory tiers: vm.sh --tier)
 #   # cpus: 3                  (boot with three vCPUs; not with numa)
 #   # timeout: 300             (seconds, per run)
 #   # arches: x86_64 arm64     (default: x86_64; arm64: also in the arm64
@@ -375,13 +376,40 @@ if want modules || want kunit || want vm; then
 	fi
 fi
 
+# A batch's boot shape, NUMA in what follows: 0 two vCPUs, 1 two NUMA
+# nodes (a script's "# numa: yes"), 2 three vCPUs ("# cpus: 3"), 3 two
+# memory tiers ("# numa: tier").
+# shape NUMA: the suffix of its batches' log names.
+shape() {
+	case $1 in 1) echo -numa ;; 2) echo -cpus3 ;; 3) echo -tier ;; esac
+}
+# shape_where NUMA: the shape in words, for the batch lines.
+shape_where() {
+	case $1 in 1) echo ', 2 NUMA nodes' ;; 2) echo ', 3 vCPUs' ;; 3) echo ', 2 memory tiers' ;; esac
+}
+# shape_of SCRIPT: the boot shape its header asks for.
+shape_of() {
+	if grep -qiE '^# *numa: *yes' "$1"; then
+		echo 1
+	elif grep -qiE '^# *numa: *tier' "$1"; then
+		echo 3
+	elif grep -qE '^# *cpus: *3' "$1"; then
+		echo 2
+	else
+		echo 0
+	fi
+}
+
 # vm_run SCRIPT KERNEL[-prod] [--ktap]: one VM run, counted.
 vm_run() {
 	local script=$1 k=$2 ktap=${3:-} name numa='' log t0 prod=''
 	[ "$k" = "${k%-prod}" ] || prod=--prod
 	name=$(basename "$script" .sh)
-	grep -qiE '^# *numa: *yes' "$script" && numa=--numa
-	grep -qE '^# *cpus: *3' "$script" && numa='--cpus 3'
+	case $(shape_of "$script") in
+	1) numa=--numa ;;
+	2) numa='--cpus 3' ;;
+	3) numa=--tier ;;
+	esac
 	log=$logs/$name-$k.log
 	if [ -z "${ko[$k]:-}" ]; then
 		tally_test fail "$name-$k: not run, no modules for the $k kernel"
@@ -419,23 +447,6 @@ arches() {
 	echo "${a:-x86_64}"
 }
 
-# A batch's boot shape, NUMA in what follows: 0 two vCPUs, 1 two NUMA
-# nodes (a script's "# numa: yes"), 2 three vCPUs ("# cpus: 3").
-# shape NUMA: the suffix of its batches' log names.
-shape() {
-	case $1 in 1) echo -numa ;; 2) echo -cpus3 ;; esac
-}
-# shape_of SCRIPT: the boot shape its header asks for.
-shape_of() {
-	if grep -qiE '^# *numa: *yes' "$1"; then
-		echo 1
-	elif grep -qE '^# *cpus: *3' "$1"; then
-		echo 2
-	else
-		echo 0
-	fi
-}
-
 # vm_batch_base KERNEL NUMA SLOT NSLOTS: the log name of a batch (of one
 # of its NSLOTS parts), without .log: batch-KERNEL[-numa|-cpus3][-sSLOT].
 vm_batch_base() {
@@ -461,6 +472,7 @@ vm_batch_run() {
 	shift 4
 	[ "$numa" = 1 ] && numa_opt=(--numa)
 	[ "$numa" = 2 ] && numa_opt=(--cpus 3)
+	[ "$numa" = 3 ] && numa_opt=(--tier)
 	[ "$k" = "$(kbase "$k")" ] || numa_opt+=(--prod)
 	[ "$part" -gt 1 ] || : > "$base.boots"
 	if [ -z "${ko[$k]:-}" ]; then
@@ -487,7 +499,7 @@ vm_batch_run() {
 # the console log.
 vm_batch_count() {
 	local k=$1 numa=$2 n=$3 slot s log secs unrun list where base
-	where="${klabel[$k]:-$k}$(case $numa in 1) echo ', 2 NUMA nodes' ;; 2) echo ', 3 vCPUs' ;; esac)"
+	where="${klabel[$k]:-$k}$(shape_where "$numa")"
 	for ((slot = 1; slot <= n; slot++)); do
 		base=$(vm_batch_base "$k" "$numa" "$slot" "$n")
 		if [ -z "${ko[$k]:-}" ]; then
@@ -542,7 +554,7 @@ vm_times_save() {
 		*) k=${k%%-*} ;;
 		esac
 		numa=0
-		case "$f" in *-numa*) numa=1 ;; *-cpus3*) numa=2 ;; esac
+		case "$f" in *-numa*) numa=1 ;; *-cpus3*) numa=2 ;; *-tier*) numa=3 ;; esac
 		while read -r s t; do
 			vm_times[$k:$numa:$s]=${t%s}
 		done < <(sed -nE 's/^DAMON_PERF_END test=([^ ]+) rc=[0-9]+ took=([0-9]+)s.*/\1 \2/p' "$f")
@@ -791,7 +803,7 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 			continue
 		fi
 		# shellcheck disable=SC2086 # a list of script paths
-		echo "    ${klabel[${key%:*}]:-${key%:*}}$(case ${key#*:} in 1) echo ', NUMA' ;; 2) echo ', 3 vCPUs' ;; esac)$([ "$n" -gt 1 ] && echo " (part $slot of $n)"): $(echo $list | wc -w) scripts, about $c s"
+		echo "    ${klabel[${key%:*}]:-${key%:*}}$(shape_where "${key#*:}")$([ "$n" -gt 1 ] && echo " (part $slot of $n)"): $(echo $list | wc -w) scripts, about $c s"
 	done < "$queue"
 	pids=()
 	for ((i = 1; i <= jobs; i++)); do
@@ -799,7 +811,7 @@ if want vm || { want arm64 && want_kernel arm64; }; then
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	for key in {debug,stock,trixie,sid,arm64}:{0,1,2} {debug,stock,trixie,sid,arm64}-prod:{0,1,2}; do
+	for key in {debug,stock,trixie,sid,arm64}:{0,1,2,3} {debug,stock,trixie,sid,arm64}-prod:{0,1,2,3}; do
 		[ -n "${batch[$key]:-}" ] || continue
 		# shellcheck disable=SC2086
 		vm_batch_count "${key%:*}" "${key#*:}" "${parts[$key]:-1}"

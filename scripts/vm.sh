@@ -4,7 +4,7 @@
 # test script (or several, one after the other, in one boot) as the
 # payload of /init.
 #
-#   scripts/vm.sh [--kernel debug|stock|trixie|sid|arm64] [--prod] [--numa]
+#   scripts/vm.sh [--kernel debug|stock|trixie|sid|arm64] [--prod] [--numa|--tier]
 #                 [--timeout SECS] [--log FILE] [--ko DIR] [--mem MB] [--cpus N]
 #                 [--append ARGS] [--tcg single|multi] [--quiet|--payload]
 #                 tests/vm/NAME.sh [tests/vm/NAME2.sh...]
@@ -24,6 +24,12 @@
 #              loads a test module or calls a test export) is refused.
 #              The guest sees DAMON_PERF_FLAVOUR=test|prod.
 #   --numa     two NUMA nodes (one CPU and half the memory each)
+#   --tier     two NUMA nodes as two memory tiers: node 0 with both CPUs,
+#              node 1 without CPUs and, in the ACPI HMAT (-machine
+#              hmat=on), 2.5 times node 0's latency and a third of its
+#              bandwidth, as CXL memory; 6.10 and later derive a lower
+#              tier for it (memory_tiering, demotion targets, NUMA
+#              balancing's tiering mode 2), 6.1 keeps one tier (x86 only)
 #   --timeout  seconds before the VM is killed; default: a boot allowance
 #              (120 stock, 180 debug and arm64) plus each script's own time
 #              limit (its "# timeout:" header, else 120 stock, 300 debug and
@@ -31,7 +37,8 @@
 #              --append replaces them all), at least 180 stock, 600 debug
 #              and arm64
 #   --mem      guest memory in MiB (default 1024 stock, 768 debug)
-#   --cpus     vCPUs, 1 to 8 (default 2; with --numa always 2, one a node)
+#   --cpus     vCPUs, 1 to 8 (default 2; with --numa always 2, one a node;
+#              with --tier always 2, both on node 0)
 #   --tcg      QEMU's TCG threading: single (every vCPU on one host
 #              thread; the default on x86) or multi (one host thread per
 #              vCPU; the default on arm64); see the comment at -accel below
@@ -55,13 +62,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/kernels.sh"
 
 flavour=${DAMON_PERF_FLAVOUR:-test}
-kernel=stock numa=0 timeout='' log='' ko='' mem='' cpus=2 append='' quiet=0 tcg='' scripts=()
+kernel=stock numa=0 tier=0 timeout='' log='' ko='' mem='' cpus=2 append='' quiet=0 tcg='' scripts=()
 usage() { sed -n '/^#   scripts/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
 	--prod) flavour=prod; shift ;;
 	--numa) numa=1; shift ;;
+	--tier) numa=1 tier=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--ko) ko=$2; shift 2 ;;
@@ -81,6 +89,10 @@ case "$kernel" in stock|debug|trixie|sid|arm64) ;; *) echo "vm: --kernel stock|d
 case "$tcg" in ''|single|multi) ;; *) echo "vm: --tcg single|multi" >&2; exit 2 ;; esac
 case "$flavour" in test|prod) ;; *) echo "vm: DAMON_PERF_FLAVOUR test or prod, not '$flavour'" >&2; exit 2 ;; esac
 arch=$(kernel_arch "$kernel")
+if [ "$arch" = aarch64 ] && [ $tier -eq 1 ]; then
+	echo "vm: --tier describes its tiers in x86's ACPI HMAT; not with --kernel arm64" >&2
+	exit 2
+fi
 if [ "$arch" = aarch64 ]; then
 	DAMON_PERF_ARM64_DIR=$(arm64_dir)
 	DAMON_PERF_SYSROOT=$DAMON_PERF_ARM64_DIR/sysroot
@@ -142,7 +154,7 @@ case $cpus in
 *) echo "vm: --cpus must be 1 to 8, not '$cpus'" >&2; exit 2 ;;
 esac
 if [ $numa -eq 1 ] && [ "$cpus" != 2 ]; then
-	echo "vm: --numa boots 2 vCPUs, one a node; --cpus $cpus cannot go with it" >&2
+	echo "vm: --numa and --tier boot 2 vCPUs; --cpus $cpus cannot go with them" >&2
 	exit 2
 fi
 # the files of a run: NAME-KERNEL, NAME-KERNEL-prod for the production build,
@@ -191,7 +203,7 @@ fi
 # With --numa, one socket per node: CPUs sharing a last-level cache across
 # nodes make the kernel WARN in topology_sane().
 smp=$cpus
-[ $numa -eq 0 ] || smp=2,sockets=2,cores=1,threads=1
+[ $numa -eq 0 ] || [ $tier -eq 1 ] || smp=2,sockets=2,cores=1,threads=1
 # la57=off: 4-level paging. With 5-level paging, 6.1's identify_cpu()
 # clears the CPU's capability bits, LA57 included, before it reads them
 # again; KASAN computes its shadow bounds from that bit, so an interrupt in
@@ -226,7 +238,24 @@ else
 fi
 qemu+=(-nographic -nodefaults -monitor none -serial stdio -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$cmdline")
-if [ $numa -eq 1 ]; then
+if [ $tier -eq 1 ]; then
+	# The HMAT's figures (ns, bytes/s) are a DDR5 node and a CXL
+	# expander's: 6.10+ set node 0's as the DRAM reference
+	# (mt_set_default_dram_perf) and give node 1, without CPUs, an
+	# abstract distance of 576 x (250 / 100) x (30 / 10) = 4320 at its
+	# memory_tier_late_init(), a tier below node 0's.
+	half=$((mem / 2))
+	lb=hierarchy=memory,data-type
+	qemu+=(-machine hmat=on
+		-object "memory-backend-ram,size=${half}M,id=m0"
+		-object "memory-backend-ram,size=$((mem - half))M,id=m1"
+		-numa "node,nodeid=0,cpus=0-1,memdev=m0"
+		-numa "node,nodeid=1,memdev=m1,initiator=0"
+		-numa "hmat-lb,initiator=0,target=0,$lb=access-latency,latency=100"
+		-numa "hmat-lb,initiator=0,target=0,$lb=access-bandwidth,bandwidth=30G"
+		-numa "hmat-lb,initiator=0,target=1,$lb=access-latency,latency=250"
+		-numa "hmat-lb,initiator=0,target=1,$lb=access-bandwidth,bandwidth=10G")
+elif [ $numa -eq 1 ]; then
 	half=$((mem / 2))
 	qemu+=(-object "memory-backend-ram,size=${half}M,id=m0"
 		-object "memory-backend-ram,size=$((mem - half))M,id=m1"
@@ -269,7 +298,7 @@ host_watch() {
 	done
 }
 
-echo "vm: ${tests//,/ } on $kernel ($image, $flavour build), $([ $numa -eq 1 ] && echo '2 NUMA nodes, ')timeout ${timeout}s, log $log" >&2
+echo "vm: ${tests//,/ } on $kernel ($image, $flavour build), $([ $tier -eq 1 ] && echo '2 memory tiers, ' || { [ $numa -eq 1 ] && echo '2 NUMA nodes, '; })timeout ${timeout}s, log $log" >&2
 start=$(date +%s)
 : > "$log"
 host_watch &

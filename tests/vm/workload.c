@@ -5,7 +5,7 @@
  *
  *   workload [-s TOTAL_MB] [-o HOT_OFF_MB] [-h HOT_MB] [-t SECONDS]
  *            [-n THREADS] [-w] [-f] [-r RANGE]... [-m SECS:OFF_MB]
- *            [-P PROCS] [-N NODE] [-F FILE [-a] [-T]] [-H]
+ *            [-P PROCS] [-N NODE | -S NODE] [-F FILE [-a] [-T]] [-H]
  *
  * Maps TOTAL_MB of anonymous memory (no transparent huge pages, so each 4 KiB
  * page is its own NUMA hinting fault; where madvise() is missing, the
@@ -40,6 +40,11 @@
  * mapping (hinting faults: samples for a page-fault probe) but moves a
  * page only when the faulting CPU is on NODE; move_pages(2) moves pages
  * anywhere, and the pages a thread faults in again (-f) come from NODE.
+ * -S NODE starts the memory on NODE as -N does, then drops the binding
+ * (MPOL_DEFAULT) once every page is touched, before the threads start:
+ * the kernel may then move any page (NUMA balancing, memory tiering's
+ * promotion and demotion), and pages faulted in again come from the
+ * faulting CPU's node.
  *
  * -F FILE maps the first TOTAL_MB of FILE (MAP_SHARED, read and write;
  * the file must be that long) instead of anonymous memory, with
@@ -56,6 +61,7 @@
  *   WORKLOAD range i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq pid=123
  *   ... one range line per hot range (hot_start/hot_end: range 0)
  *   WORKLOAD bind node=1 numa_balancing=1 pid=123   (with -N)
+ *   WORKLOAD bind node=1 numa_balancing=1 released=1 pid=123   (with -S)
  * at a phase change (t_ns: CLOCK_MONOTONIC, as damonctl's time_ns):
  *   WORKLOAD move i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq pid=123 t_ns=123456789
  * on SIGUSR1 (within 10 ms; the benchmarks' progress counter):
@@ -120,6 +126,9 @@ static void on_move(int sig)
 	move_now = 1;
 }
 
+#ifndef MPOL_DEFAULT
+#define MPOL_DEFAULT 0
+#endif
 #ifndef MPOL_BIND
 #define MPOL_BIND 2
 #endif
@@ -379,7 +388,7 @@ int main(int argc, char **argv)
 	char c;
 	struct spec specs[MAX_RANGES];
 	unsigned int nr_specs = 0;
-	int do_write = 0, move = 0;
+	int do_write = 0, move = 0, release = 0;
 	pthread_t tids[64];
 	struct sigaction sa;
 	unsigned char *base;
@@ -387,7 +396,7 @@ int main(int argc, char **argv)
 	size_t size;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:N:F:aTH")) != -1) {
+	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:N:S:F:aTH")) != -1) {
 		switch (opt) {
 		case 's':
 			total_mb = arg_ul(optarg, "size");
@@ -414,8 +423,10 @@ int main(int argc, char **argv)
 			do_refault = 1;
 			break;
 		case 'N':
+		case 'S':
 			node = arg_ul(optarg, "node");
 			bind = 1;
+			release = opt == 'S';
 			break;
 		case 'F':
 			file = optarg;
@@ -453,7 +464,7 @@ int main(int argc, char **argv)
 				"usage: %s [-s TOTAL_MB] [-o HOT_OFF_MB] "
 				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w] [-f] "
 				"[-r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]]... "
-				"[-m SECS:OFF_MB] [-P PROCS] [-N NODE] "
+				"[-m SECS:OFF_MB] [-P PROCS] [-N NODE | -S NODE] "
 				"[-F FILE [-a] [-T]] [-H]\n",
 				argv[0]);
 			return 2;
@@ -530,6 +541,10 @@ int main(int argc, char **argv)
 		if (!notouch)
 			memset(base, 1, size);
 	}
+	if (release && syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0)) {
+		perror("workload: set_mempolicy(MPOL_DEFAULT)");
+		return 1;
+	}
 	for (i = 0; i < nr_specs; i++) {
 		ranges[i].start = base + specs[i].off_kb * KB;
 		ranges[i].len = specs[i].size_kb * KB;
@@ -563,8 +578,9 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	if (bind)
-		printf("WORKLOAD bind node=%lu numa_balancing=%d pid=%d\n",
-		       node, balanced, (int)getpid());
+		printf("WORKLOAD bind node=%lu numa_balancing=%d%s pid=%d\n",
+		       node, balanced, release ? " released=1" : "",
+		       (int)getpid());
 	fflush(stdout);
 	if (!nprocs) { /* a child: say so, and let a failed sibling's EOF show */
 		if (write(ready[1], "", 1) != 1)
