@@ -12,7 +12,13 @@
 #   BENCH_NATIVE=0 scripts/bench.sh       only the VM part
 #   BENCH_VM=0 scripts/bench.sh           only the native part
 #   BENCH_NMI=0 / BENCH_DAMON=0 / BENCH_ACCURACY=0 / BENCH_SHARE=0 /
-#   BENCH_COST=0 / BENCH_TUNING=0 scripts/bench.sh   without that VM part
+#   BENCH_COST=0 / BENCH_TUNING=0 / BENCH_TIERING=0 scripts/bench.sh
+#                                     without that VM part
+#   BENCH_TIERING_KERNELS="trixie sid" BENCH_TIERING_SECS=300
+#   BENCH_TIERING_SCENARIOS="static phase thp"
+#   BENCH_TIERING_SYSTEMS="dp damos damos_goal numa2" scripts/bench.sh
+#                                     the tiering comparison's kernels,
+#                                     seconds per run, scenarios, systems
 #   BENCH_CURVE_CPUS="2 4 8" BENCH_CURVES=rate,regions,targets,cpus
 #   BENCH_MEMORY_SIZES="64 256 1024 4096" scripts/bench.sh
 #                                     the cost curves' vCPU counts, curves
@@ -70,7 +76,14 @@
 # against DAMON's intervals auto-tuning, per aggregation, on a bursty
 # access stream and on bursty hinting faults; scripts/lib/bench_tuning.py
 # tabulates (section 11) and plots them (build/bench/tuning/*.svg, raw
-# lines in vm-tuning.txt). BENCH_TUNING=0 skips it.
+# lines in vm-tuning.txt). BENCH_TUNING=0 skips it. Then
+# tests/vm/bench/tiering.sh on each of BENCH_TIERING_KERNELS (scripts/vm.sh
+# --tier --append nopcid: two memory tiers from the ACPI HMAT): damonctl
+# schemes against DAMOS (naive, and tuned as DAMON's documentation
+# recommends) and NUMA balancing's tiering mode, each alone on the same
+# workload; scripts/lib/bench_tiering.py tabulates (section 12) and plots
+# them (build/bench/tiering/*.svg, raw lines in vm-tiering-KERNEL.txt).
+# BENCH_TIERING=0 skips it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -590,7 +603,27 @@ sed -n 's/^BENCH //p' "$out/vm-tuning.log" >"$out/vm-tuning.txt" || true
 python3 scripts/lib/bench_tuning.py "$out/tuning" "$out/vm-tuning.txt" \
 	>>"$out/results.txt"
 fi
+# --- VM part: tiering against DAMOS and NUMA balancing's ---------------
+tirc=0
+if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_TIERING:-1}" = 1 ]; then
+damonctl_built
+tier_files=()
+for k in ${BENCH_TIERING_KERNELS:-trixie sid}; do
+	echo "bench: VM: tiering against DAMOS and NUMA balancing mode 2 (tests/vm/bench/tiering.sh, $k, --tier, nopcid)" >&2
+	set +e
+	"$top/scripts/vm.sh" --kernel "$k" --tier --timeout 9000 --quiet \
+		--log "$out/vm-tiering-$k.log" \
+		--append "nopcid BENCH_TIERING_SECS=${BENCH_TIERING_SECS:-300} BENCH_TIERING_SCENARIOS=$(echo "${BENCH_TIERING_SCENARIOS:-static phase thp}" | tr ' ' ,) BENCH_TIERING_SYSTEMS=$(echo "${BENCH_TIERING_SYSTEMS:-dp damos damos_goal numa2}" | tr ' ' ,)" \
+		tests/vm/bench/tiering.sh || tirc=1
+	set -e
+	sed -n 's/^BENCH //p' "$out/vm-tiering-$k.log" >"$out/vm-tiering-$k.txt" || true
+	tier_files+=("$out/vm-tiering-$k.txt")
+done
+python3 scripts/lib/bench_tiering.py "$out/tiering" "${tier_files[@]}" \
+	>>"$out/results.txt"
+fi
 cat "$out/results.txt"
+[ $vrc -ne 0 ] || vrc=$tirc
 [ $vrc -ne 0 ] || vrc=$trc
 [ $vrc -ne 0 ] || vrc=$nrc
 [ $vrc -ne 0 ] || vrc=$src

@@ -645,6 +645,18 @@ workload_progress() {
 	P_NS=$(echo "$_l" | sed 's/.*t_ns=\([0-9]*\).*/\1/')
 }
 
+# cpu_ms PID: the CPU time of PID (a process, or a thread as
+# /proc/PID/task/TID) in ms, to 0.1 ms: /proc/PID/schedstat's time on CPU
+# (ns), else utime + stime (USER_HZ 100: 10 ms steps, too coarse for a
+# kdamond that sleeps most of a window)
+cpu_ms() {
+	if [ -r "/proc/$1/schedstat" ]; then
+		awk '{ printf "%.1f\n", $1 / 1e6 }' "/proc/$1/schedstat"
+	else
+		awk '{ sub(/^.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat"
+	fi 2>/dev/null
+}
+
 # ram_ranges: "-r START-END" for every top-level System RAM range of at
 # least 1 MiB, page aligned (/proc/iomem ends are inclusive). awk prints
 # the numbers in decimal and the shell (64-bit arithmetic) in hex: busybox

@@ -33,10 +33,6 @@ F=/sys/kernel/debug/damon_perf/perf_stats
 [ -x /bin/damonctl ] || { not_ok "damonctl in the image"; finish; }
 load_module damon_perf || finish
 
-cpu_ms() {
-	awk '{ sub(/^.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat" 2>/dev/null
-}
-
 st() { status_field bench "$1"; }
 
 run() {
@@ -78,7 +74,7 @@ run() {
 	stop_workload
 	echo "BENCH budget budget=$b passes=$((P_PASSES - p0)) window_ns=$((P_NS - t0))" \
 		"faults=$((f1 - f0)) samples=$s handler_ns=$hn drain_ns=$dn" \
-		"kdamond_ms=$((c1 - c0)) period0=$pe0 period1=$pe1 cost=$cost" \
+		"kdamond_ms=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%d", b - a }') period0=$pe0 period1=$pe1 cost=$cost" \
 		"raises=$ra lowers=$lo"
 	ok "budget $b"
 }

@@ -63,17 +63,6 @@ have_damon=1
 [ -x /bin/damonctl ] || { not_ok "damonctl in the image"; finish; }
 load_module damon_perf || finish
 
-# cpu_ms PID: the CPU time of PID in ms, to 0.1 ms: /proc/PID/schedstat's
-# time on CPU (ns), else utime + stime (USER_HZ 100: 10 ms steps, too
-# coarse for a kdamond that sleeps most of a window)
-cpu_ms() {
-	if [ -r "/proc/$1/schedstat" ]; then
-		awk '{ printf "%.1f\n", $1 / 1e6 }' "/proc/$1/schedstat"
-	else
-		awk '{ sub(/^.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat"
-	fi 2>/dev/null
-}
-
 # score FILE: FILE has "start end nr_accesses" lines (decimal); prints
 # "precision recall nr_regions outside_kib" of the regions with
 # nr_accesses >= 1 against [HS, HE), scored on the workload's mapping
