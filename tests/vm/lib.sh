@@ -645,6 +645,38 @@ workload_progress() {
 	P_NS=$(echo "$_l" | sed 's/.*t_ns=\([0-9]*\).*/\1/')
 }
 
+# regions_of_aggregation FILE SEQ MS ME: the regions of aggregation SEQ
+# of a damonctl recording that overlap [MS, ME), one line "SEQ: [OFF+SIZE
+# nNR aAGE sFROM-TO]..." (KiB from MS; s: the span of its samples, where
+# it had any): why an aggregation scored what it did.
+regions_of_aggregation() {
+	awk -v seq="$2" -v ms="$3" -v me="$4" '
+	function val(o, key,   v) {
+		if (!match(o, "\"" key "\":[0-9]+")) return 0
+		v = substr(o, RSTART, RLENGTH); sub(/^[^:]*:/, "", v); return v
+	}
+	BEGIN { ms += 0; me += 0 }
+	val($0, "seq") == seq {
+		rest = $0; line = ""
+		while (match(rest, /\{"age":[0-9]+,"end":[0-9]+,"nr_accesses":[0-9]+,[^}]*"start":[0-9]+/)) {
+			o = substr(rest, RSTART, RLENGTH)
+			rest = substr(rest, RSTART + RLENGTH)
+			s = val(o, "start") + 0; e = val(o, "end") + 0
+			if (e <= ms || s >= me) continue
+			line = line sprintf(" [%d+%d n%d a%d", (s - ms) / 1024,
+					    (e - s) / 1024, val(o, "nr_accesses"),
+					    val(o, "age"))
+			# the span of its samples, where it had any
+			if (val(o, "sampled_end") + 0 > val(o, "sampled_start") + 0)
+				line = line sprintf(" s%d-%d",
+					(val(o, "sampled_start") - ms) / 1024,
+					(val(o, "sampled_end") - ms) / 1024)
+			line = line "]"
+		}
+		print seq ":" line
+	}' "$1"
+}
+
 # cpu_ms PID: the CPU time of PID (a process, or a thread as
 # /proc/PID/task/TID) in ms, to 0.1 ms: /proc/PID/schedstat's time on CPU
 # (ns), else utime + stime (USER_HZ 100: 10 ms steps, too coarse for a

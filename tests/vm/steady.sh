@@ -59,6 +59,12 @@ run() {
 	score "/tmp/steady-$1.jsonl" > "/tmp/steady-$1.score"
 	diag "$1 (max_carried=$2): seq P R confidence nr_samples floor carried windows"
 	while read -r _l; do echo "# STEADY $1 $_l"; done < "/tmp/steady-$1.score"
+	# the regions of an aggregation that answered, but not exactly
+	awk '$1 > 2 && $2 + $3 > 0 && ($2 < 0.9 || $3 < 0.9) { print $1 }' \
+		"/tmp/steady-$1.score" | while read -r _s; do
+		diag "$1 regions $(regions_of_aggregation "/tmp/steady-$1.jsonl" \
+			"$_s" "$base" "$end")"
+	done
 	return $_rc
 }
 
