@@ -15,7 +15,7 @@
 #   BENCH_COST=0 / BENCH_TUNING=0 / BENCH_TIERING=0 scripts/bench.sh
 #                                     without that VM part
 #   BENCH_TIERING_KERNELS="trixie sid" BENCH_TIERING_SECS=300
-#   BENCH_TIERING_SCENARIOS="static phase thp"
+#   BENCH_TIERING_SCENARIOS="static phase thp procs"
 #   BENCH_TIERING_SYSTEMS="dp damos damos_goal numa2" scripts/bench.sh
 #                                     the tiering comparison's kernels,
 #                                     seconds per run, scenarios, systems
@@ -607,17 +607,20 @@ fi
 tirc=0
 if [ "${BENCH_VM:-1}" = 1 ] && [ "${BENCH_TIERING:-1}" = 1 ]; then
 damonctl_built
-tier_files=()
+tier_files=() tier_pids=()
+# the kernels side by side: each VM is one host thread (TCG, thread=single)
 for k in ${BENCH_TIERING_KERNELS:-trixie sid}; do
 	echo "bench: VM: tiering against DAMOS and NUMA balancing mode 2 (tests/vm/bench/tiering.sh, $k, --tier, nopcid)" >&2
-	set +e
-	"$top/scripts/vm.sh" --kernel "$k" --tier --timeout 9000 --quiet \
+	"$top/scripts/vm.sh" --kernel "$k" --tier --timeout 12000 --quiet \
 		--log "$out/vm-tiering-$k.log" \
-		--append "nopcid BENCH_TIERING_SECS=${BENCH_TIERING_SECS:-300} BENCH_TIERING_SCENARIOS=$(echo "${BENCH_TIERING_SCENARIOS:-static phase thp}" | tr ' ' ,) BENCH_TIERING_SYSTEMS=$(echo "${BENCH_TIERING_SYSTEMS:-dp damos damos_goal numa2}" | tr ' ' ,)" \
-		tests/vm/bench/tiering.sh || tirc=1
-	set -e
-	sed -n 's/^BENCH //p' "$out/vm-tiering-$k.log" >"$out/vm-tiering-$k.txt" || true
+		--append "nopcid BENCH_TIERING_SECS=${BENCH_TIERING_SECS:-300} BENCH_TIERING_SCENARIOS=$(echo "${BENCH_TIERING_SCENARIOS:-static phase thp procs}" | tr ' ' ,) BENCH_TIERING_SYSTEMS=$(echo "${BENCH_TIERING_SYSTEMS:-dp damos damos_goal numa2}" | tr ' ' ,)" \
+		tests/vm/bench/tiering.sh &
+	tier_pids+=($!)
 	tier_files+=("$out/vm-tiering-$k.txt")
+done
+for p in "${tier_pids[@]}"; do wait "$p" || tirc=1; done
+for k in ${BENCH_TIERING_KERNELS:-trixie sid}; do
+	sed -n 's/^BENCH //p' "$out/vm-tiering-$k.log" >"$out/vm-tiering-$k.txt" || true
 done
 python3 scripts/lib/bench_tiering.py "$out/tiering" "${tier_files[@]}" \
 	>>"$out/results.txt"

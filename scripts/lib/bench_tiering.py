@@ -78,14 +78,23 @@ def main(out_dir, paths):
         print("  no lines (%s)" % " ".join(paths))
         return
     os.makedirs(out_dir, exist_ok=True)
-    keys = sorted({(kv["k"], kv["scen"]) for kv in sums})
+    kernels = []
+    for kv in sums:
+        if kv["k"] not in kernels:
+            kernels.append(kv["k"])
+    scens = ["static", "phase", "thp", "procs"]
+    keys = sorted({(kv["k"], kv["scen"]) for kv in sums},
+                  key=lambda ks: (kernels.index(ks[0]),
+                                  scens.index(ks[1]) if ks[1] in scens
+                                  else len(scens), ks[1]))
     for k, scen in keys:
         rows = [kv for kv in sums if kv["k"] == k and kv["scen"] == scen]
         rows.sort(key=lambda kv: ORDER.index(kv["sys"])
                   if kv["sys"] in ORDER else len(ORDER))
         print("  %s, %s (%s s, %s hot pages of %s):" %
               (k, scen, rows[0]["secs"], rows[0]["hot"],
-               int(rows[0]["hot"]) + int(rows[0]["cold"])))
+               rows[0].get("pages",
+                           int(rows[0]["hot"]) + int(rows[0]["cold"]))))
         print("  %-34s %6s %8s %7s %9s %18s %8s" %
               ("system", "t95 s", "cold on0", "of cold", "migrated",
                "CPU", "passes"))

@@ -35,11 +35,13 @@
 #               demotion enabled, the workload placed on node 1 and then
 #               unbound (-S 1), NUMA balancing's scan periods as in the
 #               other runs
-# Scenarios (BENCH_TIERING_SCENARIOS, default "static phase thp"), each
-# a 256 MiB mapping on node 1 read by two threads:
-#   static  a 32 MiB hot range at 64 MiB, random order
+# Scenarios (BENCH_TIERING_SCENARIOS, default "static phase thp procs"),
+# the mappings on node 1, each read by two threads:
+#   static  a 32 MiB hot range at 64 MiB of 256 MiB, random order
 #   phase   the same, moved to 160 MiB half way through the run
 #   thp     static with THP always (the mapping in 2 MiB huge pages)
+#   procs   four processes (-P 4), each an 8 MiB hot range at 16 MiB of
+#           64 MiB, random order, summed over the four
 # Each run lasts BENCH_TIERING_SECS (300) and prints every STEP (5) s
 #   BENCH tier k=KERNEL sys=S scen=C t=SECS hot0=N hot=N cold0=N cold=N
 # (pages of the hot range and of the rest of the mapping on node 0, from
@@ -158,7 +160,8 @@ sys_start() {
 	MON_PIDS='' ENG_PIDS='' ENGINE=''
 	case $1 in
 	dp)
-		damonctl start -n tier -p "$WORKLOAD_PID" -e page-faults \
+		# shellcheck disable=SC2046 # -p PID for each process
+		damonctl start -n tier $(for _p in $PIDS; do echo "-p $_p"; done) -e page-faults \
 			--period 1 --exclude-kernel --aggr-us $AGGR_US \
 			--ring-size 4096 > /dev/null || return 1
 		cat > /tmp/tier.json <<EOF
@@ -214,6 +217,44 @@ cpu_sum() {
 	for _p in $1; do cpu_ms "$_p"; done | awk '{ s += $1 } END { printf "%d", s }'
 }
 
+# procs_file: one line "PID MS ME AS AE BS BE" per workload process
+# (/tmp/tier.procs): its mapping [MS, ME), its hot range [AS, AE) and
+# the range it moves to for phase [BS, BE) (empty elsewhere: BS = BE =
+# AE); sets PIDS
+procs_file() {
+	# the parent prints its line last (workload -P)
+	_i=0
+	while ! grep -q "^WORKLOAD pid=$WORKLOAD_PID " /tmp/workload.out && [ $_i -lt 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	sed -n 's/^WORKLOAD pid=\([0-9]*\) base=\([^ ]*\) size=\([^ ]*\) hot_start=\([^ ]*\) hot_end=\([^ ]*\).*/\1 \2 \3 \4 \5/p' \
+		/tmp/workload.out | while read -r _p _b _s _hs _he; do
+		_ms=$((_b)) _me=$((_b + _s)) _as=$((_hs)) _ae=$((_he))
+		_bs=$_ae _be=$_ae
+		[ "$scen" = phase ] && _bs=$((_ms + 160 * 1048576)) _be=$((_bs + _ae - _as))
+		echo "$_p $_ms $_me $_as $_ae $_bs $_be"
+	done > /tmp/tier.procs
+	PIDS=$(cut -d' ' -f1 /tmp/tier.procs | tr '\n' ' ')
+}
+
+# sample MOVED: "HOT0 HOT COLD0 COLD PAGES NODE1" over the processes:
+# pages of the hot range (the moved-to range once MOVED is 1) and of the
+# rest of the mapping less both ranges, on node 0; the mapping's pages,
+# and those on node 1
+sample() {
+	while read -r _p _ms _me _as _ae _bs _be; do
+		if [ "$1" = 1 ]; then _hs=$_bs _he=$_be; else _hs=$_as _he=$_ae; fi
+		# shellcheck disable=SC2046 # into $1..$20
+		set -- "$1" $(nodes "$_p" "$_hs" "$_he") \
+			$(nodes "$_p" "$_ms" "$_as") $(nodes "$_p" "$_ae" "$_bs") \
+			$(nodes "$_p" "$_be" "$_me") $(nodes "$_p" "$_ms" "$_me")
+		echo "${2:-0} $(((_he - _hs) / 4096)) $((${6:-0} + ${10:-0} + ${14:-0}))" \
+			"$(((_me - _ms - (_ae - _as) - (_be - _bs)) / 4096)) $(((_me - _ms) / 4096)) ${19:-0}"
+	done < /tmp/tier.procs | awk '{ for (i = 1; i <= 6; i++) s[i] += $i }
+		END { print s[1] + 0, s[2] + 0, s[3] + 0, s[4] + 0, s[5] + 0, s[6] + 0 }'
+}
+
 # run SYS SCEN
 run() {
 	sys=$1 scen=$2
@@ -227,7 +268,10 @@ run() {
 	bind=-N
 	[ "$sys" = numa2 ] && bind=-S
 	wl="-s 256 -r 65536,32768,10,r,rand -t 0 -n 2 $bind 1"
-	[ "$scen" = phase ] && wl="$wl -m $((SECS / 2)):160"
+	case $scen in
+	phase) wl="$wl -m $((SECS / 2)):160" ;;
+	procs) wl="-s 64 -r 16384,8192,10,r,rand -t 0 -n 2 -P 4 $bind 1" ;;
+	esac
 	_prog_n=0
 	if [ "$scen" = thp ]; then
 		# shellcheck disable=SC2086 # options
@@ -236,16 +280,10 @@ run() {
 		# shellcheck disable=SC2086
 		start_workload $wl || { not_ok "$sys $scen: workload"; return 1; }
 	fi
-	ms=$((WORKLOAD_BASE)) me=$((WORKLOAD_BASE + WORKLOAD_SIZE))
-	hs=$((WORKLOAD_HOT_START)) he=$((WORKLOAD_HOT_END))
-	# cold: the mapping less the hot range, and for phase less the range
-	# it moves to as well (hot before the move or after: never cold);
-	# the moved range starts at 160 MiB, above the first
-	as=$hs ae=$he bs=$he be=$he
-	[ "$scen" = phase ] && bs=$((ms + 160 * 1048576)) be=$((bs + he - hs))
-	# shellcheck disable=SC2046 # into $1..$4
-	set -- $(nodes "$WORKLOAD_PID" $ms $me)
-	start1=${2:-0}
+	procs_file
+	# shellcheck disable=SC2046 # into $1..$6
+	set -- $(sample 0)
+	pages=$5 start1=$6
 	workload_progress || true
 	p0=${P_PASSES:-0}
 	m0=$(vmstat pgmigrate_success)
@@ -261,18 +299,11 @@ run() {
 		sleep "$STEP"
 		t=$((t + STEP))
 		if [ "$scen" = phase ] && [ $moved = 0 ] && grep -q '^WORKLOAD move' /tmp/workload.out; then
-			_l=$(grep '^WORKLOAD move' /tmp/workload.out)
-			hs=$(($(echo "$_l" | sed 's/.* start=\([^ ]*\).*/\1/')))
-			he=$(($(echo "$_l" | sed 's/.* end=\([^ ]*\).*/\1/')))
 			moved=1 tmove=$((t - STEP)) t95=-
 		fi
-		# shellcheck disable=SC2046 # into $1..$16
-		set -- $(nodes "$WORKLOAD_PID" $hs $he) \
-			$(nodes "$WORKLOAD_PID" $ms $as) $(nodes "$WORKLOAD_PID" $ae $bs) \
-			$(nodes "$WORKLOAD_PID" $be $me)
-		hot=$(((he - hs) / 4096))
-		cold=$(((me - ms - (ae - as) - (be - bs)) / 4096))
-		hot0=${1:-0} cold0=$((${5:-0} + ${9:-0} + ${13:-0}))
+		# shellcheck disable=SC2046 # into $1..$6
+		set -- $(sample $moved)
+		hot0=$1 hot=$2 cold0=$3 cold=$4
 		[ "$cold0" -gt "$coldmax" ] && coldmax=$cold0
 		echo "BENCH tier k=$DAMON_PERF_KERNEL sys=$sys scen=$scen t=$t hot0=$hot0 hot=$hot cold0=$cold0 cold=$cold"
 		if [ "$t95" = - ] && [ $((hot0 * 100)) -ge $((hot * 95)) ]; then
@@ -289,8 +320,8 @@ run() {
 	fair=no
 	[ "$hot0" -gt 0 ] && fair=yes
 	echo "BENCH tier-sum k=$DAMON_PERF_KERNEL sys=$sys scen=$scen secs=$SECS t95=$t95 hot=$hot" \
-		"start_node1=$start1 pages=$(((me - ms) / 4096)) cold=$cold cold_promoted=$coldmax migrated=$mig cpu_ms=$cpu mon_ms=$mon eng_ms=$eng" \
-		"passes=$passes fair=$fair"
+		"start_node1=$start1 pages=$pages cold=$cold cold_promoted=$coldmax migrated=$mig" \
+		"cpu_ms=$cpu mon_ms=$mon eng_ms=$eng passes=$passes fair=$fair"
 	if [ $fair = yes ]; then
 		ok "$sys $scen: it saw the workload ($hot0 of $hot hot pages on node 0)"
 	else
@@ -301,7 +332,7 @@ run() {
 }
 
 # (lists from the kernel command line come with commas)
-for scen in $(echo "${BENCH_TIERING_SCENARIOS:-static phase thp}" | tr , ' '); do
+for scen in $(echo "${BENCH_TIERING_SCENARIOS:-static phase thp procs}" | tr , ' '); do
 	for sys in $(echo "${BENCH_TIERING_SYSTEMS:-dp damos damos_goal numa2}" | tr , ' '); do
 		run "$sys" "$scen"
 	done
