@@ -234,13 +234,23 @@ EOF
 	else
 		not_ok "THP $mode: 95 % of the hot pages on node 0 ($hot0 of $hot_pages)"
 	fi
+	# the known gap (Documentation/schemes.rst, tiering.sh): on 6.12 and
+	# 7.2 a region over the hot range now and then takes cold huge pages
+	# along (4608 cold pages once on 6.12), which is reported as a TODO
+	# there, with its figures, until it is fixed
+	gap=0
+	[ $mode = always ] && [ $hmat_tiers = 1 ] && gap=1
 	if [ "$cold0" -le "$cold_max" ]; then
 		ok "THP $mode: $cold0 of $cold_pages cold pages on node 0 (at most $what, $cold_max)"
+	elif [ $gap = 1 ]; then
+		todo "THP $mode: cold pages on node 0" "$cold0 of $cold_pages, want at most $cold_max: a region over the hot range took cold huge pages (open on 6.12 and 7.2)"
 	else
 		not_ok "THP $mode: $cold0 of $cold_pages cold pages on node 0 (want at most $what, $cold_max)"
 	fi
 	if [ "$MIG_ENGINE" -le "$mig_max" ]; then
 		ok "THP $mode: $MIG_ENGINE pages migrated for $hot_pages hot (at most $mig_max)"
+	elif [ $gap = 1 ]; then
+		todo "THP $mode: pages migrated" "$MIG_ENGINE for $hot_pages hot, want at most $mig_max: the cold huge pages above (open on 6.12 and 7.2)"
 	else
 		not_ok "THP $mode: $MIG_ENGINE pages migrated for $hot_pages hot (want at most $mig_max)"
 	fi
