@@ -677,6 +677,19 @@ regions_of_aggregation() {
 	}' "$1"
 }
 
+# anon_huge PID ADDR: AnonHugePages (KiB) of the VMA of PID holding ADDR
+# (it may have merged with a neighbour); addresses compared as padded hex
+# strings (busybox awk's numbers lose precision above 2^53)
+anon_huge() {
+	awk -v s="$(printf '%16x' "$2")" '
+		/^[0-9a-f]+-[0-9a-f]+ / {
+			split($1, r, "-")
+			in_m = sprintf("%16s", r[1]) <= s &&
+				s < sprintf("%16s", r[2])
+		}
+		in_m && /^AnonHugePages:/ { print $2 }' "/proc/$1/smaps"
+}
+
 # cpu_ms PID: the CPU time of PID (a process, or a thread as
 # /proc/PID/task/TID) in ms, to 0.1 ms: /proc/PID/schedstat's time on CPU
 # (ns), else utime + stime (USER_HZ 100: 10 ms steps, too coarse for a

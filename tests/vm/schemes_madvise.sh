@@ -386,25 +386,12 @@ if [ -w $thp ]; then
 	# changed: pages in transparent huge pages, the whole mapping
 	measure() { changed=$(st "$WORKLOAD_PID" "$ms" "$me" thp); }
 	hot_thp() { [ $(($(st "$WORKLOAD_PID" "$hs" "$he" thp) * 100)) -ge $((hot_pages * 95)) ]; }
-	# anon_huge: AnonHugePages (KiB) of the VMA holding the mapping (it
-	# may have merged with a neighbour); addresses compared as padded
-	# hex strings
-	anon_huge() {
-		awk -v s="$(printf '%16x' "$ms")" '
-			/^[0-9a-f]+-[0-9a-f]+ / {
-				split($1, r, "-")
-				in_m = sprintf("%16s", r[1]) <= s &&
-					s < sprintf("%16s", r[2])
-			}
-			in_m && /^AnonHugePages:/ { print $2 }' \
-			"/proc/$WORKLOAD_PID/smaps"
-	}
 	measure
-	diag "collapse: before, $changed pages of the mapping in huge pages, AnonHugePages $(anon_huge) KiB"
+	diag "collapse: before, $changed pages of the mapping in huge pages, AnonHugePages $(anon_huge "$WORKLOAD_PID" "$ms") KiB"
 	scheme_file collapse "$HOT"
 	runs_until hot_thp
 	hot_in=$(st "$WORKLOAD_PID" "$hs" "$he" thp)
-	ahp=$(anon_huge)
+	ahp=$(anon_huge "$WORKLOAD_PID" "$ms")
 	diag "collapse: $hot_in of $hot_pages hot pages, $changed of the mapping's $(((me - ms) / 4096)) in huge pages after $runs runs, AnonHugePages ${ahp:-?} KiB; sz_applied $sum_sz"
 	if [ $((hot_in * 100)) -ge $((hot_pages * 95)) ] &&
 		[ "${ahp:-0}" -ge $(((he - hs) / 1024)) ]; then

@@ -51,19 +51,7 @@ me=$((WORKLOAD_BASE + WORKLOAD_SIZE))
 hot_pages=$(((he - hs) / 4096))
 cold_pages=$(((me - ms) / 4096 - hot_pages))
 
-# AnonHugePages (KiB) of the VMA holding the mapping; addresses compared
-# as padded hex strings
-anon_huge() {
-	awk -v s="$(printf '%16x' "$ms")" '
-		/^[0-9a-f]+-[0-9a-f]+ / {
-			split($1, r, "-")
-			in_m = sprintf("%16s", r[1]) <= s &&
-				s < sprintf("%16s", r[2])
-		}
-		in_m && /^AnonHugePages:/ { print $2 }' \
-		"/proc/$WORKLOAD_PID/smaps"
-}
-huge_kb=$(anon_huge)
+huge_kb=$(anon_huge "$WORKLOAD_PID" "$ms")
 if [ "${huge_kb:-0}" -gt 0 ]; then
 	ok "the mapping is in huge pages (AnonHugePages ${huge_kb} kB)"
 else
@@ -128,7 +116,7 @@ applied=$(jsum sz_applied /tmp/thp.out)
 aggrs=$(jsum aggregations /tmp/thp.out)
 below=$(jsum nr_below_floor /tmp/thp.out)
 ebusy=$(jsum EBUSY /tmp/thp.out)
-huge_end=$(anon_huge)
+huge_end=$(anon_huge "$WORKLOAD_PID" "$ms")
 diag "THP aggregations=$aggrs hot_on_node0=$hot0/$hot_pages" \
 	"cold_on_node0=$cold0/$cold_pages pages_migrated=$engine (x$(awk \
 	-v m="$engine" -v h="$hot_pages" 'BEGIN { printf "%.2f", m / h }')" \

@@ -149,12 +149,7 @@ for mode in never always; do
 	ms=$((WORKLOAD_BASE)) me=$((WORKLOAD_BASE + WORKLOAD_SIZE))
 	hot_pages=$(((he - hs) / 4096))
 	cold_pages=$(((me - ms) / 4096 - hot_pages))
-	huge_kb=$(awk -v s="$(printf '%16x' "$ms")" '
-		/^[0-9a-f]+-[0-9a-f]+ / {
-			split($1, r, "-")
-			in_m = sprintf("%16s", r[1]) <= s && s < sprintf("%16s", r[2])
-		}
-		in_m && /^AnonHugePages:/ { print $2 }' "/proc/$WORKLOAD_PID/smaps")
+	huge_kb=$(anon_huge "$WORKLOAD_PID" "$ms")
 	diag "THP $mode: AnonHugePages ${huge_kb:-0} kB"
 	if [ $mode = always ] && [ "${huge_kb:-0}" -le 0 ]; then
 		not_ok "THP $mode: the mapping is in huge pages"
