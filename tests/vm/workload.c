@@ -396,7 +396,8 @@ int main(int argc, char **argv)
 	size_t size;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:N:S:F:aTH")) != -1) {
+	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:N:S:F:aTH")) !=
+	       -1) {
 		switch (opt) {
 		case 's':
 			total_mb = arg_ul(optarg, "size");
