@@ -73,13 +73,9 @@ struct damon_perf_hint {
  * @hint:		samples split mode: where the region's few samples of
  *			the latest aggregations with any lay, while on one
  *			or two pages (split.c); kdamond only.
- * @sampled_start:	first page of the samples credited to the region in
- *			this aggregation; 0 with @sampled_end 0: none.
- * @sampled_end:	one past the last page of them: [@sampled_start,
- *			@sampled_end) is the span they cover (the pieces of
- *			a cut clip it, a merge joins it, so it may hold
- *			pages no sample touched, never a sampled page
- *			outside it).
+ * @sampled:		the pages the samples credited to the region in this
+ *			aggregation fell on (the pieces of a cut clip it, a
+ *			merge joins it).
  * @list:		in &damon_perf_target.regions, sorted by @start.
  */
 struct damon_perf_region {
@@ -93,8 +89,7 @@ struct damon_perf_region {
 	u64 pass_seq;
 	u64 pass_seen;
 	struct damon_perf_hint hint;
-	unsigned long sampled_start;
-	unsigned long sampled_end;
+	struct damon_perf_sampled sampled;
 	struct list_head list;
 };
 
@@ -221,10 +216,8 @@ struct damon_perf_filter {
  * @end:		one past the last address.
  * @probe_hits:		raw samples per probe.
  * @rate:		estimated accesses per second.
- * @sampled_start:	first page of its samples' span (see
- *			&struct damon_perf_region); 0 with @sampled_end 0:
- *			no sample.
- * @sampled_end:	one past the last page of that span.
+ * @sampled:		the pages its samples fell on (see
+ *			&struct damon_perf_region).
  */
 struct damon_perf_snap_region {
 	u32 target_id;
@@ -234,8 +227,7 @@ struct damon_perf_snap_region {
 	u64 end;
 	u64 probe_hits[DAMON_PERF_MAX_PROBES];
 	u64 rate;		/* estimated accesses per second */
-	u64 sampled_start;
-	u64 sampled_end;
+	struct damon_perf_sampled sampled;
 };
 
 /**

@@ -296,3 +296,117 @@ bool damon_perf_density_cut(const struct damon_perf_sample *smp, u32 lo,
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_density_cut);
+
+/**
+ * damon_perf_sampled_add() - Add a run of sampled pages.
+ * @s:		the sampled pages of a region.
+ * @start:	first address of the run.
+ * @end:	one past its last address, above @start.
+ *
+ * A run touching or overlapping others joins them; one more run than
+ * DAMON_PERF_SAMPLED_RUNS_MAX joins the two runs (the new one included)
+ * with the smallest gap between them, so every sampled page stays inside
+ * a run.
+ *
+ * Context: the kdamond, or a caller owning the region.
+ */
+void damon_perf_sampled_add(struct damon_perf_sampled *s, unsigned long start,
+			    unsigned long end)
+{
+	struct {
+		unsigned long start;
+		unsigned long end;
+	} run[DAMON_PERF_SAMPLED_RUNS_MAX + 1];
+	unsigned int nr = 0, i, best;
+	bool placed = false;
+
+	/* the runs in order with [start, end) inserted, touching ones joined */
+	for (i = 0; i <= s->nr; i++) {
+		unsigned long a, b;
+
+		if (i < s->nr && (placed || s->run[i].start < start)) {
+			a = s->run[i].start;
+			b = s->run[i].end;
+		} else if (!placed) {
+			a = start;
+			b = end;
+			placed = true;
+			i--;	/* run i (if any) comes next */
+		} else {
+			break;
+		}
+		if (nr && a <= run[nr - 1].end) {
+			if (b > run[nr - 1].end)
+				run[nr - 1].end = b;
+		} else {
+			run[nr].start = a;
+			run[nr].end = b;
+			nr++;
+		}
+	}
+	if (nr > DAMON_PERF_SAMPLED_RUNS_MAX) {
+		best = 0;
+		for (i = 1; i + 1 < nr; i++)
+			if (run[i + 1].start - run[i].end <
+			    run[best + 1].start - run[best].end)
+				best = i;
+		run[best].end = run[best + 1].end;
+		for (i = best + 1; i + 1 < nr; i++)
+			run[i] = run[i + 1];
+		nr--;
+	}
+	for (i = 0; i < nr; i++) {
+		s->run[i].start = run[i].start;
+		s->run[i].end = run[i].end;
+	}
+	s->nr = nr;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_sampled_add);
+
+/**
+ * damon_perf_sampled_clip() - Keep the sampled pages within a range.
+ * @s:		the sampled pages of a region.
+ * @start:	first address of the range.
+ * @end:	one past its last address.
+ *
+ * Context: the kdamond, or a caller owning the region.
+ */
+void damon_perf_sampled_clip(struct damon_perf_sampled *s, unsigned long start,
+			     unsigned long end)
+{
+	unsigned int i, nr = 0;
+
+	for (i = 0; i < s->nr; i++) {
+		unsigned long a = s->run[i].start, b = s->run[i].end;
+
+		if (a < start)
+			a = start;
+		if (b > end)
+			b = end;
+
+		if (a >= b)
+			continue;
+		s->run[nr].start = a;
+		s->run[nr].end = b;
+		nr++;
+	}
+	s->nr = nr;
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_sampled_clip);
+
+/**
+ * damon_perf_sampled_join() - Add the sampled pages of another region.
+ * @l:		the sampled pages of a region.
+ * @r:		those of the region after it.
+ *
+ * Context: the kdamond, or a caller owning the regions.
+ */
+void damon_perf_sampled_join(struct damon_perf_sampled *l,
+			     const struct damon_perf_sampled *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr; i++)
+		damon_perf_sampled_add(l, r->run[i].start, r->run[i].end);
+}
+EXPORT_SYMBOL_IF_KUNIT(damon_perf_sampled_join);

@@ -9,6 +9,8 @@
 
 #include "portable_types.h"
 
+#include <linux/damon_perf.h>	/* uapi: DAMON_PERF_SAMPLED_RUNS_MAX */
+
 #ifndef __KERNEL__
 #define PAGE_SHIFT	12
 #define BITS_PER_LONG	(__SIZEOF_LONG__ * 8)
@@ -75,6 +77,28 @@ static inline u32 damon_perf_sample_interval(u32 tag)
 #define DAMON_PERF_SPAN_PAGES		2
 #define DAMON_PERF_SPAN_UNLIKELY	1000
 
+/**
+ * struct damon_perf_sampled - The pages a region's samples fell on.
+ * @nr:		runs in @run; 0: no sample.
+ * @run:	runs of pages, [start, end) in address order, neither
+ *		overlapping nor touching. No page outside them had a sample;
+ *		a page inside one may have had none: a sample that would make
+ *		one run more than DAMON_PERF_SAMPLED_RUNS_MAX joins the two
+ *		runs with the smallest gap between them.
+ *
+ * A tiering action takes the pages with samples rather than the whole
+ * region, and a region few samples made hot is wide: one span from the
+ * first sample to the last takes every page between two samples far
+ * apart (a thread's stack and a hot range) along.
+ */
+struct damon_perf_sampled {
+	unsigned int nr;
+	struct {
+		unsigned long start;
+		unsigned long end;
+	} run[DAMON_PERF_SAMPLED_RUNS_MAX];
+};
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -84,6 +108,12 @@ u64 damon_perf_density_span_chance(unsigned long w, unsigned long len, u32 n,
 bool damon_perf_density_cut(const struct damon_perf_sample *smp, u32 lo,
 			    u32 hi, unsigned long first, unsigned long end,
 			    unsigned long *page, u32 *mid);
+void damon_perf_sampled_add(struct damon_perf_sampled *s, unsigned long start,
+			    unsigned long end);
+void damon_perf_sampled_clip(struct damon_perf_sampled *s, unsigned long start,
+			     unsigned long end);
+void damon_perf_sampled_join(struct damon_perf_sampled *l,
+			     const struct damon_perf_sampled *r);
 
 #ifdef __cplusplus
 }

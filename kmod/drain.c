@@ -398,15 +398,9 @@ static void credit(struct damon_perf_drain *d, struct damon_perf_region *r,
 
 	if (r->probe_hits[probe] < U64_MAX)
 		r->probe_hits[probe]++;
-	/* every sample widens the span, presence mode's repeats too */
-	if (r->sampled_end <= r->sampled_start) {
-		r->sampled_start = page;
-		r->sampled_end = min(page + PAGE_SIZE, r->end);
-	} else {
-		r->sampled_start = min(r->sampled_start, page);
-		r->sampled_end = max(r->sampled_end,
-				     min(page + PAGE_SIZE, r->end));
-	}
+	/* every sample is a sampled page, presence mode's repeats too */
+	damon_perf_sampled_add(&r->sampled, page,
+			       min(page + PAGE_SIZE, r->end));
 	if (check_mul_overflow(report_period(d->ctx, report), (u64)w,
 			       &events) ||
 	    check_add_overflow(r->events, events, &r->events))

@@ -129,13 +129,8 @@ static struct damon_perf_snapshot *snapshot_build(struct damon_perf_ctx *ctx,
 			       sizeof(s->probe_hits));
 			s->rate = damon_perf_kdamond_rate(r, elapsed_ns);
 			/* within the region, should an update trim it */
-			if (r->sampled_end > r->sampled_start &&
-			    r->sampled_start < r->end &&
-			    r->sampled_end > r->start) {
-				s->sampled_start = max(r->sampled_start,
-						       r->start);
-				s->sampled_end = min(r->sampled_end, r->end);
-			}
+			s->sampled = r->sampled;
+			damon_perf_sampled_clip(&s->sampled, r->start, r->end);
 		}
 		/* a target at a time: see damon_perf_regions_merge_ctx() */
 		cond_resched();

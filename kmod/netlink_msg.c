@@ -425,12 +425,25 @@ int damon_perf_nl_fill_region(struct sk_buff *skb,
 	    put_u64(skb, DAMON_PERF_REGION_A_RATE, r->rate,
 		    DAMON_PERF_REGION_A_PAD))
 		goto cancel;
-	if (r->sampled_end > r->sampled_start &&
-	    (put_u64(skb, DAMON_PERF_REGION_A_SAMPLED_START, r->sampled_start,
-		     DAMON_PERF_REGION_A_PAD) ||
-	     put_u64(skb, DAMON_PERF_REGION_A_SAMPLED_END, r->sampled_end,
+	if (r->sampled.nr &&
+	    (put_u64(skb, DAMON_PERF_REGION_A_SAMPLED_START,
+		     r->sampled.run[0].start, DAMON_PERF_REGION_A_PAD) ||
+	     put_u64(skb, DAMON_PERF_REGION_A_SAMPLED_END,
+		     r->sampled.run[r->sampled.nr - 1].end,
 		     DAMON_PERF_REGION_A_PAD)))
 		goto cancel;
+	/* one run is [sampled-start, sampled-end): no more to say */
+	if (r->sampled.nr > 1) {
+		u64 runs[2 * DAMON_PERF_SAMPLED_RUNS_MAX];
+
+		for (i = 0; i < r->sampled.nr; i++) {
+			runs[2 * i] = r->sampled.run[i].start;
+			runs[2 * i + 1] = r->sampled.run[i].end;
+		}
+		if (nla_put(skb, DAMON_PERF_REGION_A_SAMPLED_RUNS,
+			    2 * r->sampled.nr * sizeof(u64), runs))
+			goto cancel;
+	}
 	hits = nla_nest_start(skb, DAMON_PERF_REGION_A_PROBE_HITS);
 	if (!hits)
 		goto cancel;

@@ -161,15 +161,10 @@ static void fit_hint(struct damon_perf_region *r)
 		h->nr = 0;
 }
 
-/* Clip the span of the samples of @r (ctx_types.h) to @r; none if empty. */
+/* Clip the sampled pages of @r (ctx_types.h) to @r. */
 static void fit_sampled(struct damon_perf_region *r)
 {
-	r->sampled_start = max(r->sampled_start, r->start);
-	r->sampled_end = min(r->sampled_end, r->end);
-	if (r->sampled_end <= r->sampled_start) {
-		r->sampled_start = 0;
-		r->sampled_end = 0;
-	}
+	damon_perf_sampled_clip(&r->sampled, r->start, r->end);
 }
 
 /**
@@ -200,8 +195,7 @@ damon_perf_region_split_at(struct damon_perf_target *t,
 	n->pass_seq = r->pass_seq;
 	n->pass_seen = r->pass_seen;
 	n->hint = r->hint;
-	n->sampled_start = r->sampled_start;
-	n->sampled_end = r->sampled_end;
+	n->sampled = r->sampled;
 	r->end = at;
 	fit_hint(r);
 	fit_hint(n);
@@ -350,8 +344,7 @@ int damon_perf_regions_set_ranges(struct damon_perf_target *t,
 			n->events = r->events;
 			n->hint = r->hint;
 			fit_hint(n);
-			n->sampled_start = r->sampled_start;
-			n->sampled_end = r->sampled_end;
+			n->sampled = r->sampled;
 			fit_sampled(n);
 			damon_perf_region_add(&tmp, n);
 			pos = n->end;
@@ -507,12 +500,8 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 	/* the stronger evidence of few samples on one or two pages */
 	if (r->hint.nr && (!l->hint.nr || r->hint.chance < l->hint.chance))
 		l->hint = r->hint;
-	/* the span of the samples of both */
-	if (r->sampled_end > r->sampled_start) {
-		if (l->sampled_end <= l->sampled_start)
-			l->sampled_start = r->sampled_start;
-		l->sampled_end = r->sampled_end;
-	}
+	/* the sampled pages of both */
+	damon_perf_sampled_join(&l->sampled, &r->sampled);
 	l->end = r->end;
 	damon_perf_region_destroy(t, r);
 }
@@ -584,8 +573,7 @@ void damon_perf_regions_reset(struct damon_perf_target *t)
 		r->nr_accesses = 0;
 		memset(r->probe_hits, 0, sizeof(r->probe_hits));
 		r->events = 0;
-		r->sampled_start = 0;
-		r->sampled_end = 0;
+		r->sampled.nr = 0;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_regions_reset);

@@ -445,10 +445,8 @@ static void recount(struct damon_perf_region *first,
 			p->nr_accesses = min(distinct_intervals(smp, a, b),
 					     o->nr_accesses);
 		/* counters from no sample: no span either */
-		if (a == b) {
-			p->sampled_start = 0;
-			p->sampled_end = 0;
-		}
+		if (a == b)
+			p->sampled.nr = 0;
 		a = b;
 	}
 }

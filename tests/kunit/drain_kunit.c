@@ -937,6 +937,25 @@ drain_should_bound_samples_and_grow_at_high_water_mark(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->cap, DAMON_PERF_MAX_SPLIT_SAMPLES);
 }
 
+/* Expect the sampled pages of @r to be the runs of pages @...: first, end. */
+static void expect_runs(struct kunit *test, const struct damon_perf_region *r,
+			unsigned int nr, ...)
+{
+	unsigned int i;
+	va_list ap;
+
+	KUNIT_ASSERT_EQ(test, r->sampled.nr, nr);
+	va_start(ap, nr);
+	for (i = 0; i < nr; i++) {
+		unsigned long a = va_arg(ap, unsigned long);
+		unsigned long b = va_arg(ap, unsigned long);
+
+		KUNIT_EXPECT_EQ(test, r->sampled.run[i].start, BASE + a * PG);
+		KUNIT_EXPECT_EQ(test, r->sampled.run[i].end, BASE + b * PG);
+	}
+	va_end(ap);
+}
+
 /*
  * Defect: the buffer grew before a pass only at half full, so a burst in
  * one pass (a NUMA scan's hinting faults on a whole range at once) passed
@@ -982,63 +1001,73 @@ static void drain_should_keep_every_sample_of_a_burst(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->nr_accesses, 0U);
 	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->end,
 			BASE + 16384 * PG);
-	/* the piece without samples has no span, the lone page its own */
-	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->sampled_end, 0UL);
-	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 8192 * PG)->sampled_start,
-			BASE + 8192 * PG);
-	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 8192 * PG)->sampled_end,
-			BASE + 8193 * PG);
+	/* the piece without samples has no run, the lone page its own */
+	KUNIT_EXPECT_EQ(test, region_at(t, BASE + 9000 * PG)->sampled.nr, 0U);
+	expect_runs(test, region_at(t, BASE + 8192 * PG), 1, 8192UL, 8193UL);
 }
 
 /*
- * Every credited sample widens its region's span, presence mode's
- * repeats in one interval too; a cut clips it to each piece (none for a
- * piece beyond it), a merge joins it, a reset clears it. The span is what
- * migrate_hot moves (damonctl schemes): no page outside it had a sample.
+ * Every credited sample is a sampled page, presence mode's repeats in one
+ * interval too: pages next to each other make one run, and a sample that
+ * would make more than DAMON_PERF_SAMPLED_RUNS_MAX runs joins the two
+ * closest. A cut clips the runs to each piece (none for a piece beyond
+ * them), a merge joins them, a reset clears them. The runs are what
+ * migrate_hot moves (damonctl schemes): no page outside them had a
+ * sample, and a wide gap between two samples is not taken along.
  */
-static void drain_should_keep_the_span_of_the_samples(struct kunit *test)
+static void drain_should_keep_the_runs_of_sampled_pages(struct kunit *test)
 {
 	struct damon_perf_ctx *ctx = ctx_alloc(test, DAMON_PERF_OPS_PADDR);
 	struct damon_perf_target *t = target_add(test, ctx, 0, BASE, 1);
 	struct damon_perf_region *r, *n, *n2;
 	struct damon_perf_drain d;
 
+	BUILD_BUG_ON(DAMON_PERF_SAMPLED_RUNS_MAX != 4);
 	damon_perf_regions_free(t);
 	KUNIT_ASSERT_EQ(test, 0,
 			damon_perf_regions_split_evenly(t, BASE, BASE + 64 * PG,
 							1));
 	KUNIT_ASSERT_EQ(test, 0, damon_perf_drain_prepare(ctx, &d));
 	r = region_at(t, BASE);
-	KUNIT_EXPECT_EQ(test, r->sampled_end, 0UL);
+	expect_runs(test, r, 0);
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 20 * PG + 100, 8));
-	KUNIT_EXPECT_EQ(test, r->sampled_start, BASE + 20 * PG);
-	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 21 * PG);
+	expect_runs(test, r, 1, 20UL, 21UL);
+	/* a repeat, then the next page: one run */
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 20 * PG + 8, 8));
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 21 * PG, 8));
+	expect_runs(test, r, 1, 20UL, 22UL);
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 40 * PG, 8));
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 10 * PG + 8, 8));
-	KUNIT_EXPECT_EQ(test, r->sampled_start, BASE + 10 * PG);
-	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 41 * PG);
-	/* the last page's sample ends the span at the region's end */
+	expect_runs(test, r, 3, 10UL, 11UL, 20UL, 22UL, 40UL, 41UL);
+	/* the last page's sample ends its run at the region's end */
 	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 64 * PG - 8, 8));
-	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 64 * PG);
+	expect_runs(test, r, 4, 10UL, 11UL, 20UL, 22UL, 40UL, 41UL, 63UL,
+		    64UL);
+	/* a fifth run: the two with the smallest gap (40 and 42) join */
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 42 * PG, 8));
+	expect_runs(test, r, 4, 10UL, 11UL, 20UL, 22UL, 40UL, 43UL, 63UL,
+		    64UL);
+	/* one before them all: it joins the closest, 10 (gap 8 < 9) */
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 1 * PG, 8));
+	expect_runs(test, r, 4, 1UL, 11UL, 20UL, 22UL, 40UL, 43UL, 63UL, 64UL);
+	/* a sample next to a run widens it */
+	KUNIT_EXPECT_TRUE(test, drain(&d, BASE + 43 * PG, 8));
+	expect_runs(test, r, 4, 1UL, 11UL, 20UL, 22UL, 40UL, 44UL, 63UL, 64UL);
 	n = damon_perf_region_split_at(t, r, BASE + 30 * PG);
 	KUNIT_ASSERT_NOT_NULL(test, n);
-	KUNIT_EXPECT_EQ(test, r->sampled_start, BASE + 10 * PG);
-	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 30 * PG);
-	KUNIT_EXPECT_EQ(test, n->sampled_start, BASE + 30 * PG);
-	KUNIT_EXPECT_EQ(test, n->sampled_end, BASE + 64 * PG);
-	n2 = damon_perf_region_split_at(t, r, BASE + 5 * PG);
+	expect_runs(test, r, 2, 1UL, 11UL, 20UL, 22UL);
+	expect_runs(test, n, 2, 40UL, 44UL, 63UL, 64UL);
+	/* a cut inside a run clips it on both sides */
+	n2 = damon_perf_region_split_at(t, r, BASE + 21 * PG);
 	KUNIT_ASSERT_NOT_NULL(test, n2);
-	KUNIT_EXPECT_EQ(test, r->sampled_start, 0UL);
-	KUNIT_EXPECT_EQ(test, r->sampled_end, 0UL);
-	KUNIT_EXPECT_EQ(test, n2->sampled_start, BASE + 10 * PG);
+	expect_runs(test, r, 2, 1UL, 11UL, 20UL, 21UL);
+	expect_runs(test, n2, 1, 21UL, 22UL);
 	damon_perf_regions_merge(t, UINT_MAX, ULONG_MAX);
 	r = region_at(t, BASE);
 	KUNIT_EXPECT_EQ(test, r->end, BASE + 64 * PG);
-	KUNIT_EXPECT_EQ(test, r->sampled_start, BASE + 10 * PG);
-	KUNIT_EXPECT_EQ(test, r->sampled_end, BASE + 64 * PG);
+	expect_runs(test, r, 4, 1UL, 11UL, 20UL, 22UL, 40UL, 44UL, 63UL, 64UL);
 	damon_perf_regions_reset(t);
-	KUNIT_EXPECT_EQ(test, r->sampled_start, 0UL);
-	KUNIT_EXPECT_EQ(test, r->sampled_end, 0UL);
+	expect_runs(test, r, 0);
 }
 
 /*
@@ -1495,7 +1524,7 @@ static struct kunit_case drain_cases[] = {
 	KUNIT_CASE(drain_should_bound_samples_and_grow_at_high_water_mark),
 	KUNIT_CASE(drain_should_keep_every_sample_of_a_burst),
 	KUNIT_CASE(drain_should_presize_samples_for_the_rings),
-	KUNIT_CASE(drain_should_keep_the_span_of_the_samples),
+	KUNIT_CASE(drain_should_keep_the_runs_of_sampled_pages),
 	KUNIT_CASE(drain_then_split_should_sort_the_samples),
 	KUNIT_CASE(drain_then_split_should_isolate_hot_range),
 	KUNIT_CASE(drain_then_aggregate_should_carry_a_bursty_stream),

@@ -800,3 +800,61 @@ TEST(Codec, RegionSpanOfTheSamples)
 	EXPECT_FALSE(j["regions"][1].contains("sampled_start"));
 	EXPECT_EQ(aggregation_from_json(j), agg);
 }
+
+// A region's runs of sampled pages (pairs of u64) reach the model, the
+// JSON and back; a length that is not whole pairs, more than
+// DAMON_PERF_SAMPLED_RUNS_MAX runs, an empty run or runs out of order
+// are refused as malformed.
+TEST(Codec, RegionRunsOfSampledPages)
+{
+	auto parse_runs = [](const std::vector<uint64_t> &v, size_t len) {
+		NlMsg msg = new_msg(FAMILY, DAMON_PERF_CMD_AGGREGATION, 0);
+		Aggregation agg;
+
+		nla_put_u32(msg.get(), DAMON_PERF_A_CTX_ID, 4);
+		nlattr *r = nla_nest_start(msg.get(), DAMON_PERF_A_REGION);
+		nla_put_u32(msg.get(), DAMON_PERF_REGION_A_TARGET_ID, 1);
+		nla_put_u64(msg.get(), DAMON_PERF_REGION_A_START, 0x10000);
+		nla_put_u64(msg.get(), DAMON_PERF_REGION_A_END, 0x80000);
+		nla_put_u64(msg.get(), DAMON_PERF_REGION_A_SAMPLED_START,
+			    v.empty() ? 0 : v.front());
+		nla_put_u64(msg.get(), DAMON_PERF_REGION_A_SAMPLED_END,
+			    v.empty() ? 0 : v.back());
+		nla_put(msg.get(), DAMON_PERF_REGION_A_SAMPLED_RUNS, int(len),
+			v.data());
+		nla_nest_end(msg.get(), r);
+		parse_aggregation(msg_hdr(msg), agg);
+		return agg;
+	};
+	std::vector<uint64_t> two = {0x11000, 0x12000, 0x70000, 0x72000};
+	Aggregation agg = parse_runs(two, 32);
+	ASSERT_EQ(agg.regions.size(), 1u);
+	using Runs = std::vector<std::pair<uint64_t, uint64_t>>;
+	EXPECT_EQ(agg.regions[0].sampled_runs,
+		  (Runs{{0x11000, 0x12000}, {0x70000, 0x72000}}));
+	nlohmann::json j = to_json(agg);
+	EXPECT_EQ(j["regions"][0]["sampled_runs"][1][0], 0x70000u);
+	EXPECT_EQ(aggregation_from_json(j), agg);
+	// as many as the module sends
+	std::vector<uint64_t> most;
+	for (uint64_t i = 0; i < DAMON_PERF_SAMPLED_RUNS_MAX; i++) {
+		most.push_back(0x10000 + i * 0x2000);
+		most.push_back(0x11000 + i * 0x2000);
+	}
+	EXPECT_EQ(parse_runs(most, most.size() * 8)
+			  .regions[0]
+			  .sampled_runs.size(),
+		  size_t(DAMON_PERF_SAMPLED_RUNS_MAX));
+	std::vector<uint64_t> more = most;
+	more.push_back(0x70000);
+	more.push_back(0x71000);
+	EXPECT_THROW(parse_runs(more, more.size() * 8), ProtocolError);
+	EXPECT_THROW(parse_runs(two, 24), ProtocolError);
+	EXPECT_THROW(parse_runs(two, 0), ProtocolError);
+	EXPECT_THROW(parse_runs({0x11000, 0x11000}, 16), ProtocolError);
+	EXPECT_THROW(parse_runs({0x70000, 0x71000, 0x11000, 0x12000}, 32),
+		     ProtocolError);
+	// a recording's run that is not [first, end) is refused too
+	j["regions"][0]["sampled_runs"][0] = {0x12000, 0x11000};
+	EXPECT_THROW(aggregation_from_json(j), UsageError);
+}

@@ -477,3 +477,47 @@ TEST(SchemeThp, MigrateHotSpanInHugePages)
 		EXPECT_EQ(b.hp_moves.count(a), in ? 1u : 0u) << (a - B) / MiB;
 	}
 }
+
+// The region the tiering test saw on 6.12 with THP always (tiering.sh):
+// [-16, 22.5) MiB of the mapping, hot from three samples, one on a thread
+// stack 8 MiB below the mapping and two in the hot range from 17 MiB.
+// Their span, [-8, 22.5) MiB, took the cold huge pages [0, 16) MiB along
+// (4608 cold pages promoted). The runs of sampled pages leave the gap
+// between them alone: only the huge pages the hot runs touch move, and a
+// region without runs (an older module) still moves its span.
+TEST(SchemeThp, MigrateHotMovesTheRunsOfSampledPagesNotTheGaps)
+{
+	ThpBackend b;
+	for (uint64_t a = B; a < B + 64 * MiB; a += HP)
+		b.add_huge(a);
+	SchemeEngine e({one(R"({"action": "migrate_hot", "node": 0,
+		"pattern": {"nr_accesses": {"min": 1}},
+		"filters": [{"type": "addr", "start": "0x40000000",
+			     "end": "0x44000000", "allow": true}]})")},
+		       b); // the filter: the mapping, [B, B + 64 MiB)
+	Region hot = region(B - 16 * MiB, B + 22 * MiB + 512 * KiB, 3, 0);
+	hot.sampled_start = B - 8 * MiB - 8 * KiB;
+	hot.sampled_end = B + 22 * MiB + 512 * KiB;
+	hot.sampled_runs = {
+		{B - 8 * MiB - 8 * KiB, B - 8 * MiB - 4 * KiB},
+		{B + 17 * MiB, B + 17 * MiB + 4 * KiB},
+		{B + 22 * MiB + 508 * KiB, B + 22 * MiB + 512 * KiB}};
+
+	for (uint64_t t = 0; t < 3; t++)
+		e.apply(aggr({hot}, t));
+	for (uint64_t a = B; a < B + 64 * MiB; a += HP) {
+		bool in = a == B + 16 * MiB || a == B + 22 * MiB;
+		EXPECT_EQ(b.hp_moves.count(a), in ? 1u : 0u) << (a - B) / MiB;
+	}
+	// the same region from a module without runs: its span, as before
+	ThpBackend b2;
+	for (uint64_t a = B; a < B + 64 * MiB; a += HP)
+		b2.add_huge(a);
+	SchemeEngine e2({one(R"({"action": "migrate_hot", "node": 0,
+		"pattern": {"nr_accesses": {"min": 1}}})")},
+			b2);
+	hot.sampled_runs.clear();
+	e2.apply(aggr({hot}));
+	EXPECT_EQ(b2.hp_moves.count(B), 1u);
+	EXPECT_EQ(b2.hp_moves.count(B + 8 * MiB), 1u);
+}

@@ -174,6 +174,10 @@ EOF
 	numa0=$(vmstat numa_pages_migrated)
 	traced=0
 	migrations_traced && traced=1
+	# the aggregations the engine acts on, for the diagnosis of a failure
+	damonctl record -o /tmp/tier.rec -n $((AGGRS + 5)) tier \
+		> /dev/null 2>&1 &
+	rec=$!
 	damonctl schemes -c /tmp/tier.json tier --json -n "$AGGRS" \
 		> /tmp/tier.out 2> /tmp/tier.err &
 	engine=$!
@@ -189,6 +193,8 @@ EOF
 	done
 	wait $engine
 	rc=$?
+	kill $rec 2>/dev/null
+	wait $rec
 	# shellcheck disable=SC2046
 	set -- $(nodes "$WORKLOAD_PID" $hs $he)
 	hot0=${1:-0}
@@ -229,23 +235,20 @@ EOF
 	else
 		not_ok "THP $mode: 95 % of the hot pages on node 0 ($hot0 of $hot_pages)"
 	fi
-	# the known gap (Documentation/schemes.rst, tiering.sh): on 6.12 and
-	# 7.2 a region over the hot range now and then takes cold huge pages
-	# along (4608 cold pages once on 6.12), which is reported as a TODO
-	# there, with its figures, until it is fixed
-	gap=0
-	[ $mode = always ] && [ $hmat_tiers = 1 ] && gap=1
 	if [ "$cold0" -le "$cold_max" ]; then
 		ok "THP $mode: $cold0 of $cold_pages cold pages on node 0 (at most $what, $cold_max)"
-	elif [ $gap = 1 ]; then
-		todo "THP $mode: cold pages on node 0" "$cold0 of $cold_pages, want at most $cold_max: a region over the hot range took cold huge pages (open on 6.12 and 7.2)"
 	else
 		not_ok "THP $mode: $cold0 of $cold_pages cold pages on node 0 (want at most $what, $cold_max)"
+		# why: the regions and the runs of sampled pages the engine
+		# acted on
+		for seq in $(sed -n 's/.*"seq":\([0-9]*\).*/\1/p' /tmp/tier.rec); do
+			diag "THP $mode regions $(regions_of_aggregation /tmp/tier.rec "$seq" "$ms" "$me")"
+		done
+		grep -o '"sampled_runs":[^]]*]]' /tmp/tier.rec | sort | uniq -c |
+			while read -r l; do diag "THP $mode $l"; done
 	fi
 	if [ "$MIG_ENGINE" -le "$mig_max" ]; then
 		ok "THP $mode: $MIG_ENGINE pages migrated for $hot_pages hot (at most $mig_max)"
-	elif [ $gap = 1 ]; then
-		todo "THP $mode: pages migrated" "$MIG_ENGINE for $hot_pages hot, want at most $mig_max: the cold huge pages above (open on 6.12 and 7.2)"
 	else
 		not_ok "THP $mode: $MIG_ENGINE pages migrated for $hot_pages hot (want at most $mig_max)"
 	fi

@@ -416,6 +416,28 @@ Region parse_region(const nlattr *nest)
 		case DAMON_PERF_REGION_A_SAMPLED_END:
 			r.sampled_end = get_u64(a, "region sampled_end");
 			break;
+		case DAMON_PERF_REGION_A_SAMPLED_RUNS: {
+			// pairs of u64: a run's first page, one past its last
+			const size_t pair = 2 * sizeof(uint64_t);
+			const auto len = size_t(nla_len(a));
+			if (!len || len % pair ||
+			    len > pair * DAMON_PERF_SAMPLED_RUNS_MAX)
+				bad("region sampled_runs", a);
+			const auto *p =
+				static_cast<const unsigned char *>(nla_data(a));
+			r.sampled_runs.clear();
+			for (size_t o = 0; o < len; o += pair) {
+				uint64_t b, e;
+				std::memcpy(&b, p + o, sizeof(b));
+				std::memcpy(&e, p + o + sizeof(b), sizeof(e));
+				if (e <= b ||
+				    (!r.sampled_runs.empty() &&
+				     b < r.sampled_runs.back().second))
+					bad("region sampled_runs", a);
+				r.sampled_runs.emplace_back(b, e);
+			}
+			break;
+		}
 		case DAMON_PERF_REGION_A_PROBE_HITS:
 			each_nested(a, [&](int idx, const nlattr *h) {
 				// type 0 is padding; indexes are 1-based

@@ -242,9 +242,11 @@ bool operator==(const CtxInfo &a, const CtxInfo &b)
 bool operator==(const Region &a, const Region &b)
 {
 	return std::tie(a.target_id, a.start, a.end, a.nr_accesses, a.age,
-			a.rate, a.probe_hits, a.sampled_start, a.sampled_end) ==
+			a.rate, a.probe_hits, a.sampled_start, a.sampled_end,
+			a.sampled_runs) ==
 	       std::tie(b.target_id, b.start, b.end, b.nr_accesses, b.age,
-			b.rate, b.probe_hits, b.sampled_start, b.sampled_end);
+			b.rate, b.probe_hits, b.sampled_start, b.sampled_end,
+			b.sampled_runs);
 }
 
 bool operator==(const Aggregation &a, const Aggregation &b)

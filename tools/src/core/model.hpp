@@ -151,6 +151,11 @@ struct Region {
 	// from a module or a recording without it)
 	uint64_t sampled_start = 0;
 	uint64_t sampled_end = 0;
+	// the runs of pages its samples fell on, [first, end) in address
+	// order, when more than one (the module joins the closest beyond
+	// DAMON_PERF_SAMPLED_RUNS_MAX): no page outside them had a sample;
+	// empty: one run, [sampled_start, sampled_end), or none
+	std::vector<std::pair<uint64_t, uint64_t>> sampled_runs;
 	uint64_t size() const { return end - start; }
 	bool sampled() const { return sampled_end > sampled_start; }
 };

@@ -250,6 +250,8 @@ json to_json(const Aggregation &a)
 			regions.back()["sampled_start"] = r.sampled_start;
 			regions.back()["sampled_end"] = r.sampled_end;
 		}
+		if (!r.sampled_runs.empty())
+			regions.back()["sampled_runs"] = r.sampled_runs;
 	}
 	json j = {{"ctx_id", a.ctx_id},
 		  {"ctx_name", a.ctx_name},
@@ -343,6 +345,26 @@ Aggregation aggregation_from_json(const json &j)
 						: 0);
 		rr.sampled_start = get_u64(r, "sampled_start", false);
 		rr.sampled_end = get_u64(r, "sampled_end", false);
+		if (r.contains("sampled_runs")) {
+			const auto &runs = r["sampled_runs"];
+			if (!runs.is_array())
+				throw UsageError("recording: region "
+						 "sampled_runs not a list");
+			for (const auto &run : runs) {
+				if (!run.is_array() || run.size() != 2 ||
+				    !run[0].is_number_unsigned() ||
+				    !run[1].is_number_unsigned() ||
+				    run[1].get<uint64_t>() <=
+					    run[0].get<uint64_t>())
+					throw UsageError(
+						"recording: region "
+						"sampled_runs holds a "
+						"run that is not [first, end)");
+				rr.sampled_runs.emplace_back(
+					run[0].get<uint64_t>(),
+					run[1].get<uint64_t>());
+			}
+		}
 		if (rr.end < rr.start)
 			throw UsageError("recording: region end below start");
 		a.regions.push_back(rr);

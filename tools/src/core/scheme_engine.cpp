@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <deque>
 #include <set>
 #include <system_error>
 
@@ -556,12 +557,13 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 	// (the resume point kept for the next window)
 	if (spent())
 		return;
-	// migrate_hot moves the span a region's samples cover, not the
-	// whole region: a page outside it had no sample (a wide region a
-	// few samples made hot holds cold pages); matched and ranked by
-	// the whole region's counters, as DAMOS does
-	std::vector<Region> spans;
-	spans.reserve(agg.regions.size());
+	// migrate_hot moves the pages a region's samples fell on (the runs
+	// of sampled pages, or their span), not the whole region: a page
+	// outside them had no sample (a wide region a few samples made hot
+	// holds cold pages, and two samples far apart, a thread's stack
+	// and a hot range, hold cold pages between them); matched and
+	// ranked by the whole region's counters, as DAMOS does
+	std::deque<Region> spans; // stable addresses for cands
 	for (const auto &r : agg.regions) {
 		if (!matches(s, r, max_nr, agg.aggr_us))
 			continue;
@@ -570,12 +572,20 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 			cands.push_back(&r);
 			continue;
 		}
-		Region n = r;
-		n.start = std::max(r.start, r.sampled_start / page * page);
-		n.end = std::min(r.end,
-				 (r.sampled_end + page - 1) / page * page);
-		spans.push_back(n);
-		cands.push_back(&spans.back());
+		std::vector<std::pair<uint64_t, uint64_t>> runs =
+			r.sampled_runs;
+		if (runs.empty())
+			runs.emplace_back(r.sampled_start, r.sampled_end);
+		for (const auto &[b, e] : runs) {
+			Region n = r;
+			n.start = std::max(r.start, b / page * page);
+			n.end = std::min(r.end, (e + page - 1) / page * page);
+			if (n.start >= n.end)
+				continue;
+			n.sampled_runs.clear();
+			spans.push_back(n);
+			cands.push_back(&spans.back());
+		}
 	}
 	uint64_t from = 0; // where the first region starts, when resumed
 	if (run.esz) {
