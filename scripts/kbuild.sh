@@ -67,6 +67,12 @@ suffix=
 out=$top/build/kbuild-$kernel$suffix
 log=$top/build/logs/kbuild-$kernel$suffix.log
 mkdir -p "$out" "$top/build/logs"
+# One build of a tree at a time: two runs side by side (scripts/vm.sh
+# twice, each building what it boots) would write the same objects at
+# once (objtool: "invalid Elf handle", fixdep: missing .d). The second
+# waits, then finds the build done and makes nothing.
+exec 9>"$out.lock"
+flock 9
 
 # Mirror the sources. Build products are excluded, so they survive (and
 # make stays incremental), and sources deleted upstream vanish here too.
