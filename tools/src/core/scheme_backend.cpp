@@ -129,6 +129,8 @@ public:
 		return procs_.mappings(pid);
 	}
 
+	bool reports_placement() const override { return true; }
+
 	ApplyResult apply(uint32_t pid, SchemeAction action, int node,
 			  uint64_t start, uint64_t end) override
 	{

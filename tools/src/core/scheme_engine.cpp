@@ -458,6 +458,23 @@ void SchemeEngine::apply(const Aggregation &agg)
 	maps_.clear();
 	maps_err_.clear();
 	hps_.clear();
+	// what was found placed too long ago, or of a pid no longer a
+	// target, is asked about again
+	seq_++;
+	std::set<uint32_t> live;
+	for (const auto &t : agg.targets)
+		if (t.pid)
+			live.insert(*t.pid);
+	for (auto it = placed_.begin(); it != placed_.end();) {
+		auto &m = it->second;
+		for (auto r = m.begin(); r != m.end();)
+			r = seq_ - r->second.seq >= PLACED_TRUST ? m.erase(r)
+								 : std::next(r);
+		if (m.empty() || !live.count(it->first.first))
+			it = placed_.erase(it);
+		else
+			++it;
+	}
 	for (auto &st : states_) {
 		uint64_t now = agg.time_ns;
 		Run &run = run_of(st, agg);
@@ -524,6 +541,74 @@ SchemeEngine::quota_order(const State &st, Run &run,
 		return top;
 	std::rotate(top.begin(), top.begin() + long(first), top.end());
 	return top;
+}
+
+namespace {
+
+// Marks [@a, @b) found placed at @seq in @m (disjoint ranges): the parts
+// of older ranges outside it stay.
+void mark_placed(std::map<uint64_t, SchemeEngine::Placed> &m, uint64_t a,
+		 uint64_t b, uint64_t seq)
+{
+	auto it = m.lower_bound(a);
+	if (it != m.begin()) {
+		auto prev = std::prev(it);
+		if (prev->second.end > a) {
+			SchemeEngine::Placed tail = prev->second;
+			prev->second.end = a;
+			if (tail.end > b)
+				m[b] = tail;
+		}
+	}
+	it = m.lower_bound(a);
+	while (it != m.end() && it->first < b) {
+		if (it->second.end > b) {
+			SchemeEngine::Placed t = it->second;
+			m.erase(it);
+			m[b] = t;
+			break;
+		}
+		it = m.erase(it);
+	}
+	m[a] = {b, seq};
+}
+
+} // namespace
+
+ApplyResult SchemeEngine::migrate_uncached(uint32_t pid, SchemeAction action,
+					   int node, uint64_t start,
+					   uint64_t end, uint64_t &cached)
+{
+	auto &m = placed_[{pid, node}];
+	std::vector<std::pair<uint64_t, uint64_t>> gaps;
+	uint64_t pos = start;
+
+	auto it = m.upper_bound(start);
+	if (it != m.begin())
+		--it;
+	for (; it != m.end() && it->first < end; ++it) {
+		if (it->second.end <= pos)
+			continue;
+		if (it->first > pos)
+			gaps.emplace_back(pos, it->first);
+		uint64_t e = std::min(end, it->second.end);
+		cached += e - std::max(pos, it->first);
+		pos = e;
+	}
+	if (pos < end)
+		gaps.emplace_back(pos, end);
+	ApplyResult total;
+	for (const auto &[a, b] : gaps) {
+		ApplyResult r = backend_.apply(pid, action, node, a, b);
+		total.sz_applied += r.sz_applied;
+		total.sz_placed += r.sz_placed;
+		add_failed(total.failed, r.failed);
+		// every page on the node, none failed or absent
+		if (backend_.reports_placement() && r.failed.empty() &&
+		    r.sz_applied + r.sz_placed == b - a)
+			mark_placed(m, a, b, seq_);
+	}
+	return total;
 }
 
 const std::vector<HugePage> &
@@ -679,6 +764,8 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 			}
 			if (p.start >= p.end)
 				continue;
+			// the end of what a quota cut leaves of the piece
+			uint64_t rest_end = 0;
 			if (run.esz) {
 				if (spent())
 					break;
@@ -690,9 +777,11 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 					uint64_t cut = p.start + left;
 					const HugePage *h =
 						huge_page_at(hps, cut);
+					bool passed = false;
 					if (h && h->start < cut &&
 					    h->end - h->start > run.esz) {
 						// never fits a window: passed
+						passed = true;
 						pieces.insert(
 							pieces.begin() +
 								long(i + 1),
@@ -714,6 +803,8 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 							break;
 						continue;
 					}
+					if (!passed && !halted)
+						rest_end = p.end;
 					p.end = cut;
 				}
 			}
@@ -721,6 +812,7 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 			st.stats.nr_tried++;
 			st.stats.sz_tried += sz;
 			ApplyResult res;
+			uint64_t cached = 0; // found placed before: not asked
 			uint64_t t0 = backend_.now_ns();
 			if (s.action == SchemeAction::stat) {
 				// DAMOS's stat applies nothing
@@ -730,6 +822,11 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 			} else if (s.action == SchemeAction::lru_prio) {
 				// a process's memory: DAMOS's vaddr has none
 				res.failed[EOPNOTSUPP] = sz / page;
+			} else if ((s.action == SchemeAction::migrate_hot ||
+				    s.action == SchemeAction::migrate_cold) &&
+				   s.node) {
+				res = migrate_uncached(*pid, s.action, *s.node,
+						       p.start, p.end, cached);
 			} else {
 				res = backend_.apply(*pid, s.action,
 						     s.node.value_or(-1),
@@ -744,11 +841,20 @@ void SchemeEngine::apply_scheme(State &st, Run &run, const Aggregation &agg,
 				taken.insert({*pid, h->start});
 			uint64_t t1 = backend_.now_ns();
 			run.charged_ns += t1 > t0 ? t1 - t0 : 0;
-			run.charged_sz += sz;
+			// the quota pays for what was not on the node
+			// already (DAMOS charges the whole piece)
+			run.charged_sz +=
+				sz - std::min(sz, cached + res.sz_placed);
 			if (spent()) {
 				run.resume = true;
 				run.resume_target = r->target_id;
 				run.resume_addr = p.end;
+			} else if (rest_end > p.end && !halted) {
+				// pages found on the node cost nothing: on with
+				// the rest while the quota lasts
+				pieces.insert(pieces.begin() + long(i + 1),
+					      {p.end, rest_end, p.anon,
+					       p.mstart, p.mend});
 			}
 			if (res.sz_applied)
 				st.stats.nr_applied++;

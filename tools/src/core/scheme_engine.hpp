@@ -44,6 +44,9 @@ struct HugePage {
 struct ApplyResult {
 	uint64_t sz_applied = 0;        // bytes the action took effect on
 	std::map<int, uint64_t> failed; // errno -> pages that failed
+	// migrate_hot/cold: bytes found on the node already (not moved,
+	// not in sz_applied)
+	uint64_t sz_placed = 0;
 };
 
 // A NUMA node's memory (/sys/devices/system/node/nodeN/meminfo), bytes.
@@ -88,6 +91,10 @@ public:
 	// Applies @action (to @node for migrations) to [start, end) of @pid.
 	virtual ApplyResult apply(uint32_t pid, SchemeAction action, int node,
 				  uint64_t start, uint64_t end) = 0;
+	// Whether a migration's sz_applied + sz_placed is what is on the node
+	// after it (move_pages(2)'s statuses), so that a range found wholly
+	// there need not be asked about for a while (PLACED_TRUST).
+	virtual bool reports_placement() const { return false; }
 	// Applies @action to [start, end) of the physical address space, a
 	// target of the paddr context @ctx_id: lru_prio only (every other
 	// action, and a backend without the module, fail with EOPNOTSUPP).
@@ -248,7 +255,25 @@ private:
 	// per aggregation.
 	const std::vector<HugePage> &huge_pages(uint32_t pid, uint64_t mstart,
 						uint64_t mend);
+	// migrate_hot/cold of [@start, @end) of @pid to @node, but for the
+	// ranges found wholly on @node within PLACED_TRUST aggregations
+	// (@cached: their bytes): nothing asked about them again.
+	ApplyResult migrate_uncached(uint32_t pid, SchemeAction action,
+				     int node, uint64_t start, uint64_t end,
+				     uint64_t &cached);
 
+public:
+	// Aggregations a range found wholly on a node stays trusted there
+	// without a move_pages(2) query: what NUMA balancing, reclaim or a
+	// remap moves away again is back within as many.
+	static constexpr uint64_t PLACED_TRUST = 8;
+	// a range found wholly on a node: its end and the application
+	struct Placed {
+		uint64_t end;
+		uint64_t seq;
+	};
+
+private:
 	std::vector<State> states_;
 	SchemeBackend &backend_;
 	const uint64_t page_; // the backend's base page size
@@ -258,6 +283,11 @@ private:
 	// the mappings of each pid, read once per aggregation
 	std::map<uint32_t, std::vector<Mapping>> maps_;
 	std::map<uint32_t, int> maps_err_;
+	// applications (aggregations at or above the floor) so far
+	uint64_t seq_ = 0;
+	// what migrate_hot/cold found wholly on a node, by (pid, node):
+	// disjoint ranges, start -> (end, seq_ when found)
+	std::map<std::pair<uint32_t, int>, std::map<uint64_t, Placed>> placed_;
 };
 
 } // namespace damonctl

@@ -141,7 +141,9 @@ ApplyResult migrate_range(PageMover &m, int node, uint64_t start, uint64_t end)
 		}
 		off_node.clear();
 		for (size_t i = 0; i < pages.size(); i++) {
-			if (status[i] >= 0 && status[i] != node)
+			if (status[i] == node)
+				res.sz_placed += page;
+			else if (status[i] >= 0)
 				off_node.push_back(pages[i]);
 			else if (status[i] == UNSET)
 				res.failed[EAGAIN]++;

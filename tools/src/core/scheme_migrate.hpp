@@ -27,8 +27,9 @@ public:
 };
 
 // Moves the present pages of [@start, @end) that are off @node to @node:
-// sz_applied what is on @node after the call that moved it, failed
-// pages by errno (a page not present is neither).
+// sz_applied what is on @node after the call that moved it, sz_placed
+// what was on @node before, failed pages by errno (a page not present is
+// none of them).
 ApplyResult migrate_range(PageMover &m, int node, uint64_t start, uint64_t end);
 
 } // namespace damonctl
