@@ -40,7 +40,7 @@
 extern struct mutex damon_perf_lock;
 
 /**
- * struct damon_perf_hint - Few samples of a region on one or two pages,
+ * struct damon_perf_hint - Few samples of a region on one to four pages,
  * kept over aggregations (samples split mode, split.c).
  * @page:	first of the pages.
  * @pages:	their number, 1 to %DAMON_PERF_SPAN_PAGES.

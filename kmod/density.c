@@ -46,6 +46,13 @@ static inline int ilog2(u32 n)
  */
 #define SPAN_UNLIKELY		DAMON_PERF_SPAN_UNLIKELY
 #define SPAN_PAGES		DAMON_PERF_SPAN_PAGES
+/*
+ * ... or a run of some of them on at most RUN_PAGES pages (few_run()):
+ * the run is picked from the samples after the fact, so it stays as
+ * narrow as it was; all of a region's few samples on up to SPAN_PAGES
+ * pages (a loop over a program's globals: three pages) are cut out.
+ */
+#define RUN_PAGES		2
 
 struct cut {
 	u64 dev;		/* deviation in 1/2^32, or gap in pages */
@@ -126,7 +133,7 @@ static u32 choose(u32 n, u32 k)
 
 /*
  * Few samples [@lo, @hi) over the @len pages from @first that span more
- * than SPAN_PAGES: the run of k >= 2 of them on at most SPAN_PAGES pages
+ * than SPAN_PAGES: the run of k >= 2 of them on at most RUN_PAGES pages
  * that uniform samples would least likely give (some k of the n on so few
  * pages: choose(n, k) times the span chance of k), when that is below
  * 1/SPAN_UNLIKELY; the cut at the edge of the run that lies inside the
@@ -145,7 +152,7 @@ static bool few_run(const struct damon_perf_sample *smp, u32 lo, u32 hi,
 		if (j < i)
 			j = i;
 		while (j < hi &&
-		       smp_page(smp, j) - smp_page(smp, i) < SPAN_PAGES)
+		       smp_page(smp, j) - smp_page(smp, i) < RUN_PAGES)
 			j++;
 		k = j - i;
 		if (k < 2 || k == n)

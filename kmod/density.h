@@ -74,7 +74,7 @@ static inline u32 damon_perf_sample_interval(u32 tag)
  * (density.c).
  */
 #define DAMON_PERF_SPLIT_MIN_SAMPLES	8
-#define DAMON_PERF_SPAN_PAGES		2
+#define DAMON_PERF_SPAN_PAGES		4
 #define DAMON_PERF_SPAN_UNLIKELY	1000
 
 /**

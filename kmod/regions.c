@@ -14,7 +14,7 @@
  *
  * - samples (default): each region is cut where the density of the
  *   aggregation's samples changes, before the merge (split.c); a region
- *   whose few samples sit on one or two pages (its hint) merges with no
+ *   whose few samples sit on one to four pages (its hint) merges with no
  *   other region with accesses.
  * - random: DAMON's split at random points, after the counters were
  *   reset, while the target has at most half of max_nr_regions (here).
@@ -497,7 +497,7 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 		l->pass_seq = r->pass_seq;
 		l->pass_seen = r->pass_seen;
 	}
-	/* the stronger evidence of few samples on one or two pages */
+	/* the stronger evidence of few samples on one to four pages */
 	if (r->hint.nr && (!l->hint.nr || r->hint.chance < l->hint.chance))
 		l->hint = r->hint;
 	/* the sampled pages of both */
@@ -509,7 +509,7 @@ static void merge_two(struct damon_perf_target *t, struct damon_perf_region *l,
 /*
  * May @l and @r merge in a pass that keeps edges? Not an accessed region
  * with an unaccessed one, nor an accessed one whose few samples sit on
- * one or two of its pages (its hint, split.c) with another accessed one:
+ * one to four of its pages (its hint, split.c) with another accessed one:
  * the sum would spread them over both.
  */
 static bool edges_allow(const struct damon_perf_region *l,

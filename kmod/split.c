@@ -12,14 +12,14 @@
  * 2 / sqrt(samples)) and at least 1/64, else at the edge of the longest
  * empty gap between samples when a uniform spread would hardly leave such
  * a gap (fewer than SPLIT_MIN_SAMPLES samples are cut out only when they
- * all lie within 1/SPLIT_SPAN of the region, or on one or two pages they
+ * all lie within 1/SPLIT_SPAN of the region, or on one to four pages they
  * would hardly all hit by chance, density.c); both pieces are tested
  * again, down to a depth of 2 log2(samples) + 2 pieces of pieces per
  * region, at least 16 (split_depth()), and up to max_nr_regions per
  * target. The pieces get the counters their samples give them, so the
  * aggregation that saw a hot range already reports its exact edges.
  *
- * Too few samples on one or two pages to cut in one aggregation (two on
+ * Too few samples on one to four pages to cut in one aggregation (two on
  * one page of a 301-page stack) stay as the region's hint: the pages,
  * the samples and how likely uniform samples would have fallen there.
  * When the next aggregation's few samples fall on those pages (or next to
@@ -27,7 +27,7 @@
  * of both is (w / len)^n smaller, and below 1/1000 the region is cut to
  * the pages, before any density cut spends the budget; an accessed region
  * with a hint merges with no other accessed one (regions.c), so a loop on
- * one or two pages of a region is a region of its own by its second
+ * one to four pages of a region is a region of its own by its second
  * aggregation whatever the region's size and the samples elsewhere.
  */
 #include <linux/log2.h>

@@ -136,3 +136,31 @@ TEST(Density, UnsortedInputNeverDividesOutOfRange)
 		EXPECT_LT(page, 16384u);
 	}
 }
+
+// A region's few samples all on three or four pages: the globals of the
+// accuracy guard's workload, [4860, 4872) KiB of its 776 KiB data region
+// (194 pages), three samples an aggregation; with only one or two pages
+// counted as concentrated, the whole region stayed hot (PA 0.798 over
+// every aggregation on 7.2). Cut in one aggregation when chance would
+// hardly give it (3 (3/194)^2 < 1/1000); on five pages, or three over a
+// short region, they wait for more.
+TEST(Density, FewSamplesOnThreeOrFourPagesAreCutOut)
+{
+	const unsigned long first = 1024 + 0, len = 194, at = first + 191;
+	std::vector<damon_perf_sample> three{density::sample(at),
+					     density::sample(at + 1),
+					     density::sample(at + 2)};
+	EXPECT_EQ(segment(three, first, first + len),
+		  (std::vector<unsigned long>{at}));
+	std::vector<damon_perf_sample> four{
+		density::sample(first + 50), density::sample(first + 51),
+		density::sample(first + 53), density::sample(first + 53)};
+	EXPECT_EQ(segment(four, first, first + len),
+		  (std::vector<unsigned long>{first + 50, first + 54}));
+	std::vector<damon_perf_sample> five{density::sample(first + 50),
+					    density::sample(first + 52),
+					    density::sample(first + 54)};
+	EXPECT_TRUE(segment(five, first, first + len).empty());
+	// 3 (3/40)^2 = 0.017: no evidence in a 40-page region
+	EXPECT_TRUE(segment(three, first + 160, first + 200).empty());
+}
