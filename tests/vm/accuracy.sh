@@ -338,25 +338,6 @@ acc_run() {
 	diag "$(cat "$_score")"
 }
 
-# acc_dump RECORDING SEQ: the regions with nr_accesses >= 1 of aggregation
-# SEQ, as "start-end nr hits" (hex), for a failure's diagnostics.
-acc_dump() {
-	awk -v q="$2" 'index($0, "\"seq\":" q ",") {
-		rest = $0
-		while (match(rest, /"end":[0-9]+,"nr_accesses":[0-9]+,"probe_hits":\[[0-9]+/)) {
-			obj = substr(rest, RSTART, RLENGTH)
-			rest = substr(rest, RSTART + RLENGTH)
-			match(obj, /"end":[0-9]+/); e = substr(obj, RSTART + 6, RLENGTH - 6)
-			match(obj, /"nr_accesses":[0-9]+/); n = substr(obj, RSTART + 14, RLENGTH - 14)
-			match(obj, /"probe_hits":\[[0-9]+/); h = substr(obj, RSTART + 14, RLENGTH - 14)
-			match(rest, /"start":[0-9]+/); st = substr(rest, RSTART + 8, RLENGTH - 8)
-			if (n + 0 >= 1) printf "%s-%s %d %d\n", st, e, n, h
-		}
-	}' "$1" | while read -r r n h; do
-		echo "$(printf '%#x-%#x' "${r%-*}" "${r#*-}") nr $n hits $h"
-	done
-}
-
 # acc_summary NAME SPLIT [PCOL]: "detect D held H follow F rank K/N"
 # (P from column PCOL of the score, default 2; 10: PW)
 # (aggregations; D: the first with P and Rmin >= 0.9, - = never; H: of
@@ -568,10 +549,9 @@ else
 	not_ok "split samples: P and R >= 0.8, PA >= 0.9 from the 3rd aggregation on" \
 		"($1 with samples, $2 covering both ranges; below:$bad)"
 	for q in $(echo "$bad" | tr ' ' '\n' | sed 's/:.*//' | sort -u); do
-		diag "aggregation $q, regions with nr_accesses >= 1:"
-		diag "$(acc_dump /tmp/acc-guard-samples.jsonl "$q")"
 		# every region, KiB from address 0 (nN: nr_accesses, s: the
 		# span of its samples)
+		diag "aggregation $q, regions (KiB from address 0):"
 		diag "$(regions_of_aggregation /tmp/acc-guard-samples.jsonl "$q" 0 281474976710656)"
 	done
 fi

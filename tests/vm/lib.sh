@@ -663,14 +663,15 @@ regions_of_aggregation() {
 			rest = substr(rest, RSTART + RLENGTH)
 			s = val(o, "start") + 0; e = val(o, "end") + 0
 			if (e <= ms || s >= me) continue
-			line = line sprintf(" [%d+%d n%d a%d", (s - ms) / 1024,
-					    (e - s) / 1024, val(o, "nr_accesses"),
+			# %.0f: busybox awk %d stops at 2^31 (a stack in KiB)
+			line = line sprintf(" [%.0f+%.0f n%d a%d", int((s - ms) / 1024),
+					    int((e - s) / 1024), val(o, "nr_accesses"),
 					    val(o, "age"))
 			# the span of its samples, where it had any
 			if (val(o, "sampled_end") + 0 > val(o, "sampled_start") + 0)
-				line = line sprintf(" s%d-%d",
-					(val(o, "sampled_start") - ms) / 1024,
-					(val(o, "sampled_end") - ms) / 1024)
+				line = line sprintf(" s%.0f-%.0f",
+					int((val(o, "sampled_start") - ms) / 1024),
+					int((val(o, "sampled_end") - ms) / 1024))
 			line = line "]"
 		}
 		print seq ":" line
