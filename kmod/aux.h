@@ -265,6 +265,7 @@ void damon_perf_aux_release_portid(u32 portid);
 #if IS_ENABLED(CONFIG_KUNIT)
 void damon_perf_aux_test_add(struct damon_perf_aux_event *event,
 			     struct sock *sk);
+void damon_perf_aux_test_flush(void);
 #endif
 
 #endif /* _DAMON_PERF_AUX_H */

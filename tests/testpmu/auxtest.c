@@ -14,7 +14,8 @@
  *   damon_perf_auxtest/error   read: that message
  *   damon_perf_auxtest/drain   read: drain every buffer on its CPU, consume
  *                              the rings, print the running totals
- *   damon_perf_auxtest/detach  write anything: tear every buffer down
+ *   damon_perf_auxtest/detach  write anything: tear every buffer down;
+ *                              returns when every buffer is unpinned
  *
  * Reports are classified by the module parameters hot_start/hot_len;
  * ring_size sets the report rings' size (a small one makes drains stop at
@@ -184,6 +185,8 @@ static void detach(void)
 	damon_perf_aux_release_ctx(NULL);
 	damon_perf_aux_event_free(event);
 	event = NULL;
+	/* a drain work that ended after the wait releases the buffers */
+	damon_perf_aux_test_flush();
 }
 
 static ssize_t detach_write(struct file *file, const char __user *ubuf,
