@@ -122,7 +122,7 @@ make -s -j"${JOBS:-$(($(nproc) + 1))}" modules_prepare >"$dir/prepare.log" 2>&1 
 }
 got=$(make -s kernelrelease)
 [ "$got" = "$release" ] || { echo "stock: prepared tree is $got, image is $release" >&2; exit 1; }
-# What the host compiler changed, for the record (Documentation/testing.rst).
+# What the host compiler changed, for the record (Documentation/kernels.rst).
 diff <(grep '^CONFIG_' "$hdr/.config" | sort) <(grep '^CONFIG_' .config | sort) \
 	> "$dir/config-changes.diff" || true
 [ -f "$dir/image/boot/config-$release" ] || cp "$hdr/.config" "$dir/image/boot/config-$release"

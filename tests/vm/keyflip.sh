@@ -17,7 +17,7 @@
 # TCG"); the harness fails the run on that oops (scripts/logcheck), so this
 # is the regression test of vm.sh's single-threaded TCG.
 # Under multi-threaded TCG 6.1 died of it in each of 3 boots, once before
-# the 100th open (issue 37; figures in testing.rst). By hand:
+# the 100th open (figures: git log Documentation/testing.rst). By hand:
 #   scripts/vm.sh --tcg multi --append "KEYFLIP_OPENS=5000 KEYFLIP_STARTS=0" tests/vm/keyflip.sh
 . /tests/lib.sh
 
