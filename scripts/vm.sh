@@ -218,7 +218,7 @@ smp=$cpus
 # damon_perf or by perf_event_open() from userspace alike, and a vCPU runs
 # the int3 of text_poke_bp() after the patch finished and synced every
 # CPU, which only stale translated code can do. Seen on 6.12 (twice), on
-# Debian 12's 6.1 (attack_netlink, issue 37), and reproduced without the
+# Debian 12's 6.1 (attack_netlink), and reproduced without the
 # module by tests/vm/keyflip.sh (Documentation/testing.rst, "Code
 # patching under TCG"). With one thread, translation and the patching
 # stores never run at the same time. arm64 patches a branch with one
