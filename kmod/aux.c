@@ -888,14 +888,16 @@ void damon_perf_aux_test_add(struct damon_perf_aux_event *event,
 	mutex_unlock(&aux_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(damon_perf_aux_test_add);
+#endif
 
+#ifdef DAMON_PERF_TEST_EXPORTS
 /**
  * damon_perf_aux_test_flush() - Wait for every drain work to end.
  *
- * For test harnesses: a drain work that still held its reference when
- * the owner freed the event cleans the buffers up (unpins, uncharges)
- * when it ends, so a harness that checks the charge right after a
- * detach waits for that first.
+ * For the AUX test harness (test builds only): a drain work that still
+ * held its reference when the owner freed the event cleans the buffers
+ * up (unpins, uncharges) when it ends, so a harness that checks the
+ * charge right after a detach waits for that first.
  *
  * Context: process context, may sleep; no aux_lock held.
  */

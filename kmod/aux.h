@@ -265,6 +265,8 @@ void damon_perf_aux_release_portid(u32 portid);
 #if IS_ENABLED(CONFIG_KUNIT)
 void damon_perf_aux_test_add(struct damon_perf_aux_event *event,
 			     struct sock *sk);
+#endif
+#ifdef DAMON_PERF_TEST_EXPORTS
 void damon_perf_aux_test_flush(void);
 #endif
 
