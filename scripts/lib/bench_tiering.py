@@ -64,9 +64,13 @@ def row(kv):
         name += " (BLIND)"
     if "pages" in kv and int(kv["start_node1"]) * 100 < int(kv["pages"]) * 99:
         name += " (MOVED EARLY)"
-    return ("  %-34s %6s %8d %6.2f%% %8.2fx %18s %8s" %
+    line = ("  %-34s %6s %8d %6.2f%% %8.2fx %18s %8s" %
             (name, kv["t95"], cp, 100.0 * cp / cold,
              int(kv["migrated"]) / hot, cpu, kv["passes"]))
+    if "ballast" in kv:
+        line += "  ballast on0 %s -> %s of %s" % (
+            kv["ballast0_start"], kv["ballast0_end"], kv["ballast"])
+    return line
 
 
 def main(out_dir, paths):
@@ -82,7 +86,7 @@ def main(out_dir, paths):
     for kv in sums:
         if kv["k"] not in kernels:
             kernels.append(kv["k"])
-    scens = ["static", "phase", "thp", "procs"]
+    scens = ["static", "phase", "thp", "procs", "full"]
     keys = sorted({(kv["k"], kv["scen"]) for kv in sums},
                   key=lambda ks: (kernels.index(ks[0]),
                                   scens.index(ks[1]) if ks[1] in scens
@@ -122,7 +126,8 @@ def main(out_dir, paths):
           "runs in the workload's threads; passes: the workload's, equal "
           "placement or not under the emulator; BLIND: moved no hot "
           "page, no comparison; MOVED EARLY: less than 99 % of the mapping was "
-          "on node 1 when the system started)")
+          "on node 1 when the system started; ballast on0 (full): the cold "
+          "ballast's pages on node 0 when the system started and at the end)")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
  *   workload [-s TOTAL_MB] [-o HOT_OFF_MB] [-h HOT_MB] [-t SECONDS]
  *            [-n THREADS] [-w] [-f] [-r RANGE]... [-m SECS:OFF_MB]
  *            [-P PROCS] [-N NODE | -S NODE] [-F FILE [-a] [-T]] [-H]
+ *            [-b MB:NODE]
  *
  * Maps TOTAL_MB of anonymous memory (no transparent huge pages, so each 4 KiB
  * page is its own NUMA hinting fault; where madvise() is missing, the
@@ -56,12 +57,20 @@
  * huge pages to the system (no MADV_NOHUGEPAGE) and aligns the anonymous
  * mapping to 2 MiB, so that MADV_COLLAPSE can collapse it.
  *
+ * -b MB:NODE adds cold ballast: a second anonymous mapping of MB, its
+ * pages preferred from NODE (mbind(2) MPOL_PREFERRED: where NODE runs
+ * out they come from another node, never an OOM kill), touched once
+ * before the threads start and never again, its policy dropped after the
+ * touch. It fills a fast node with cold data of the workload's own, so
+ * that promoting the hot ranges needs demoting some of it.
+ *
  * Ground truth, one parseable line each, flushed before the loop starts:
  *   WORKLOAD pid=123 base=0x7f.. size=0x.. hot_start=0x7f.. hot_end=0x7f..
  *   WORKLOAD range i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq pid=123
  *   ... one range line per hot range (hot_start/hot_end: range 0)
  *   WORKLOAD bind node=1 numa_balancing=1 pid=123   (with -N)
  *   WORKLOAD bind node=1 numa_balancing=1 released=1 pid=123   (with -S)
+ *   WORKLOAD ballast start=0x7f.. end=0x7f.. node=0 pid=123   (with -b)
  * at a phase change (t_ns: CLOCK_MONOTONIC, as damonctl's time_ns):
  *   WORKLOAD move i=0 start=0x7f.. end=0x7f.. weight=10 access=r order=seq pid=123 t_ns=123456789
  * on SIGUSR1 (within 10 ms; the benchmarks' progress counter):
@@ -136,18 +145,60 @@ static void on_move(int sig)
 #define MPOL_F_NUMA_BALANCING (1 << 13)
 #endif
 
-/* -N: this process's memory from @node only; 1 with NUMA balancing's flag */
-static int bind_node(unsigned long node)
-{
-	unsigned long mask[16] = { 0 };
-	unsigned long bits = sizeof(mask) * 8;
+#ifndef MPOL_PREFERRED
+#define MPOL_PREFERRED 1
+#endif
 
+static void node_mask(unsigned long node, unsigned long *mask,
+		      unsigned long bits)
+{
 	if (node >= bits) {
 		fprintf(stderr, "workload: node %lu above %lu\n", node,
 			bits - 1);
 		exit(2);
 	}
 	mask[node / (8 * sizeof(long))] = 1UL << (node % (8 * sizeof(long)));
+}
+
+/* -b: @size of cold memory preferred from @node, touched once */
+static unsigned char *ballast(size_t size, unsigned long node)
+{
+	unsigned long mask[16] = { 0 };
+	unsigned long bits = sizeof(mask) * 8;
+	unsigned char *p;
+
+	node_mask(node, mask, bits);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("workload: mmap (ballast)");
+		exit(1);
+	}
+	if (madvise(p, size, MADV_NOHUGEPAGE) && errno != EINVAL &&
+	    errno != ENOSYS) {
+		perror("workload: madvise (ballast)");
+		exit(1);
+	}
+	if (syscall(SYS_mbind, p, size, MPOL_PREFERRED, mask, bits + 1, 0)) {
+		fprintf(stderr, "workload: mbind(MPOL_PREFERRED, node %lu): %s\n",
+			node, strerror(errno));
+		exit(2);
+	}
+	memset(p, 2, size);
+	if (syscall(SYS_mbind, p, size, MPOL_DEFAULT, NULL, 0, 0)) {
+		perror("workload: mbind(MPOL_DEFAULT)");
+		exit(1);
+	}
+	return p;
+}
+
+/* -N: this process's memory from @node only; 1 with NUMA balancing's flag */
+static int bind_node(unsigned long node)
+{
+	unsigned long mask[16] = { 0 };
+	unsigned long bits = sizeof(mask) * 8;
+
+	node_mask(node, mask, bits);
 	if (!syscall(SYS_set_mempolicy, MPOL_BIND | MPOL_F_NUMA_BALANCING, mask,
 		     bits + 1))
 		return 1;
@@ -380,7 +431,8 @@ int main(int argc, char **argv)
 {
 	unsigned long total_mb = 64, hot_off_mb = 16, hot_mb = 8, secs = 10;
 	unsigned long nthreads = 2, i, all = 0, move_secs = 0, move_off_mb = 0;
-	unsigned long nprocs = 1, node = 0;
+	unsigned long nprocs = 1, node = 0, ballast_mb = 0, ballast_node = 0;
+	unsigned char *ballast_p = NULL;
 	int bind = 0, balanced = 0, twice = 0, notouch = 0, thp = 0;
 	const char *file = NULL;
 	pid_t kids[MAX_PROCS];
@@ -396,7 +448,7 @@ int main(int argc, char **argv)
 	size_t size;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:N:S:F:aTH")) !=
+	while ((opt = getopt(argc, argv, "s:o:h:t:n:wfr:m:P:N:S:F:aTHb:")) !=
 	       -1) {
 		switch (opt) {
 		case 's':
@@ -449,6 +501,20 @@ int main(int argc, char **argv)
 			/* -w applies to ranges given after it, too */
 			parse_range(optarg, &specs[nr_specs++], -1);
 			break;
+		case 'b':
+			colon = strchr(optarg, ':');
+			if (!colon) {
+				fprintf(stderr, "workload: -b MB:NODE\n");
+				return 2;
+			}
+			*colon = '\0';
+			ballast_mb = arg_ul(optarg, "ballast size");
+			ballast_node = arg_ul(colon + 1, "ballast node");
+			if (!ballast_mb) {
+				fprintf(stderr, "workload: -b needs MB > 0\n");
+				return 2;
+			}
+			break;
 		case 'm':
 			colon = strchr(optarg, ':');
 			if (!colon) {
@@ -466,7 +532,7 @@ int main(int argc, char **argv)
 				"[-h HOT_MB] [-t SECONDS] [-n THREADS] [-w] [-f] "
 				"[-r OFF_KB,SIZE_KB[,WEIGHT[,r|w[,seq|rand]]]]... "
 				"[-m SECS:OFF_MB] [-P PROCS] [-N NODE | -S NODE] "
-				"[-F FILE [-a] [-T]] [-H]\n",
+				"[-F FILE [-a] [-T]] [-H] [-b MB:NODE]\n",
 				argv[0]);
 			return 2;
 		}
@@ -542,6 +608,8 @@ int main(int argc, char **argv)
 		if (!notouch)
 			memset(base, 1, size);
 	}
+	if (ballast_mb)
+		ballast_p = ballast(ballast_mb * MB, ballast_node);
 	if (release && syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0)) {
 		perror("workload: set_mempolicy(MPOL_DEFAULT)");
 		return 1;
@@ -582,6 +650,10 @@ int main(int argc, char **argv)
 		printf("WORKLOAD bind node=%lu numa_balancing=%d%s pid=%d\n",
 		       node, balanced, release ? " released=1" : "",
 		       (int)getpid());
+	if (ballast_p)
+		printf("WORKLOAD ballast start=%p end=%p node=%lu pid=%d\n",
+		       (void *)ballast_p, (void *)(ballast_p + ballast_mb * MB),
+		       ballast_node, (int)getpid());
 	fflush(stdout);
 	if (!nprocs) { /* a child: say so, and let a failed sibling's EOF show */
 		if (write(ready[1], "", 1) != 1)

@@ -16,7 +16,9 @@
 #               period 1: NUMA balancing's hinting faults, mode 1; the
 #               mapping bound to node 1 with -N 1, so the kernel itself
 #               moves none of it), one damonctl schemes process for the
-#               whole run with migrate_hot to node 0 ("min": 1)
+#               whole run with migrate_hot to node 0 ("min": 1); for
+#               full also migrate_cold to node 1 (nr_accesses 0, age 3),
+#               both with damos_goal's quotas and goals
 #   damos       DAMOS as a user writes it first: a paddr context over the
 #               machine (sample 5 ms, aggregation 100 ms, 10..1000
 #               regions), one scheme migrate_hot to node 0 for regions
@@ -35,13 +37,17 @@
 #               demotion enabled, the workload placed on node 1 and then
 #               unbound (-S 1), NUMA balancing's scan periods as in the
 #               other runs
-# Scenarios (BENCH_TIERING_SCENARIOS, default "static phase thp procs"),
-# the mappings on node 1, each read by two threads:
+# Scenarios (BENCH_TIERING_SCENARIOS, default "static phase thp procs
+# full"), the mappings on node 1, each read by two threads:
 #   static  a 32 MiB hot range at 64 MiB of 256 MiB, random order
 #   phase   the same, moved to 160 MiB half way through the run
 #   thp     static with THP always (the mapping in 2 MiB huge pages)
 #   procs   four processes (-P 4), each an 8 MiB hot range at 16 MiB of
 #           64 MiB, random order, summed over the four
+#   full    a fast node smaller than the working set: the hot range at
+#           64 MiB of 128 MiB, and cold ballast of the workload's own on
+#           node 0 (workload -b) that leaves node 0 a quarter of the hot
+#           size free above its high watermark: promotion needs demotion
 # Each run lasts BENCH_TIERING_SECS (300) and prints every STEP (5) s
 #   BENCH tier k=KERNEL sys=S scen=C t=SECS hot0=N hot=N cold0=N cold=N
 # (pages of the hot range and of the rest of the mapping on node 0, from
@@ -49,7 +55,7 @@
 #   BENCH tier-sum k=KERNEL sys=S scen=C secs=N t95=SECS|- hot=N cold=N
 #     start_node1=N pages=N cold_promoted=N migrated=N cpu_ms=N|-
 #     mon_ms=N|- eng_ms=N|-
-#     passes=N fair=yes|no
+#     passes=N fair=yes|no [ballast=N ballast0_start=N ballast0_end=N]
 # t95: the first sample with 95 % of the hot pages on node 0 (after the
 # move, for phase: from the move); start_node1: the mapping's pages on
 # node 1 when the system started, of pages; cold: the mapping less the
@@ -62,7 +68,8 @@
 # the workload's own threads); passes: the workload's
 # (under the emulator a remote access costs what a local one does, so
 # placement, not passes, is the measure); fair: whether the system
-# moved any hot page at all (it saw the workload).
+# moved any hot page at all (it saw the workload); for full, the ballast's
+# pages, and those on node 0 when the system started and at the end.
 . /tests/lib.sh
 
 SECS=${BENCH_TIERING_SECS:-300}
@@ -164,10 +171,27 @@ sys_start() {
 		damonctl start -n tier $(for _p in $PIDS; do echo "-p $_p"; done) -e page-faults \
 			--period 1 --exclude-kernel --aggr-us $AGGR_US \
 			--ring-size 4096 > /dev/null || return 1
-		cat > /tmp/tier.json <<EOF
+		if [ "$scen" = full ]; then
+			# damos_goal's recipe: quotas of 200 MiB/s, tuned to 99.7 %
+			# of node 0 used (promotion) and 0.5 % free (demotion)
+			cat > /tmp/tier.json <<EOF
+{"schemes": [{"name": "promote", "action": "migrate_hot", "node": 0,
+  "pattern": {"nr_accesses": {"min": 1}},
+  "quota": {"bytes": "200M", "reset_interval_ms": "1 s",
+            "goals": [{"metric": "node_mem_used_bp", "nid": 0,
+                       "target_value": 9970}]}},
+ {"name": "demote", "action": "migrate_cold", "node": 1,
+  "pattern": {"nr_accesses": {"min": 0, "max": 0}, "age": {"min": 3}},
+  "quota": {"bytes": "200M", "reset_interval_ms": "1 s",
+            "goals": [{"metric": "node_mem_free_bp", "nid": 0,
+                       "target_value": 50}]}}]}
+EOF
+		else
+			cat > /tmp/tier.json <<EOF
 {"schemes": [{"name": "promote", "action": "migrate_hot", "node": 0,
   "pattern": {"nr_accesses": {"min": 1}}}]}
 EOF
+		fi
 		damonctl schemes -c /tmp/tier.json tier > /tmp/tier.out 2>&1 &
 		ENGINE=$!
 		ENG_PIDS=$ENGINE
@@ -236,6 +260,26 @@ procs_file() {
 		echo "$_p $_ms $_me $_as $_ae $_bs $_be"
 	done > /tmp/tier.procs
 	PIDS=$(cut -d' ' -f1 /tmp/tier.procs | tr '\n' ' ')
+	sed -n 's/^WORKLOAD ballast start=\([^ ]*\) end=\([^ ]*\) node=[0-9]* pid=\([0-9]*\).*/\3 \1 \2/p' \
+		/tmp/workload.out > /tmp/tier.ballast
+}
+
+# ballast_mb: node 0's free memory above its zones' high watermarks, less
+# a quarter of the hot range (8 MiB), in MiB: the full scenario's ballast
+ballast_mb() {
+	_free=$(awk '$3 == "MemFree:" { print $4 }' /sys/devices/system/node/node0/meminfo)
+	_high=$(awk '/^Node/ { n = ($2 == "0,") } n && $1 == "high" { h += $2 }
+		END { print h * 4 }' /proc/zoneinfo)
+	echo $(((_free - _high) / 1024 - 8))
+}
+
+# ballast: "PAGES ON_NODE0" of the workload's ballast (0 0 without one)
+ballast() {
+	while read -r _p _s _e; do
+		# shellcheck disable=SC2046 # into $1..$4
+		set -- $(nodes "$_p" $((_s)) $((_e)))
+		echo "$(((_e - _s) / 4096)) ${1:-0}"
+	done < /tmp/tier.ballast | awk '{ p += $1; n += $2 } END { print p + 0, n + 0 }'
 }
 
 # sample MOVED: "HOT0 HOT COLD0 COLD PAGES NODE1" over the processes:
@@ -271,6 +315,7 @@ run() {
 	case $scen in
 	phase) wl="$wl -m $((SECS / 2)):160" ;;
 	procs) wl="-s 64 -r 16384,8192,10,r,rand -t 0 -n 2 -P 4 $bind 1" ;;
+	full) wl="-s 128 -r 65536,32768,10,r,rand -t 0 -n 2 $bind 1 -b $(ballast_mb):0" ;;
 	esac
 	_prog_n=0
 	if [ "$scen" = thp ]; then
@@ -284,6 +329,9 @@ run() {
 	# shellcheck disable=SC2046 # into $1..$6
 	set -- $(sample 0)
 	pages=$5 start1=$6
+	# shellcheck disable=SC2046 # into $1 $2
+	set -- $(ballast)
+	bal=$1 bal0=$2
 	workload_progress || true
 	p0=${P_PASSES:-0}
 	m0=$(vmstat pgmigrate_success)
@@ -316,12 +364,18 @@ run() {
 	workload_progress || true
 	passes=$((${P_PASSES:-0} - p0))
 	mig=$(($(vmstat pgmigrate_success) - m0))
+	bsum=
+	if [ "$bal" -gt 0 ]; then
+		# shellcheck disable=SC2046 # into $1 $2
+		set -- $(ballast)
+		bsum=" ballast=$bal ballast0_start=$bal0 ballast0_end=$2"
+	fi
 	sys_stop "$sys"
 	fair=no
 	[ "$hot0" -gt 0 ] && fair=yes
 	echo "BENCH tier-sum k=$DAMON_PERF_KERNEL sys=$sys scen=$scen secs=$SECS t95=$t95 hot=$hot" \
 		"start_node1=$start1 pages=$pages cold=$cold cold_promoted=$coldmax migrated=$mig" \
-		"cpu_ms=$cpu mon_ms=$mon eng_ms=$eng passes=$passes fair=$fair"
+		"cpu_ms=$cpu mon_ms=$mon eng_ms=$eng passes=$passes fair=$fair$bsum"
 	if [ $fair = yes ]; then
 		ok "$sys $scen: it saw the workload ($hot0 of $hot hot pages on node 0)"
 	else
@@ -332,7 +386,7 @@ run() {
 }
 
 # (lists from the kernel command line come with commas)
-for scen in $(echo "${BENCH_TIERING_SCENARIOS:-static phase thp procs}" | tr , ' '); do
+for scen in $(echo "${BENCH_TIERING_SCENARIOS:-static phase thp procs full}" | tr , ' '); do
 	for sys in $(echo "${BENCH_TIERING_SYSTEMS:-dp damos damos_goal numa2}" | tr , ' '); do
 		run "$sys" "$scen"
 	done
