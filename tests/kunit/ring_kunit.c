@@ -3,9 +3,12 @@
  * KUnit: per-CPU SPSC report rings (kmod/ring.c).
  *
  * Single-CPU cases run with migration disabled so every push lands on one
- * ring. The concurrency case pins a producer kthread to CPU 0 and a
- * consumer to CPU 1 and checks that each of 10^6 sequence-numbered
- * reports is either consumed, intact and in order, or counted as dropped.
+ * ring; a report meant for another CPU's ring is offered there, by
+ * smp_call_function_single(). The busy guard is held by hand or through
+ * the KUnit-only busy hook (nmi_kunit.c takes it with a real NMI). The
+ * concurrency case pins a producer kthread to CPU 0 and a consumer to
+ * CPU 1 and checks that each of 10^6 sequence-numbered reports is either
+ * consumed, intact and in order, or counted as dropped.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -17,6 +20,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/smp.h>
 
 #include "ctx.h"
 #include "debugfs.h"
@@ -116,6 +120,55 @@ static struct damon_perf_rings *new_rings(struct kunit *test,
 	return rings;
 }
 
+/* An online CPU other than @cpu, or nr_cpu_ids when there is none. */
+static int other_cpu(int cpu)
+{
+	int other;
+
+	for_each_online_cpu(other)
+		if (other != cpu)
+			return other;
+	return nr_cpu_ids;
+}
+
+struct offer {
+	struct damon_perf_rings *rings;
+	unsigned long seq;
+	bool no_probe;	/* probe_idx 0 */
+	bool nested;	/* with the ring's busy guard held, as if nested */
+	bool queued;
+};
+
+static void offer_here(void *arg)
+{
+	struct offer *o = arg;
+	struct damon_perf_ring *ring = this_cpu_ptr(o->rings->ring);
+	struct damon_perf_report r = mk(o->seq);
+
+	if (o->no_probe)
+		r.probe_idx = 0;
+	if (o->nested)
+		WRITE_ONCE(ring->busy, 1);
+	o->queued = damon_perf_report_access(o->rings, &r);
+	if (o->nested)
+		WRITE_ONCE(ring->busy, 0);
+}
+
+/* Offer report @seq to the ring of @cpu, on that CPU. */
+static bool offer_on(struct damon_perf_rings *rings, int cpu,
+		     unsigned long seq, bool no_probe, bool nested)
+{
+	struct offer o = {
+		.rings = rings,
+		.seq = seq,
+		.no_probe = no_probe,
+		.nested = nested,
+	};
+
+	smp_call_function_single(cpu, offer_here, &o, 1);
+	return o.queued;
+}
+
 static void ring_alloc_should_accept_only_power_of_two_sizes(struct kunit *test)
 {
 	static const unsigned int bad[] = { 1, 8, 15, 17, 100, 131072, ~0U };
@@ -141,8 +194,39 @@ static void ring_alloc_should_accept_only_power_of_two_sizes(struct kunit *test)
 			(unsigned int)DAMON_PERF_RING_DEF_SIZE);
 	damon_perf_rings_free(&rings);
 	KUNIT_EXPECT_TRUE(test, !rings.ring);
-	/* A second free is harmless. */
+	/* A second free is harmless, and the rings can be had again. */
 	damon_perf_rings_free(&rings);
+	KUNIT_ASSERT_EQ(test, damon_perf_rings_alloc(&rings, 16, NULL, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, rings.size, 16U);
+	damon_perf_rings_free(&rings);
+	KUNIT_EXPECT_TRUE(test, !rings.ring);
+}
+
+/* max_ring_kb counts a context's rings from their allocation to their free */
+static void ring_memory_should_be_counted_while_allocated(struct kunit *test)
+{
+	struct damon_perf_rings rings = {};
+	u64 per_cpu = 64 * sizeof(struct damon_perf_report) +
+		      sizeof(struct damon_perf_ring);
+	u64 bytes = damon_perf_rings_bytes(64), base, in_use;
+
+	KUNIT_EXPECT_EQ(test, bytes, (u64)num_possible_cpus() * per_cpu);
+	/* the default of max_ring_kb */
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_mem(&base),
+			256ULL * 1024 * 1024);
+	KUNIT_ASSERT_EQ(test, damon_perf_rings_alloc(&rings, 64, NULL, NULL),
+			0);
+	damon_perf_rings_mem(&in_use);
+	KUNIT_EXPECT_EQ(test, in_use, base + bytes);
+	/* a refused allocation leaves the count as it was */
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_alloc(&rings, 64, NULL, NULL),
+			-EBUSY);
+	damon_perf_rings_mem(&in_use);
+	KUNIT_EXPECT_EQ(test, in_use, base + bytes);
+	damon_perf_rings_free(&rings);
+	damon_perf_rings_mem(&in_use);
+	KUNIT_EXPECT_EQ(test, in_use, base);
 }
 
 static void ring_should_start_empty(struct kunit *test)
@@ -153,6 +237,7 @@ static void ring_should_start_empty(struct kunit *test)
 	int cpu;
 
 	KUNIT_EXPECT_TRUE(test, cpumask_empty(&rings->pending));
+	KUNIT_EXPECT_FALSE(test, damon_perf_rings_pending(rings));
 	for_each_possible_cpu(cpu)
 		KUNIT_EXPECT_EQ(test, damon_perf_ring_drain(rings, cpu,
 							    collect, &c), 0U);
@@ -290,12 +375,121 @@ static void ring_should_refuse_when_not_allocated(struct kunit *test)
 							     NULL), 0U);
 }
 
+/*
+ * A producer nested over another on the same CPU (an NMI over the
+ * process-context injector) finds the ring's busy guard held: refused and
+ * counted, nothing queued, and the ring takes reports again once the
+ * outer producer is done.
+ */
+static void ring_should_refuse_while_the_busy_guard_is_held(struct kunit *test)
+{
+	struct damon_perf_rings *rings = new_rings(test, SMALL, NULL, NULL);
+	unsigned long busy = global(DAMON_PERF_STAT_busy_drop);
+	unsigned long enq = global(DAMON_PERF_STAT_enqueue);
+	struct damon_perf_ring_stats st;
+	struct damon_perf_ring *ring;
+	struct damon_perf_report r;
+	struct collector c = {};
+	unsigned int others = 0;
+	int cpu, other;
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	ring = per_cpu_ptr(rings->ring, cpu);
+	WRITE_ONCE(ring->busy, 1);	/* the outer producer, mid-push */
+	r = mk(1);
+	KUNIT_EXPECT_FALSE(test, damon_perf_report_access(rings, &r));
+	r = mk(2);
+	KUNIT_EXPECT_FALSE(test, damon_perf_report_access(rings, &r));
+	KUNIT_EXPECT_TRUE(test, cpumask_empty(&rings->pending));
+	/* another CPU's ring is not guarded by it */
+	other = other_cpu(cpu);
+	if (other < nr_cpu_ids) {
+		KUNIT_EXPECT_TRUE(test,
+				  offer_on(rings, other, 3, false, false));
+		others++;
+	}
+	damon_perf_ring_read_stats(rings, cpu, &st);
+	KUNIT_EXPECT_EQ(test, st.busy_drop, 2UL);
+	KUNIT_EXPECT_EQ(test, st.enqueue, 0UL);
+	KUNIT_EXPECT_EQ(test, st.occupancy, 0U);
+	KUNIT_EXPECT_EQ(test, global(DAMON_PERF_STAT_busy_drop) - busy, 2UL);
+	KUNIT_EXPECT_EQ(test, global(DAMON_PERF_STAT_enqueue) - enq,
+			(unsigned long)others);
+
+	WRITE_ONCE(ring->busy, 0);
+	r = mk(4);
+	KUNIT_EXPECT_TRUE(test, damon_perf_report_access(rings, &r));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ring->busy), 0); /* released */
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(rings, collect,
+							     &c), 1 + others);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, c.n, 1UL + others);
+	KUNIT_EXPECT_EQ(test, c.bad, 0UL);
+	damon_perf_rings_free(rings);
+}
+
+/* The producer nested inside report_access, with the busy guard held. */
+static struct {
+	struct damon_perf_rings *rings;
+	unsigned long seq;
+	unsigned long refused;
+} nest;
+
+static void nested_report(struct damon_perf_rings *rings)
+{
+	struct damon_perf_report r;
+
+	if (rings != nest.rings || nest.seq & 1)
+		return;
+	/* the inner report, once per outer one */
+	nest.seq |= 1;
+	r = mk(nest.seq);
+	if (!damon_perf_report_access(rings, &r))
+		nest.refused++;
+}
+
+static void ring_should_refuse_every_report_nested_in_one(struct kunit *test)
+{
+	struct damon_perf_rings *rings = new_rings(test, SMALL, NULL, NULL);
+	unsigned long busy = global(DAMON_PERF_STAT_busy_drop);
+	struct damon_perf_ring_stats st;
+	struct damon_perf_report r;
+	struct collector c = {};
+	unsigned long i;
+	int cpu;
+
+	nest.rings = rings;
+	nest.refused = 0;
+	migrate_disable();
+	cpu = smp_processor_id();
+	WRITE_ONCE(damon_perf_ring_busy_hook, nested_report);
+	for (i = 1; i <= 10; i++) {
+		nest.seq = 2 * i;
+		r = mk(2 * i);
+		KUNIT_EXPECT_TRUE(test, damon_perf_report_access(rings, &r));
+	}
+	WRITE_ONCE(damon_perf_ring_busy_hook, NULL);
+	KUNIT_EXPECT_EQ(test, nest.refused, 10UL);
+	damon_perf_ring_read_stats(rings, cpu, &st);
+	KUNIT_EXPECT_EQ(test, st.busy_drop, 10UL);
+	KUNIT_EXPECT_EQ(test, st.enqueue, 10UL);
+	KUNIT_EXPECT_EQ(test, global(DAMON_PERF_STAT_busy_drop) - busy, 10UL);
+	/* the outer reports, intact and in order; no inner one */
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(rings, collect,
+							     &c), 10U);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, c.last, 20UL);
+	KUNIT_EXPECT_EQ(test, c.bad + c.disorder, 0UL);
+	damon_perf_rings_free(rings);
+}
+
 static void ring_pending_bit_should_follow_publish_and_drain(struct kunit *test)
 {
 	struct damon_perf_rings *rings = new_rings(test, SMALL, NULL, NULL);
 	struct damon_perf_report r = mk(1);
 	struct collector c = {};
-	int cpu;
+	int cpu, other;
 
 	migrate_disable();
 	cpu = smp_processor_id();
@@ -310,7 +504,39 @@ static void ring_pending_bit_should_follow_publish_and_drain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(rings, collect,
 							     &c), 0U);
 	KUNIT_EXPECT_TRUE(test, cpumask_empty(&rings->pending));
+
+	/* another CPU's report sets its bit; a drain of this one leaves it */
+	other = other_cpu(cpu);
+	if (other < nr_cpu_ids) {
+		KUNIT_EXPECT_TRUE(test,
+				  offer_on(rings, other, 2, false, false));
+		KUNIT_EXPECT_TRUE(test, cpumask_test_cpu(other,
+							 &rings->pending));
+		KUNIT_EXPECT_FALSE(test, cpumask_test_cpu(cpu,
+							  &rings->pending));
+		KUNIT_EXPECT_TRUE(test, damon_perf_rings_pending(rings));
+		KUNIT_EXPECT_EQ(test, damon_perf_ring_drain(rings, cpu,
+							    collect, &c), 0U);
+		KUNIT_EXPECT_TRUE(test, cpumask_test_cpu(other,
+							 &rings->pending));
+		KUNIT_EXPECT_EQ(test, damon_perf_ring_drain(rings, other,
+							    collect, &c), 1U);
+		KUNIT_EXPECT_FALSE(test, cpumask_test_cpu(other,
+							  &rings->pending));
+		/* both CPUs, one pass of the pending rings */
+		KUNIT_EXPECT_TRUE(test,
+				  offer_on(rings, other, 3, false, false));
+		r = mk(4);
+		KUNIT_EXPECT_TRUE(test, damon_perf_report_access(rings, &r));
+		KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(rings,
+								     collect,
+								     &c), 2U);
+		KUNIT_EXPECT_TRUE(test, cpumask_empty(&rings->pending));
+		KUNIT_EXPECT_FALSE(test, damon_perf_rings_pending(rings));
+		KUNIT_EXPECT_EQ(test, c.n, 4UL);
+	}
 	migrate_enable();
+	KUNIT_EXPECT_EQ(test, c.bad, 0UL);
 	damon_perf_rings_free(rings);
 }
 
@@ -392,6 +618,7 @@ static void ring_counters_should_count_past_many_drains(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sum.enqueue, seq - 1);
 	KUNIT_EXPECT_EQ(test, sum.dequeue, seq - 1);
 	KUNIT_EXPECT_EQ(test, c.n, seq - 1);
+	KUNIT_EXPECT_EQ(test, c.disorder, 0UL);
 	KUNIT_EXPECT_EQ(test, sum.occupancy, 0U);
 	KUNIT_EXPECT_EQ(test, sum.peak, (unsigned int)SMALL);
 	damon_perf_rings_free(rings);
@@ -427,7 +654,8 @@ ring_watermark_wake_should_fire_once_per_crossing(struct kunit *test)
 	/* Crossing: one wake, then none while above the mark or full. */
 	for (; i <= SMALL + 4; i++) {
 		r = mk(i);
-		damon_perf_report_access(rings, &r);
+		KUNIT_EXPECT_EQ(test, damon_perf_report_access(rings, &r),
+				i <= SMALL);
 	}
 	irq_work_sync(&rings->wake_work);
 	KUNIT_EXPECT_EQ(test, atomic_read(&wakes), 1);
@@ -446,7 +674,82 @@ ring_watermark_wake_should_fire_once_per_crossing(struct kunit *test)
 
 	ring_stats_sum(rings, &sum);
 	KUNIT_EXPECT_EQ(test, sum.early_wake, 2UL);
+	KUNIT_EXPECT_EQ(test, sum.overflow, 4UL);
 	KUNIT_EXPECT_EQ(test, global(DAMON_PERF_STAT_early_wake) - ew, 2UL);
+	damon_perf_rings_free(rings);
+}
+
+/*
+ * Every report offered is accounted for exactly once: queued (enqueue)
+ * or refused (overflow, busy_drop, no_probe); and every queued one is
+ * consumed (dequeue) or still waiting (occupancy). Per ring and in the
+ * global counters, over a seeded mix of two CPUs, bad probe indices,
+ * nested producers and drains of random size.
+ */
+static void ring_counters_should_balance_over_a_random_mix(struct kunit *test)
+{
+	struct damon_perf_rings *rings = new_rings(test, SMALL, NULL, NULL);
+	struct damon_perf_ring_stats sum;
+	struct collector c = {};
+	unsigned long g_enq = global(DAMON_PERF_STAT_enqueue);
+	unsigned long g_deq = global(DAMON_PERF_STAT_dequeue);
+	unsigned long g_ovf = global(DAMON_PERF_STAT_overflow);
+	unsigned long g_busy = global(DAMON_PERF_STAT_busy_drop);
+	unsigned long g_nop = global(DAMON_PERF_STAT_no_probe);
+	unsigned long offered = 0, accepted = 0, drained = 0;
+	unsigned long refused = 0;
+	unsigned int i;
+	int cpus[2];
+
+	migrate_disable();
+	cpus[0] = smp_processor_id();
+	cpus[1] = other_cpu(cpus[0]);
+	if (cpus[1] >= nr_cpu_ids)
+		cpus[1] = cpus[0];
+	for (i = 0; i < 5000; i++) {
+		u32 dice = get_random_u32_below(100);
+		int cpu = cpus[get_random_u32_below(2)];
+
+		offered++;
+		if (offer_on(rings, cpu, i + 1, dice >= 5 && dice < 10,
+			     dice < 5))
+			accepted++;
+		else
+			refused++;
+		if (get_random_u32_below(40) == 0)
+			drained += damon_perf_rings_drain_pending(rings,
+								  collect, &c);
+	}
+	migrate_enable();
+	ring_stats_sum(rings, &sum);
+	/* the mix reached every path */
+	KUNIT_EXPECT_GT(test, sum.overflow, 0UL);
+	KUNIT_EXPECT_GT(test, sum.busy_drop, 0UL);
+	KUNIT_EXPECT_GT(test, sum.no_probe, 0UL);
+	KUNIT_EXPECT_GT(test, drained, 0UL);
+	KUNIT_EXPECT_EQ(test, sum.enqueue, accepted);
+	KUNIT_EXPECT_EQ(test, sum.overflow + sum.busy_drop + sum.no_probe,
+			refused);
+	KUNIT_EXPECT_EQ(test, sum.enqueue + sum.overflow + sum.busy_drop +
+			sum.no_probe, offered);
+	KUNIT_EXPECT_EQ(test, sum.dequeue, drained);
+	KUNIT_EXPECT_EQ(test, sum.enqueue, sum.dequeue + sum.occupancy);
+	KUNIT_EXPECT_EQ(test, global(DAMON_PERF_STAT_enqueue) - g_enq,
+			sum.enqueue);
+	KUNIT_EXPECT_EQ(test, global(DAMON_PERF_STAT_dequeue) - g_deq,
+			sum.dequeue);
+	KUNIT_EXPECT_EQ(test, global(DAMON_PERF_STAT_overflow) - g_ovf,
+			sum.overflow);
+	KUNIT_EXPECT_EQ(test, global(DAMON_PERF_STAT_busy_drop) - g_busy,
+			sum.busy_drop);
+	KUNIT_EXPECT_EQ(test, global(DAMON_PERF_STAT_no_probe) - g_nop,
+			sum.no_probe);
+	/* what is left comes out intact */
+	drained += damon_perf_rings_drain_pending(rings, collect, &c);
+	KUNIT_EXPECT_EQ(test, drained, accepted);
+	KUNIT_EXPECT_EQ(test, c.bad, 0UL);
+	ring_stats_sum(rings, &sum);
+	KUNIT_EXPECT_EQ(test, sum.occupancy, 0U);
 	damon_perf_rings_free(rings);
 }
 
@@ -644,16 +947,20 @@ static void ring_counters_should_show_in_ctx_rings_file(struct kunit *test)
 
 static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_alloc_should_accept_only_power_of_two_sizes),
+	KUNIT_CASE(ring_memory_should_be_counted_while_allocated),
 	KUNIT_CASE(ring_should_start_empty),
 	KUNIT_CASE(ring_push_then_drain_should_return_the_report),
 	KUNIT_CASE(ring_should_wrap_around_in_order),
 	KUNIT_CASE(ring_push_should_drop_when_full),
 	KUNIT_CASE(ring_should_refuse_probe_idx_zero),
 	KUNIT_CASE(ring_should_refuse_when_not_allocated),
+	KUNIT_CASE(ring_should_refuse_while_the_busy_guard_is_held),
+	KUNIT_CASE(ring_should_refuse_every_report_nested_in_one),
 	KUNIT_CASE(ring_pending_bit_should_follow_publish_and_drain),
 	KUNIT_CASE(ring_drain_should_recheck_a_cleared_bit),
 	KUNIT_CASE(ring_counters_should_count_past_many_drains),
 	KUNIT_CASE(ring_watermark_wake_should_fire_once_per_crossing),
+	KUNIT_CASE(ring_counters_should_balance_over_a_random_mix),
 	KUNIT_CASE(ring_counters_should_show_in_ctx_rings_file),
 	KUNIT_CASE(ring_spsc_should_deliver_or_count_every_report),
 	{}

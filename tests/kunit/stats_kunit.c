@@ -2,15 +2,27 @@
 /*
  * KUnit: observe API (kmod/stats.c). Each case runs against a private,
  * zeroed set of per-CPU state (damon_perf_stats_swap()), so it neither
- * sees nor disturbs the module's own counters.
+ * sees nor disturbs the module's own counters; the last one balances them
+ * over a run of the rings and the drain together.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 
+#include "ctx.h"
+#include "drain.h"
+#include "regions.h"
+#include "ring.h"
+#include "snapshot.h"
 #include "stats.h"
+
+#define BASE	BIT(30)
+#define PG	DAMON_PERF_MIN_REGION
 
 struct stats_test {
 	struct damon_perf_stats_pcpu __percpu *set;
@@ -248,6 +260,182 @@ static void names_should_match_perf_stats_columns(struct kunit *test)
 			   "unknown");
 }
 
+/* A vaddr context, freed with its targets, rings and drain at the end. */
+static void ctx_res_free(struct kunit_resource *res)
+{
+	struct damon_perf_ctx *ctx = res->data;
+	struct damon_perf_target *t, *next;
+
+	list_for_each_entry_safe(t, next, &ctx->targets, list) {
+		damon_perf_regions_free(t);
+		kfree(t);
+	}
+	damon_perf_rings_free(&ctx->rings);
+	damon_perf_drain_free(ctx);
+	damon_perf_snapshot_put(ctx->snap);
+}
+
+static int ctx_res_init(struct kunit_resource *res, void *ctx)
+{
+	res->data = ctx;
+	return 0;
+}
+
+static struct damon_perf_ctx *ctx_new(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	INIT_LIST_HEAD(&ctx->targets);
+	ctx->ops = DAMON_PERF_OPS_VADDR;
+	damon_perf_attrs_default(&ctx->attrs);
+	ctx->sample_seq = 1;
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, ctx_res_init,
+							 ctx_res_free,
+							 GFP_KERNEL, ctx));
+	return ctx;
+}
+
+/* A target of @ctx (freed with it): @nr one-page regions from @start. */
+static struct damon_perf_target *target_add(struct kunit *test,
+					    struct damon_perf_ctx *ctx,
+					    pid_t pid, unsigned long start,
+					    unsigned int nr)
+{
+	struct damon_perf_target *t = damon_perf_target_new(++ctx->nr_targets);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->pid = pid;
+	t->start = start;
+	t->end = start + nr * PG;
+	list_add_tail(&t->list, &ctx->targets);
+	KUNIT_ASSERT_EQ(test, damon_perf_regions_split_evenly(t, t->start,
+							      t->end, nr), 0);
+	KUNIT_ASSERT_EQ(test, t->nr_regions, nr);
+	return t;
+}
+
+static void offer_here(void *arg)
+{
+	struct damon_perf_ctx *ctx = arg;
+	static const pid_t tgids[] = { 100, 200, 300, 400 };
+	struct damon_perf_report r = {
+		.size = 8,
+		.time_ns = damon_perf_clock_ns(),
+		.cpu = raw_smp_processor_id(),
+		.tid = 7,
+		.probe_idx = 1,
+		.src = DAMON_PERF_SRC_INJECTED,
+	};
+	u32 dice = get_random_u32_below(100);
+
+	r.tgid = tgids[get_random_u32_below(4)];
+	/* in a target, in its gap, or straddling a region */
+	r.vaddr = BASE + get_random_u32_below(96) * PG +
+		  (dice < 10 ? PG - 4 : 64);
+	r.is_write = dice >= 10 && dice < 20;
+	if (dice >= 20 && dice < 25)
+		r.probe_idx = 0;
+	if (dice >= 25 && dice < 30)
+		r.time_ns = 1;	/* stale once a drain ran */
+	damon_perf_report_access(&ctx->rings, &r);
+}
+
+static void count_report(const struct damon_perf_report *r, void *arg)
+{
+	(*(unsigned long *)arg)++;
+}
+
+/*
+ * Every report offered to the rings is counted once: enqueue or one of
+ * the drops (overflow, busy_drop, no_probe) or no_ring; every report
+ * consumed is counted once: dequeue, and then exactly one of match and
+ * the misses (miss_tgid, miss_region, miss_boundary, stale, miss_filter,
+ * miss_nomem). Over a seeded mix of reports of a vaddr context of two
+ * live targets, a dead one and a filter, offered on two CPUs, through
+ * rings of 16 entries and the kdamond's drain.
+ */
+static void counters_should_balance_through_rings_and_drain(struct kunit *test)
+{
+	struct damon_perf_ctx *ctx = ctx_new(test);
+	struct damon_perf_report none = { .probe_idx = 1 };
+	unsigned long offered = 0, consumed = 0, extra = 0;
+	struct damon_perf_target *a, *b, *dead;
+	struct damon_perf_stats st;
+	unsigned long misses;
+	unsigned int i, pass, real;
+	int cpus[2];
+
+	a = target_add(test, ctx, 100, BASE, 16);
+	b = target_add(test, ctx, 200, BASE + 64 * PG, 16);
+	dead = target_add(test, ctx, 300, BASE, 4);
+	dead->dead = true;
+	ctx->filters[0].type = DAMON_PERF_FILTER_WRITE;
+	ctx->filters[0].allow = false;
+	ctx->filters[1].type = DAMON_PERF_FILTER_WRITE;
+	ctx->filters[1].allow = true;
+	ctx->nr_filters = 2;
+	KUNIT_ASSERT_EQ(test, damon_perf_rings_alloc(&ctx->rings, 16, NULL,
+						     NULL), 0);
+	migrate_disable();
+	cpus[0] = smp_processor_id();
+	for_each_online_cpu(cpus[1])
+		if (cpus[1] != cpus[0])
+			break;
+	if (cpus[1] >= nr_cpu_ids)
+		cpus[1] = cpus[0];
+	for (pass = 0; pass < 40; pass++) {
+		ctx->sample_seq++;
+		for (i = 0; i < 50; i++) {
+			offered++;
+			smp_call_function_single(cpus[get_random_u32_below(2)],
+						 offer_here, ctx, 1);
+		}
+		/*
+		 * The first pass, which allocates the snapshot, without
+		 * memory (a region count no allocation can hold): its
+		 * reports are consumed all the same.
+		 */
+		real = a->nr_regions;
+		if (!pass)
+			a->nr_regions = UINT_MAX;
+		consumed += damon_perf_drain_rings(ctx);
+		a->nr_regions = real;
+	}
+	migrate_enable();
+	/* reports of no context count too */
+	damon_perf_report_access(NULL, &none);
+	extra++;
+	damon_perf_stats_aggregate(&st);
+	misses = st.miss_tgid + st.miss_region + st.miss_boundary + st.stale +
+		 st.miss_filter + st.miss_nomem;
+	/* the mix reached every path */
+	KUNIT_EXPECT_GT(test, st.match, 0UL);
+	KUNIT_EXPECT_GT(test, st.miss_tgid, 0UL);
+	KUNIT_EXPECT_GT(test, st.miss_region, 0UL);
+	KUNIT_EXPECT_GT(test, st.miss_boundary, 0UL);
+	KUNIT_EXPECT_GT(test, st.stale, 0UL);
+	KUNIT_EXPECT_GT(test, st.miss_filter, 0UL);
+	KUNIT_EXPECT_GT(test, st.miss_nomem, 0UL);
+	KUNIT_EXPECT_GT(test, st.overflow, 0UL);
+	KUNIT_EXPECT_GT(test, st.no_probe, 0UL);
+	KUNIT_EXPECT_EQ(test, st.no_ring, extra);
+	KUNIT_EXPECT_EQ(test, st.enqueue + st.overflow + st.busy_drop +
+			st.no_probe + st.no_ring, offered + extra);
+	KUNIT_EXPECT_EQ(test, st.dequeue, consumed);
+	KUNIT_EXPECT_EQ(test, st.dequeue, st.match + misses);
+	KUNIT_EXPECT_EQ(test, st.stale, ctx->stale_drops);
+	/* whatever is left in the rings is what enqueue has over dequeue */
+	damon_perf_rings_recheck_all(&ctx->rings);
+	KUNIT_EXPECT_EQ(test, damon_perf_rings_drain_pending(&ctx->rings,
+							     count_report,
+							     &consumed),
+			st.enqueue - st.dequeue);
+	KUNIT_EXPECT_EQ(test, a->nr_regions, 16U);
+	KUNIT_EXPECT_EQ(test, b->nr_regions, 16U);
+}
+
 static struct kunit_case stats_cases[] = {
 	KUNIT_CASE(state_should_advance_and_never_regress),
 	KUNIT_CASE(first_sample_should_only_promote_enabled),
@@ -256,6 +444,7 @@ static struct kunit_case stats_cases[] = {
 	KUNIT_CASE(aggregate_should_sum_counters_and_take_min_state),
 	KUNIT_CASE(reset_should_zero_counters_and_keep_state),
 	KUNIT_CASE(names_should_match_perf_stats_columns),
+	KUNIT_CASE(counters_should_balance_through_rings_and_drain),
 	{}
 };
 
