@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace stand-in for the kernel headers that kmod/ring.c, drain.c,
- * regions.c, vaddr.c, split.c, density.c and stats.c include, so that the
- * module's own sources build unchanged for the native microbenchmarks
- * (tests/user/bench) and their unit tests (tests/user/kmod, kmod_test).
+ * regions.c, vaddr.c, split.c, density.c, snapshot.c and stats.c include,
+ * so that the module's own sources build unchanged for the native
+ * microbenchmarks (tests/user/bench), and for the KUnit suites of that code
+ * (tests/kunit/{ring,drain,regions,stats}_kunit.c), which build unchanged
+ * over it and its KUnit (kunit/test.h) and run natively (kunit_native).
  * They build with __KERNEL__ defined, so the headers shared with userspace
  * builds (portable_types.h, density.h) take their kernel branch. Every
  * <linux/...> and <asm/...> header under tests/kshim includes only this
@@ -23,9 +25,12 @@
 #ifndef _DAMON_PERF_KSHIM_H
 #define _DAMON_PERF_KSHIM_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h> /* ssize_t, loff_t */
 #include <string.h>
 
 typedef uint8_t u8;
@@ -92,6 +97,7 @@ typedef unsigned int gfp_t;
 #define PAGE_SIZE (1UL << PAGE_SHIFT)
 #define PAGE_MASK (~(PAGE_SIZE - 1))
 #define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
 #define UINT_MAX (~0U)
 #define U32_MAX ((u32)~0U)
 #define U64_MAX ((u64)~0ULL)
@@ -341,7 +347,11 @@ typedef struct {
 	((void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_RELAXED))
 #define atomic_sub(i, v)                                                       \
 	((void)__atomic_fetch_sub(&(v)->counter, (i), __ATOMIC_RELAXED))
-#define atomic_inc(v) atomic_add(1, v)
+/* a function, as the kernel's: takes the void * of a callback's argument */
+static inline void atomic_inc(atomic_t *v)
+{
+	atomic_add(1, v);
+}
 #define atomic_dec(v) atomic_sub(1, v)
 #define atomic_add_return(i, v)                                                \
 	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
@@ -358,12 +368,12 @@ typedef struct {
 #define ATOMIC_LONG_INIT(i) ATOMIC_INIT(i)
 #define atomic_long_read(v) atomic_read(v)
 #define atomic_long_add(i, v) atomic_add(i, v)
-#define atomic_long_inc(v) atomic_inc(v)
+#define atomic_long_inc(v) atomic_add(1, v)
 #define atomic_long_dec(v) atomic_dec(v)
 #define atomic64_read(v) atomic_read(v)
 #define atomic64_set(v, i) atomic_set(v, i)
 #define atomic64_add(i, v) atomic_add(i, v)
-#define atomic64_inc(v) atomic_inc(v)
+#define atomic64_inc(v) atomic_add(1, v)
 #define atomic64_add_return(i, v) atomic_add_return(i, v)
 
 #define cmpxchg(p, o, n)                                                       \
@@ -403,6 +413,21 @@ typedef struct {
 struct kref {
 	int refcount;
 };
+static inline void kref_init(struct kref *k)
+{
+	k->refcount = 1;
+}
+static inline void kref_get(struct kref *k)
+{
+	__atomic_add_fetch(&k->refcount, 1, __ATOMIC_RELAXED);
+}
+static inline int kref_put(struct kref *k, void (*release)(struct kref *))
+{
+	if (__atomic_sub_fetch(&k->refcount, 1, __ATOMIC_ACQ_REL))
+		return 0;
+	release(k);
+	return 1;
+}
 
 struct irq_work {
 	void (*func)(struct irq_work *work);
@@ -414,10 +439,18 @@ static inline void init_irq_work(struct irq_work *w,
 	w->func = func;
 	w->queued = 0;
 }
-/* the benchmark runs the work itself, if it wants the wake to happen */
+/*
+ * Counted. In the benchmarks, not run: a benchmark runs the work itself,
+ * if it wants the wake to happen. In the KUnit suites (SHIM_KUNIT), run at
+ * once, as the self-IPI a producer in process context raises runs it in
+ * the kernel, so that irq_work_sync() finds it done.
+ */
 static inline bool irq_work_queue(struct irq_work *w)
 {
 	w->queued++;
+#if SHIM_KUNIT
+	w->func(w);
+#endif
 	return true;
 }
 static inline void irq_work_sync(struct irq_work *w)
@@ -426,11 +459,10 @@ static inline void irq_work_sync(struct irq_work *w)
 }
 
 /* ---- allocation ---- */
-/* while true, every allocation below fails (the unit tests' -ENOMEM) */
-extern bool shim_fail_alloc;
 void *kmalloc(size_t size, gfp_t gfp);
 void *kzalloc(size_t size, gfp_t gfp);
 void *kvzalloc_node(size_t size, gfp_t gfp, int node);
+#define kvzalloc(size, gfp) kvzalloc_node(size, gfp, 0)
 void *krealloc_array(void *p, size_t n, size_t size, gfp_t gfp);
 void kfree(const void *p);
 void kvfree(const void *p);
@@ -519,6 +551,8 @@ void sort(void *base, size_t num, size_t size, cmp_func_t cmp,
 
 /* ---- random ---- */
 u32 get_random_u32_below(u32 ceil);
+/* the sequence get_random_u32_below() draws from (kstubs.c) */
+void shim_random_seed(u64 seed);
 
 /* ---- processes and address spaces: no real ones in userspace ---- */
 struct pid;
@@ -585,6 +619,158 @@ static inline struct task_struct *pid_task(struct pid *pid, enum pid_type type)
 		return false;                                                  \
 	}                                                                      \
 	static inline void trace_##name(proto) {}
+
+/* ---- what the KUnit suites use beyond the module's code ---- */
+#define IS_ALIGNED(x, a) (((x) & ((typeof(x))(a)-1)) == 0)
+#define ULONG_MAX (~0UL)
+#define list_last_entry(ptr, type, member) list_entry((ptr)->prev, type, member)
+#define spin_lock_init(l) ((l)->locked = 0)
+/* nothing migrates a case: CPU 0 but in smp_call_function_single() */
+#define migrate_disable() barrier()
+#define migrate_enable() barrier()
+#define cpu_online(cpu) cpu_possible(cpu)
+
+typedef void (*smp_call_func_t)(void *info);
+/* @func on @cpu: the calling thread as that CPU for the call */
+static inline int smp_call_function_single(int cpu, smp_call_func_t func,
+					   void *info, int wait)
+{
+	int self = shim_cpu;
+
+	(void)wait;
+	shim_cpu = cpu;
+	func(info);
+	shim_cpu = self;
+	return 0;
+}
+
+static inline void cpumask_clear_cpu(int cpu, cpumask_t *m)
+{
+	__atomic_fetch_and(&m->bits[cpu / BITS_PER_LONG],
+			   ~(1UL << (cpu % BITS_PER_LONG)), __ATOMIC_RELAXED);
+}
+
+static inline unsigned int cpumask_weight(const cpumask_t *m)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(m->bits); i++)
+		n += __builtin_popcountl(READ_ONCE(m->bits[i]));
+	return n;
+}
+
+static inline void *kvcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	void *p = kvmalloc_array(n, size, gfp);
+
+	return p ? memset(p, 0, n * size) : NULL;
+}
+
+/*
+ * The kernel's prandom state API (include/linux/prandom.h), the same
+ * generator (lib/random32.c's four-component Tausworthe, seeded as
+ * prandom_seed_state() seeds it): a seeded case draws the same numbers
+ * natively and in the kernel, so a seed that fails in the debug VM fails
+ * the same way under ctest.
+ */
+struct rnd_state {
+	u32 s1, s2, s3, s4;
+};
+
+static inline u32 __shim_seed(u32 x, u32 m)
+{
+	return x < m ? x + m : x;
+}
+
+static inline void prandom_seed_state(struct rnd_state *st, u64 seed)
+{
+	u32 i = (u32)((seed >> 32) ^ (seed << 10) ^ seed);
+
+	st->s1 = __shim_seed(i, 2U);
+	st->s2 = __shim_seed(i, 8U);
+	st->s3 = __shim_seed(i, 16U);
+	st->s4 = __shim_seed(i, 128U);
+}
+
+/* one Tausworthe step of a component: shifts a, b, d, mask c */
+static inline u32 __shim_taus(u32 s, unsigned int a, unsigned int b, u32 c,
+			      unsigned int d)
+{
+	return ((s & c) << d) ^ (((s << a) ^ s) >> b);
+}
+
+static inline u32 prandom_u32_state(struct rnd_state *st)
+{
+	st->s1 = __shim_taus(st->s1, 6, 13, 0xfffffffeU, 18);
+	st->s2 = __shim_taus(st->s2, 2, 27, 0xfffffff8U, 2);
+	st->s3 = __shim_taus(st->s3, 13, 21, 0xfffffff0U, 7);
+	st->s4 = __shim_taus(st->s4, 3, 12, 0xffffff80U, 13);
+	return st->s1 ^ st->s2 ^ st->s3 ^ st->s4;
+}
+
+#define pr_info(fmt, ...) printf(fmt, ##__VA_ARGS__)
+
+/*
+ * Kernel only: threads, completions, sleeps and files, which only the
+ * cases the native runner leaves to KUnit call (tests/user/kunit_native.cpp
+ * lists them). They build here and end the run if ever called.
+ */
+void __attribute__((__noreturn__)) shim_kernel_only(const char *fn);
+struct file;
+struct completion {
+	int done;
+};
+#define O_RDONLY 0
+#define MAX_ERRNO 4095
+#define IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-MAX_ERRNO)
+#define PTR_ERR(p) ((long)(p))
+static inline struct file *filp_open(const char *path, int flags, int mode)
+{
+	shim_kernel_only(__func__);
+}
+static inline ssize_t kernel_read(struct file *f, void *buf, size_t n,
+				  loff_t *pos)
+{
+	shim_kernel_only(__func__);
+}
+static inline int filp_close(struct file *f, void *id)
+{
+	shim_kernel_only(__func__);
+}
+static inline struct task_struct *kthread_create(int (*fn)(void *), void *arg,
+						 const char *name)
+{
+	shim_kernel_only(__func__);
+}
+static inline void kthread_bind(struct task_struct *p, unsigned int cpu)
+{
+	shim_kernel_only(__func__);
+}
+static inline int kthread_stop(struct task_struct *p)
+{
+	shim_kernel_only(__func__);
+}
+static inline int wake_up_process(struct task_struct *p)
+{
+	shim_kernel_only(__func__);
+}
+static inline void init_completion(struct completion *c)
+{
+	shim_kernel_only(__func__);
+}
+static inline void complete(struct completion *c)
+{
+	shim_kernel_only(__func__);
+}
+static inline void wait_for_completion(struct completion *c)
+{
+	shim_kernel_only(__func__);
+}
+static inline void usleep_range(unsigned long min, unsigned long max)
+{
+	shim_kernel_only(__func__);
+}
 
 #define EINVAL 22
 #define E2BIG 7

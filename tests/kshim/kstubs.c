@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the kernel provides to kmod/ring.c, drain.c, regions.c, vaddr.c,
- * split.c, density.c and stats.c, for the native microbenchmarks and the
- * unit tests (tests/user/bench, tests/user/kmod): allocation (which the tests
- * can make fail: shim_fail_alloc), per-CPU areas, the monotonic clocks, the
+ * split.c, density.c, snapshot.c and stats.c, for the native
+ * microbenchmarks (tests/user/bench) and the KUnit suites run natively
+ * (tests/kunit over kunit.c): allocation (kvmalloc's refusal of more than
+ * INT_MAX bytes included), per-CPU areas, the monotonic clocks, the
  * out-of-line bsearch() and sort() of lib/ and get_random_u32_below(). The
  * observe API is kmod/stats.c itself.
  */
@@ -16,14 +17,12 @@ unsigned int nr_cpu_ids = 2;
 /* per thread: a thread is a CPU (kshim.h) */
 __shim_tls int shim_cpu;
 __shim_tls int shim_preempt_count;
-bool shim_fail_alloc;
 
 void *shim_alloc_percpu(size_t size, size_t align)
 {
 	void *p;
 
-	if (shim_fail_alloc || size > SHIM_PCPU_STRIDE ||
-	    align > SHIM_PCPU_STRIDE)
+	if (size > SHIM_PCPU_STRIDE || align > SHIM_PCPU_STRIDE)
 		return NULL;
 	if (posix_memalign(&p, SHIM_PCPU_STRIDE,
 			   (size_t)NR_CPUS * SHIM_PCPU_STRIDE))
@@ -40,30 +39,27 @@ void free_percpu(void *p)
 void *kmalloc(size_t size, gfp_t gfp)
 {
 	(void)gfp;
-	if (shim_fail_alloc)
-		return NULL;
 	return malloc(size);
 }
 
 void *kzalloc(size_t size, gfp_t gfp)
 {
 	(void)gfp;
-	if (shim_fail_alloc)
-		return NULL;
 	return calloc(1, size);
 }
 
+/* mm/util.c's kvmalloc_node(): nothing above INT_MAX bytes */
 void *kvzalloc_node(size_t size, gfp_t gfp, int node)
 {
 	(void)node;
+	if (size > __INT_MAX__)
+		return NULL;
 	return kzalloc(size, gfp);
 }
 
 void *krealloc_array(void *p, size_t n, size_t size, gfp_t gfp)
 {
 	(void)gfp;
-	if (shim_fail_alloc)
-		return NULL;
 	return realloc(p, n * size);
 }
 
@@ -82,7 +78,7 @@ void *kvmalloc_array(size_t n, size_t size, gfp_t gfp)
 	size_t bytes;
 
 	(void)gfp;
-	if (shim_fail_alloc || __builtin_mul_overflow(n, size, &bytes))
+	if (__builtin_mul_overflow(n, size, &bytes) || bytes > __INT_MAX__)
 		return NULL;
 	return malloc(bytes);
 }

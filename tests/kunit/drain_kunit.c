@@ -407,7 +407,7 @@ struct eq_stream {
 	u64 times[EQ_PER_CPU];	/* scratch: off the stack */
 };
 
-/* xorshift32: the same stream here and in tests/user/kmod/drain_test.c */
+/* xorshift32: the same stream on every run, in KUnit and natively */
 static u32 eq_rand(u32 *x)
 {
 	*x ^= *x << 13;
