@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "errors.hpp"
+#include "heatmap.hpp"
 #include "recording.hpp"
 #include "render.hpp"
 

@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "errors.hpp"
+#include "heatmap.hpp"
 #include "recording.hpp"
 #include "render.hpp"
 #include "validators.hpp"

@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "events.hpp"
-#include "heatmap.hpp"
 #include "model.hpp"
 
 namespace damonctl {
