@@ -11,6 +11,7 @@
 #include "cpulist.hpp"
 #include "errors.hpp"
 #include "events.hpp"
+#include "json_fields.hpp"
 
 using nlohmann::json;
 
@@ -24,36 +25,17 @@ const size_t MAX_FILTERS = 8;
 const size_t MAX_TIDS = 16;
 const size_t MAX_TARGETS = 16;
 
+constexpr JsonFields field{"config "};
+
 [[noreturn]] void fail(const std::string &where, const std::string &what)
 {
-	throw UsageError("config " + where + ": " + what);
+	field.fail(where, what);
 }
 
 // "MIN .. MAX", from the uapi limits.
 std::string range(unsigned long long min, unsigned long long max)
 {
 	return std::to_string(min) + " .. " + std::to_string(max);
-}
-
-void only_keys(const json &obj, const std::string &where,
-	       std::initializer_list<const char *> keys)
-{
-	if (!obj.is_object())
-		fail(where, "must be an object");
-	for (auto it = obj.begin(); it != obj.end(); ++it) {
-		bool known = false;
-		for (const char *k : keys)
-			known = known || it.key() == k;
-		if (!known) {
-			std::string list;
-			for (const char *k : keys)
-				list += (list.empty() ? "" : ", ") +
-					std::string(k);
-			fail(where, "unknown key '" + it.key() +
-					    "' (expected one of: " + list +
-					    ")");
-		}
-	}
 }
 
 uint64_t get_uint(const json &v, const std::string &where,
@@ -85,25 +67,11 @@ uint64_t get_uint(const json &v, const std::string &where,
 	return n;
 }
 
-std::string get_string(const json &v, const std::string &where)
-{
-	if (!v.is_string())
-		fail(where, "must be a string");
-	return v.get<std::string>();
-}
-
-bool get_bool(const json &v, const std::string &where)
-{
-	if (!v.is_boolean())
-		fail(where, "must be true or false");
-	return v.get<bool>();
-}
-
 Target parse_target_json(const json &t, const std::string &where, Ops ops)
 {
 	Target target;
 
-	only_keys(t, where, {"pid", "start", "end"});
+	field.only_keys(t, where, {"pid", "start", "end"});
 	if (t.contains("pid"))
 		target.pid = uint32_t(
 			get_uint(t["pid"], where + ".pid", DAMON_PERF_PID_MAX));
@@ -129,13 +97,13 @@ ProbeSpec parse_probe_json(const json &p, const std::string &where)
 		spec.event = p.get<std::string>();
 		return spec;
 	}
-	only_keys(p, where,
-		  {"event", "period", "freq", "weight", "wakeup_events",
-		   "precise_ip", "phys_addr", "sample_weight_struct",
-		   "exclude_kernel", "exclude_hv"});
+	field.only_keys(p, where,
+			{"event", "period", "freq", "weight", "wakeup_events",
+			 "precise_ip", "phys_addr", "sample_weight_struct",
+			 "exclude_kernel", "exclude_hv"});
 	if (!p.contains("event"))
 		fail(where, "missing \"event\"");
-	spec.event = get_string(p["event"], where + ".event");
+	spec.event = field.get_string(p["event"], where + ".event");
 	if (p.contains("period"))
 		spec.period = get_uint(p["period"], where + ".period");
 	if (p.contains("freq"))
@@ -153,17 +121,18 @@ ProbeSpec parse_probe_json(const json &p, const std::string &where)
 		spec.precise_ip = uint8_t(
 			get_uint(p["precise_ip"], where + ".precise_ip", 3));
 	if (p.contains("phys_addr"))
-		spec.phys_addr = get_bool(p["phys_addr"], where + ".phys_addr");
+		spec.phys_addr =
+			field.get_bool(p["phys_addr"], where + ".phys_addr");
 	if (p.contains("sample_weight_struct"))
 		spec.sample_weight_struct =
-			get_bool(p["sample_weight_struct"],
-				 where + ".sample_weight_struct");
+			field.get_bool(p["sample_weight_struct"],
+				       where + ".sample_weight_struct");
 	if (p.contains("exclude_kernel"))
-		spec.exclude_kernel = get_bool(p["exclude_kernel"],
-					       where + ".exclude_kernel");
+		spec.exclude_kernel = field.get_bool(p["exclude_kernel"],
+						     where + ".exclude_kernel");
 	if (p.contains("exclude_hv"))
 		spec.exclude_hv =
-			get_bool(p["exclude_hv"], where + ".exclude_hv");
+			field.get_bool(p["exclude_hv"], where + ".exclude_hv");
 	return spec;
 }
 
@@ -171,16 +140,16 @@ Filter parse_filter_json(const json &f, const std::string &where)
 {
 	Filter filter;
 
-	only_keys(f, where, {"type", "allow", "cpus", "tids"});
+	field.only_keys(f, where, {"type", "allow", "cpus", "tids"});
 	if (!f.contains("type"))
 		fail(where, "missing \"type\" (cpumask, tid or write)");
-	auto type =
-		filter_type_from_string(get_string(f["type"], where + ".type"));
+	auto type = filter_type_from_string(
+		field.get_string(f["type"], where + ".type"));
 	if (!type)
 		fail(where + ".type", "must be cpumask, tid or write");
 	filter.type = *type;
 	if (f.contains("allow"))
-		filter.allow = get_bool(f["allow"], where + ".allow");
+		filter.allow = field.get_bool(f["allow"], where + ".allow");
 	if (f.contains("cpus") != (filter.type == FilterType::cpumask))
 		fail(where, "\"cpus\" goes with (and only with) a cpumask "
 			    "filter");
@@ -189,7 +158,7 @@ Filter parse_filter_json(const json &f, const std::string &where)
 	if (f.contains("cpus")) {
 		try {
 			filter.cpus = canonical_cpulist(
-				get_string(f["cpus"], where + ".cpus"));
+				field.get_string(f["cpus"], where + ".cpus"));
 		} catch (const UsageError &e) {
 			fail(where + ".cpus", e.what());
 		}
@@ -215,7 +184,8 @@ Filter parse_filter_json(const json &f, const std::string &where)
 // samples per aggregation instead of a share of observed accesses.
 void parse_intervals_goal(const json &g, const std::string &w, Attrs &a)
 {
-	only_keys(g, w, {"samples", "aggrs", "min_aggr_us", "max_aggr_us"});
+	field.only_keys(g, w,
+			{"samples", "aggrs", "min_aggr_us", "max_aggr_us"});
 	if (g.contains("samples"))
 		a.samples_goal =
 			uint32_t(get_uint(g["samples"], w + ".samples",
@@ -239,15 +209,16 @@ CtxConfig parse_context(const json &c, const std::string &where,
 {
 	CtxConfig cfg;
 
-	only_keys(c, where,
-		  {"name", "ops", "targets", "intervals", "nr_regions", "mode",
-		   "split", "ring_size", "cpu_budget", "probes", "filters"});
+	field.only_keys(c, where,
+			{"name", "ops", "targets", "intervals", "nr_regions",
+			 "mode", "split", "ring_size", "cpu_budget", "probes",
+			 "filters"});
 	if (!c.contains("name"))
 		fail(where, "missing \"name\"");
-	cfg.name = get_string(c["name"], where + ".name");
+	cfg.name = field.get_string(c["name"], where + ".name");
 	if (c.contains("ops")) {
-		auto ops =
-			ops_from_string(get_string(c["ops"], where + ".ops"));
+		auto ops = ops_from_string(
+			field.get_string(c["ops"], where + ".ops"));
 		if (!ops)
 			fail(where + ".ops", "must be vaddr or paddr");
 		cfg.ops = *ops;
@@ -255,9 +226,9 @@ CtxConfig parse_context(const json &c, const std::string &where,
 	if (c.contains("intervals")) {
 		const json &iv = c["intervals"];
 		std::string w = where + ".intervals";
-		only_keys(iv, w,
-			  {"sample_us", "aggr_us", "update_us",
-			   "intervals_goal"});
+		field.only_keys(iv, w,
+				{"sample_us", "aggr_us", "update_us",
+				 "intervals_goal"});
 		if (iv.contains("sample_us"))
 			cfg.attrs.sample_us =
 				get_uint(iv["sample_us"], w + ".sample_us");
@@ -274,7 +245,7 @@ CtxConfig parse_context(const json &c, const std::string &where,
 	if (c.contains("nr_regions")) {
 		const json &nr = c["nr_regions"];
 		std::string w = where + ".nr_regions";
-		only_keys(nr, w, {"min", "max"});
+		field.only_keys(nr, w, {"min", "max"});
 		if (nr.contains("min"))
 			cfg.attrs.min_nr_regions = uint32_t(
 				get_uint(nr["min"], w + ".min", UINT32_MAX));
@@ -284,14 +255,14 @@ CtxConfig parse_context(const json &c, const std::string &where,
 	}
 	if (c.contains("mode")) {
 		auto mode = mode_from_string(
-			get_string(c["mode"], where + ".mode"));
+			field.get_string(c["mode"], where + ".mode"));
 		if (!mode)
 			fail(where + ".mode", "must be presence or count");
 		cfg.attrs.mode = *mode;
 	}
 	if (c.contains("split")) {
 		auto split = split_from_string(
-			get_string(c["split"], where + ".split"));
+			field.get_string(c["split"], where + ".split"));
 		if (!split)
 			fail(where + ".split", "must be samples or random");
 		cfg.attrs.split = *split;
@@ -564,7 +535,7 @@ std::vector<CtxConfig> parse_config(const json &doc, const std::string &root)
 	std::vector<CtxConfig> out;
 	std::set<std::string> names;
 
-	only_keys(doc, "(top level)", {"contexts"});
+	field.only_keys(doc, "(top level)", {"contexts"});
 	if (!doc.contains("contexts") || !doc["contexts"].is_array() ||
 	    doc["contexts"].empty())
 		fail("(top level)", "\"contexts\" must be a non-empty array");

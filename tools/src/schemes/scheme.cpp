@@ -4,13 +4,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <initializer_list>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "config.hpp"
-#include "errors.hpp"
+#include "json_fields.hpp"
 
 using nlohmann::json;
 
@@ -48,28 +47,11 @@ const struct {
 	{GoalMetric::node_mem_free_bp, "node_mem_free_bp"},
 };
 
+constexpr JsonFields field{"schemes: "};
+
 [[noreturn]] void fail(const std::string &where, const std::string &what)
 {
-	throw UsageError("schemes: " + where + ": " + what);
-}
-
-void only_keys(const json &obj, const std::string &where,
-	       std::initializer_list<const char *> keys)
-{
-	if (!obj.is_object())
-		fail(where, "must be an object");
-	for (auto it = obj.begin(); it != obj.end(); ++it) {
-		bool known = false;
-		for (const char *k : keys)
-			known = known || it.key() == k;
-		if (known)
-			continue;
-		std::string list;
-		for (const char *k : keys)
-			list += (list.empty() ? "" : ", ") + std::string(k);
-		fail(where, "unknown key '" + it.key() +
-				    "' (expected one of: " + list + ")");
-	}
+	field.fail(where, what);
 }
 
 std::string trim(const std::string &s)
@@ -142,13 +124,6 @@ uint64_t get_uint(const json &v, const std::string &where,
 	return n;
 }
 
-bool get_bool(const json &v, const std::string &where)
-{
-	if (!v.is_boolean())
-		fail(where, "must be true or false");
-	return v.get<bool>();
-}
-
 // A permil as damo writes it: "0.1 %" (= 1 permil), "500", "1.000000".
 uint32_t get_permil(const json &v, const std::string &where)
 {
@@ -166,15 +141,14 @@ uint32_t get_permil(const json &v, const std::string &where)
 
 SchemeAction get_action(const json &v, const std::string &where)
 {
-	if (!v.is_string())
-		fail(where, "must be a string");
-	auto a = scheme_action_from_string(v.get<std::string>());
+	std::string name = field.get_string(v, where);
+	auto a = scheme_action_from_string(name);
 	if (!a) {
 		std::string list;
 		for (const auto &n : action_names)
 			list += (list.empty() ? "" : ", ") +
 				std::string(n.name);
-		fail(where, "unknown action '" + v.get<std::string>() +
+		fail(where, "unknown action '" + name +
 				    "' (expected one of: " + list + ")");
 	}
 	return *a;
@@ -260,7 +234,7 @@ MinMax get_minmax(const json &v, const std::string &where,
 {
 	MinMax m;
 
-	only_keys(v, where, {"min", "max"});
+	field.only_keys(v, where, {"min", "max"});
 	if (v.contains("min"))
 		m.min = get(v["min"], where + ".min");
 	if (v.contains("max"))
@@ -322,8 +296,9 @@ QuotaGoal get_goal(const json &g, const std::string &where, bool damo)
 		if (!g.is_object())
 			fail(where, "must be an object");
 	} else {
-		only_keys(g, where,
-			  {"metric", "target_value", "current_value", "nid"});
+		field.only_keys(
+			g, where,
+			{"metric", "target_value", "current_value", "nid"});
 	}
 	if (!g.contains("metric") || !g["metric"].is_string())
 		fail(where, "needs a metric");
@@ -414,8 +389,9 @@ SchemeFilter get_own_filter(const json &f, const std::string &where)
 {
 	SchemeFilter filter;
 
-	only_keys(f, where,
-		  {"type", "allow", "matching", "start", "end", "target"});
+	field.only_keys(
+		f, where,
+		{"type", "allow", "matching", "start", "end", "target"});
 	if (!f.contains("type") || !f["type"].is_string())
 		fail(where, "needs a type (addr, anon or target)");
 	std::string type = f["type"].get<std::string>();
@@ -430,9 +406,10 @@ SchemeFilter get_own_filter(const json &f, const std::string &where)
 					      "' (expected addr, anon or "
 					      "target)");
 	if (f.contains("allow"))
-		filter.allow = get_bool(f["allow"], where + ".allow");
+		filter.allow = field.get_bool(f["allow"], where + ".allow");
 	if (f.contains("matching"))
-		filter.matching = get_bool(f["matching"], where + ".matching");
+		filter.matching =
+			field.get_bool(f["matching"], where + ".matching");
 	if (filter.type == SchemeFilterType::addr) {
 		if (!f.contains("start") || !f.contains("end"))
 			fail(where, "an addr filter needs start and end");
@@ -459,9 +436,10 @@ Scheme get_own_scheme(const json &j, const std::string &where)
 {
 	Scheme s;
 
-	only_keys(j, where,
-		  {"name", "action", "node", "pattern", "apply_interval_us",
-		   "quota", "watermarks", "filters"});
+	field.only_keys(j, where,
+			{"name", "action", "node", "pattern",
+			 "apply_interval_us", "quota", "watermarks",
+			 "filters"});
 	if (!j.contains("action"))
 		fail(where, "needs an action");
 	s.action = get_action(j["action"], where + ".action");
@@ -481,7 +459,7 @@ Scheme get_own_scheme(const json &j, const std::string &where)
 	if (j.contains("pattern")) {
 		const json &p = j["pattern"];
 		std::string pw = where + ".pattern";
-		only_keys(p, pw, {"size", "nr_accesses", "age"});
+		field.only_keys(p, pw, {"size", "nr_accesses", "age"});
 		if (p.contains("size"))
 			s.pattern.sz =
 				get_minmax(p["size"], pw + ".size", get_bytes);
@@ -489,7 +467,7 @@ Scheme get_own_scheme(const json &j, const std::string &where)
 			const json &n = p["nr_accesses"];
 			std::string nw = pw + ".nr_accesses";
 			bool pmin = false, pmax = false;
-			only_keys(n, nw, {"min", "max"});
+			field.only_keys(n, nw, {"min", "max"});
 			if (n.contains("min"))
 				s.pattern.nr_accesses.min = get_nr_accesses(
 					n["min"], nw + ".min", false, pmin);
@@ -514,7 +492,7 @@ Scheme get_own_scheme(const json &j, const std::string &where)
 			const json &a = p["age"];
 			std::string aw = pw + ".age";
 			bool umin = false, umax = false;
-			only_keys(a, aw, {"min", "max"});
+			field.only_keys(a, aw, {"min", "max"});
 			if (a.contains("min"))
 				s.pattern.age.min = get_age(
 					a["min"], aw + ".min", false, umin);
@@ -538,9 +516,9 @@ Scheme get_own_scheme(const json &j, const std::string &where)
 	if (j.contains("quota")) {
 		const json &q = j["quota"];
 		std::string qw = where + ".quota";
-		only_keys(q, qw,
-			  {"bytes", "ms", "reset_interval_ms", "weights",
-			   "goals", "goal_tuner"});
+		field.only_keys(q, qw,
+				{"bytes", "ms", "reset_interval_ms", "weights",
+				 "goals", "goal_tuner"});
 		if (q.contains("goals"))
 			s.quota.goals =
 				get_goals(q["goals"], qw + ".goals", false);
@@ -563,7 +541,7 @@ Scheme get_own_scheme(const json &j, const std::string &where)
 		if (q.contains("weights")) {
 			const json &w = q["weights"];
 			std::string ww = qw + ".weights";
-			only_keys(w, ww, {"size", "nr_accesses", "age"});
+			field.only_keys(w, ww, {"size", "nr_accesses", "age"});
 			if (w.contains("size"))
 				s.quota.weight_sz =
 					get_permil(w["size"], ww + ".size");
@@ -578,8 +556,8 @@ Scheme get_own_scheme(const json &j, const std::string &where)
 	if (j.contains("watermarks")) {
 		const json &w = j["watermarks"];
 		std::string ww = where + ".watermarks";
-		only_keys(w, ww,
-			  {"metric", "interval_us", "high", "mid", "low"});
+		field.only_keys(
+			w, ww, {"metric", "interval_us", "high", "mid", "low"});
 		if (!w.contains("metric") || !w["metric"].is_string())
 			fail(ww, "needs a metric (none or free_mem_rate)");
 		std::string m = w["metric"].get<std::string>();
@@ -652,9 +630,10 @@ SchemeFilter get_damo_filter(const json &f, const std::string &where)
 			     "' is not supported (addr, anon and target are)");
 	}
 	if (f.contains("matching"))
-		filter.matching = get_bool(f["matching"], where + ".matching");
+		filter.matching =
+			field.get_bool(f["matching"], where + ".matching");
 	if (f.contains("allow"))
-		filter.allow = get_bool(f["allow"], where + ".allow");
+		filter.allow = field.get_bool(f["allow"], where + ".allow");
 	return filter;
 }
 
@@ -977,7 +956,7 @@ std::vector<Scheme> parse_schemes(const json &doc)
 			out.push_back(get_damo_scheme(
 				doc[i], "[" + std::to_string(i) + "]"));
 	} else if (doc.is_object() && doc.contains("schemes")) {
-		only_keys(doc, "file", {"schemes"});
+		field.only_keys(doc, "file", {"schemes"});
 		const json &ss = doc["schemes"];
 		if (!ss.is_array())
 			fail("schemes", "must be an array");
