@@ -15,6 +15,7 @@
 
 #include "errors.hpp"
 #include "scheme.hpp"
+#include "scheme_file.hpp"
 #include "scheme_engine.hpp"
 
 using namespace damonctl;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scheme.hpp"
+#include "scheme_file.hpp"
 #include "scheme_engine.hpp"
 #include "scheme_migrate.hpp"
 

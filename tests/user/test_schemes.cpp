@@ -24,9 +24,11 @@
 #include "errors.hpp"
 #include "fake_transport.hpp"
 #include "scheme.hpp"
+#include "scheme_file.hpp"
 #include "scheme_engine.hpp"
 #include "scheme_paddr.hpp"
 #include "scheme_procs.hpp"
+#include "scheme_units.hpp"
 
 using namespace damonctl;
 using nlohmann::json;

@@ -26,6 +26,7 @@
 #include "errors.hpp"
 #include "events.hpp"
 #include "scheme_engine.hpp"
+#include "scheme_file.hpp"
 #include "scheme_procs.hpp"
 #include "scheme_state.hpp"
 #include "stream.hpp"

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 // DAMOS-style schemes applied in userspace: the model (access pattern,
-// action, apply interval, quota, watermarks, filters) and its parser, for
-// damonctl's own JSON format and the `schemes` part of damo 3.3's JSON.
-// Documentation/schemes.rst says where they differ from DAMOS.
+// action, apply interval, quota, watermarks, filters); scheme_file.hpp
+// reads it from a file. Documentation/schemes.rst says where they differ
+// from DAMOS.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace damonctl {
 
@@ -27,6 +25,8 @@ enum class SchemeAction {
 
 std::string to_string(SchemeAction a);
 std::optional<SchemeAction> scheme_action_from_string(const std::string &s);
+// Every action's name, ", "-separated (for messages).
+std::string scheme_action_list();
 // Whether DAMOS ranks regions for @a by hotness (else by coldness).
 bool action_prefers_hot(SchemeAction a);
 
@@ -60,6 +60,8 @@ enum class GoalMetric {
 
 std::string to_string(GoalMetric m);
 std::optional<GoalMetric> goal_metric_from_string(const std::string &s);
+// Every metric's name, ", "-separated (for messages).
+std::string goal_metric_list();
 // Whether @m is a node's (needs a nid).
 bool goal_metric_has_nid(GoalMetric m);
 
@@ -131,18 +133,5 @@ struct Scheme {
 	Watermarks wmarks;
 	std::vector<SchemeFilter> filters;
 };
-
-// Parses a scheme file: damonctl's {"schemes": [...]}, damo's full
-// `damo args damon` output ({"kdamonds": ...}), or a JSON array of damo
-// schemes. Throws UsageError naming the JSON path of the first problem.
-std::vector<Scheme> parse_schemes(const nlohmann::json &doc);
-std::vector<Scheme> load_schemes_file(const std::string &path);
-
-// A size as damo writes one: 4096, "4096", "4 KiB", "4K", "1,024", "max".
-uint64_t parse_scheme_bytes(const std::string &s, const std::string &where);
-// A time in microseconds: "5 s", "100 ms", "1 m 3 s", a bare number is
-// taken in @unit_us microseconds ("max" is UINT64_MAX).
-uint64_t parse_scheme_time_us(const std::string &s, uint64_t unit_us,
-			      const std::string &where);
 
 } // namespace damonctl
