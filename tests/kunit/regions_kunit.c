@@ -1238,7 +1238,7 @@ static void regions_split_samples_cost_at_the_budget(struct kunit *test)
  * pages of another (at its edges too). From the second aggregation on,
  * every region that reports accesses in the sparse region lies within
  * the pages its samples hit: the 1.2 MiB stack region with 2 samples on
- * one page, issue 37, was reported whole in every aggregation. Half the
+ * one page was reported whole in every aggregation. Half the
  * layouts leave only two regions below max_nr_regions for the second
  * aggregation, while the hot regions below the sparse one want more.
  */
