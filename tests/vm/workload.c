@@ -180,8 +180,9 @@ static unsigned char *ballast(size_t size, unsigned long node)
 		exit(1);
 	}
 	if (syscall(SYS_mbind, p, size, MPOL_PREFERRED, mask, bits + 1, 0)) {
-		fprintf(stderr, "workload: mbind(MPOL_PREFERRED, node %lu): %s\n",
-			node, strerror(errno));
+		fprintf(stderr,
+			"workload: mbind(MPOL_PREFERRED, node %lu): %s\n", node,
+			strerror(errno));
 		exit(2);
 	}
 	memset(p, 2, size);
