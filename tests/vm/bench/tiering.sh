@@ -17,8 +17,10 @@
 #               mapping bound to node 1 with -N 1, so the kernel itself
 #               moves none of it), one damonctl schemes process for the
 #               whole run with migrate_hot to node 0 ("min": 1); for
-#               full also migrate_cold to node 1 (nr_accesses 0, age 3),
-#               both with damos_goal's quotas and goals
+#               full also migrate_cold to node 1 (nr_accesses 0, age 3)
+#               with a 200 MiB/s quota while node 0 has less than 10 %
+#               free (node_mem_free_bp, the temporal tuner): room for
+#               the hot range, as a user sizes it
 #   damos       DAMOS as a user writes it first: a paddr context over the
 #               machine (sample 5 ms, aggregation 100 ms, 10..1000
 #               regions), one scheme migrate_hot to node 0 for regions
@@ -172,19 +174,17 @@ sys_start() {
 			--period 1 --exclude-kernel --aggr-us $AGGR_US \
 			--ring-size 4096 > /dev/null || return 1
 		if [ "$scen" = full ]; then
-			# damos_goal's recipe: quotas of 200 MiB/s, tuned to 99.7 %
-			# of node 0 used (promotion) and 0.5 % free (demotion)
+			# demotion while node 0 has less free than the hot
+			# range needs (10 % of 512 MiB), at most 200 MiB/s
 			cat > /tmp/tier.json <<EOF
 {"schemes": [{"name": "promote", "action": "migrate_hot", "node": 0,
-  "pattern": {"nr_accesses": {"min": 1}},
-  "quota": {"bytes": "200M", "reset_interval_ms": "1 s",
-            "goals": [{"metric": "node_mem_used_bp", "nid": 0,
-                       "target_value": 9970}]}},
+  "pattern": {"nr_accesses": {"min": 1}}},
  {"name": "demote", "action": "migrate_cold", "node": 1,
   "pattern": {"nr_accesses": {"min": 0, "max": 0}, "age": {"min": 3}},
   "quota": {"bytes": "200M", "reset_interval_ms": "1 s",
+            "goal_tuner": "temporal",
             "goals": [{"metric": "node_mem_free_bp", "nid": 0,
-                       "target_value": 50}]}}]}
+                       "target_value": "10 %"}]}}]}
 EOF
 		else
 			cat > /tmp/tier.json <<EOF
