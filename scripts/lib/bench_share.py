@@ -26,7 +26,9 @@ def main():
             if not w:
                 continue
             kv = dict(x.split("=", 1) for x in w if "=" in x)
-            if w[0] == "perfring":
+            # the first run with perf's own event (share.sh's run lines:
+            # "run setup=S rep=N event=0|1 faults=N samples=N lost=N")
+            if w[0] == "run" and kv.get("event") == "1" and not ring:
                 ring = kv
             elif w[0] == "untraced":
                 untraced = kv
