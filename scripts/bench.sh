@@ -15,7 +15,7 @@
 #   BENCH_COST=0 / BENCH_TUNING=0 / BENCH_TIERING=0 scripts/bench.sh
 #                                     without that VM part
 #   BENCH_TIERING_KERNELS="trixie sid" BENCH_TIERING_SECS=300
-#   BENCH_TIERING_SCENARIOS="static phase thp procs"
+#   BENCH_TIERING_SCENARIOS="static phase thp procs full fullthp"
 #   BENCH_TIERING_SYSTEMS="dp damos damos_goal numa2" scripts/bench.sh
 #                                     the tiering comparison's kernels,
 #                                     seconds per run, scenarios, systems
@@ -613,7 +613,7 @@ for k in ${BENCH_TIERING_KERNELS:-trixie sid}; do
 	echo "bench: VM: tiering against DAMOS and NUMA balancing mode 2 (tests/vm/bench/tiering.sh, $k, --tier, nopcid)" >&2
 	"$top/scripts/vm.sh" --kernel "$k" --tier --timeout 12000 --quiet \
 		--log "$out/vm-tiering-$k.log" \
-		--append "nopcid BENCH_TIERING_SECS=${BENCH_TIERING_SECS:-300} BENCH_TIERING_SCENARIOS=$(echo "${BENCH_TIERING_SCENARIOS:-static phase thp procs}" | tr ' ' ,) BENCH_TIERING_SYSTEMS=$(echo "${BENCH_TIERING_SYSTEMS:-dp damos damos_goal numa2}" | tr ' ' ,)" \
+		--append "nopcid BENCH_TIERING_SECS=${BENCH_TIERING_SECS:-300} BENCH_TIERING_SCENARIOS=$(echo "${BENCH_TIERING_SCENARIOS:-static phase thp procs full fullthp}" | tr ' ' ,) BENCH_TIERING_SYSTEMS=$(echo "${BENCH_TIERING_SYSTEMS:-dp damos damos_goal numa2}" | tr ' ' ,)" \
 		tests/vm/bench/tiering.sh &
 	tier_pids+=($!)
 	tier_files+=("$out/vm-tiering-$k.txt")

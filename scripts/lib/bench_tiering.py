@@ -86,7 +86,7 @@ def main(out_dir, paths):
     for kv in sums:
         if kv["k"] not in kernels:
             kernels.append(kv["k"])
-    scens = ["static", "phase", "thp", "procs", "full"]
+    scens = ["static", "phase", "thp", "procs", "full", "fullthp"]
     keys = sorted({(kv["k"], kv["scen"]) for kv in sums},
                   key=lambda ks: (kernels.index(ks[0]),
                                   scens.index(ks[1]) if ks[1] in scens
@@ -126,7 +126,7 @@ def main(out_dir, paths):
           "runs in the workload's threads; passes: the workload's, equal "
           "placement or not under the emulator; BLIND: moved no hot "
           "page, no comparison; MOVED EARLY: less than 99 % of the mapping was "
-          "on node 1 when the system started; ballast on0 (full): the cold "
+          "on node 1 when the system started; ballast on0 (full, fullthp): the cold "
           "ballast's pages on node 0 when the system started and at the end)")
 
 

@@ -40,7 +40,7 @@
 #               unbound (-S 1), NUMA balancing's scan periods as in the
 #               other runs
 # Scenarios (BENCH_TIERING_SCENARIOS, default "static phase thp procs
-# full"), the mappings on node 1, each read by two threads:
+# full fullthp"), the mappings on node 1, each read by two threads:
 #   static  a 32 MiB hot range at 64 MiB of 256 MiB, random order
 #   phase   the same, moved to 160 MiB half way through the run
 #   thp     static with THP always (the mapping in 2 MiB huge pages)
@@ -50,6 +50,8 @@
 #           64 MiB of 128 MiB, and cold ballast of the workload's own on
 #           node 0 (workload -b) that leaves node 0 a quarter of the hot
 #           size free above its high watermark: promotion needs demotion
+#   fullthp full with THP always (the mapping in huge pages; the ballast
+#           stays in small pages, workload -b)
 # Each run lasts BENCH_TIERING_SECS (300) and prints every STEP (5) s
 #   BENCH tier k=KERNEL sys=S scen=C t=SECS hot0=N hot=N cold0=N cold=N
 # (pages of the hot range and of the rest of the mapping on node 0, from
@@ -173,7 +175,7 @@ sys_start() {
 		damonctl start -n tier $(for _p in $PIDS; do echo "-p $_p"; done) -e page-faults \
 			--period 1 --exclude-kernel --aggr-us $AGGR_US \
 			--ring-size 4096 > /dev/null || return 1
-		if [ "$scen" = full ]; then
+		if [ "$scen" = full ] || [ "$scen" = fullthp ]; then
 			# demotion while node 0 has less free than the hot
 			# range needs (10 % of 512 MiB), at most 200 MiB/s
 			cat > /tmp/tier.json <<EOF
@@ -315,10 +317,10 @@ run() {
 	case $scen in
 	phase) wl="$wl -m $((SECS / 2)):160" ;;
 	procs) wl="-s 64 -r 16384,8192,10,r,rand -t 0 -n 2 -P 4 $bind 1" ;;
-	full) wl="-s 128 -r 65536,32768,10,r,rand -t 0 -n 2 $bind 1 -b $(ballast_mb):0" ;;
+	full | fullthp) wl="-s 128 -r 65536,32768,10,r,rand -t 0 -n 2 $bind 1 -b $(ballast_mb):0" ;;
 	esac
 	_prog_n=0
-	if [ "$scen" = thp ]; then
+	if [ "$scen" = thp ] || [ "$scen" = fullthp ]; then
 		# shellcheck disable=SC2086 # options
 		WORKLOAD_THP=always start_workload -H $wl || { not_ok "$sys $scen: workload"; return 1; }
 	else
@@ -386,7 +388,7 @@ run() {
 }
 
 # (lists from the kernel command line come with commas)
-for scen in $(echo "${BENCH_TIERING_SCENARIOS:-static phase thp procs full}" | tr , ' '); do
+for scen in $(echo "${BENCH_TIERING_SCENARIOS:-static phase thp procs full fullthp}" | tr , ' '); do
 	for sys in $(echo "${BENCH_TIERING_SYSTEMS:-dp damos damos_goal numa2}" | tr , ' '); do
 		run "$sys" "$scen"
 	done
