@@ -49,7 +49,10 @@
 #   window per call); at least 90 % of the cold pages in the page cache.
 # collapse: 32 MiB of anonymous memory, 2 MiB aligned, faulted in with
 #   THP "never" (4 KiB pages), then THP "madvise" (khugepaged leaves a
-#   mapping without MADV_HUGEPAGE alone; MADV_COLLAPSE does not need it):
+#   mapping without MADV_HUGEPAGE alone; MADV_COLLAPSE does not need it),
+#   bound to node 0 with NUMA balancing's flag (workload -N 0): hinting
+#   faults without migrations (a page under migration is a non-present
+#   PTE, for which MADV_COLLAPSE fails its block with EINVAL):
 #   at least 95 % of the 4 MiB hot range in transparent huge pages
 #   (KPF_THP), AnonHugePages of the mapping in smaps at least the hot size.
 #
@@ -381,7 +384,7 @@ if [ -w $thp ]; then
 		check "NUMA balancing on with fast scans" numa_balancing_fast
 	fi
 	thp0=$(sed 's/.*\[\(.*\)\].*/\1/' $thp)
-	workload_on -H -s 32 -o 8 -h 4 -t 0 -n 2
+	workload_on -H -s 32 -o 8 -h 4 -t 0 -n 2 -N 0
 	echo madvise > $thp
 	# changed: pages in transparent huge pages, the whole mapping
 	measure() { changed=$(st "$WORKLOAD_PID" "$ms" "$me" thp); }
